@@ -1,0 +1,257 @@
+"""EUGkM: k-means on a differentially private uniform-grid synopsis (Su et al. 2016, §4.2).
+
+The normalised domain ``[-1, 1]^d`` is cut into ``M`` equal cells with
+``M = (N epsilon / theta)^(2d / (2 + d))`` (Eq. 4, theta = 10); every cell's
+count gets ``Lap(1/epsilon)`` and stays signed and unrounded.  Lloyd's
+algorithm then runs over the cell centres, each cell weighted by its noisy
+count and assigned as a whole, from 30 data-independent initialisations; the
+run with the lowest NICV *on the synopsis* is kept (choosing on the synopsis
+is post-processing, so it costs nothing).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .base import DPClusterer
+from .dplloyd import public_or_noisy_size, sphere_packing_centers
+from .mechanisms import NoiseSource
+from .metrics import assign
+from .synopsis import GridSynopsis
+
+#: Cap on the number of grid cells, so memory stays bounded in high dimension (8 bytes a cell).
+MAX_CELLS = 1 << 22
+
+
+def eug_cells_per_dim(n: float, epsilon: float, d: int, *, theta: float = 10.0,
+                      max_cells: int = MAX_CELLS) -> int:
+    """Cells per dimension of the EUG grid: ``round(M^(1/d))`` with M from Eq. 4.
+
+    Parameters
+    ----------
+    n : float
+        Dataset size (public or noisy).
+    epsilon : float
+        Budget of the cell counts.
+    d : int
+    theta : float, default 10
+
+    Returns
+    -------
+    int >= 1, reduced if needed so that the grid has at most ``max_cells`` cells.
+    """
+    log_m_total = (2 * d / (2 + d)) * math.log(max(n * epsilon / theta, 1.0))
+    m = max(1, int(round(math.exp(log_m_total / d))))
+    while m > 1 and d * math.log(m) > math.log(max_cells):
+        m -= 1
+    return m
+
+
+def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: float = 1.0,
+               name: str = "grid cell counts") -> tuple[np.ndarray, np.ndarray]:
+    """Count points in an ``m^d`` uniform grid over ``[-r, r]^d`` and add ``Lap(1/epsilon)``.
+
+    Parameters
+    ----------
+    Z : ndarray (n, d) in ``[-r, r]^d``
+    m : int, cells per dimension
+    noise : NoiseSource
+    epsilon : float
+
+    Returns
+    -------
+    counts : ndarray, shape (m,)*d, signed noisy counts
+    edges : ndarray (m + 1,), the normalised cell edges (same in every dimension)
+
+    Privacy
+    -------
+    epsilon-DP: each point is in exactly one cell (sensitivity 1, parallel composition).
+    """
+    n, d = Z.shape
+    idx = np.floor((Z + r) * (m / (2 * r))).astype(np.intp)
+    np.clip(idx, 0, m - 1, out=idx)
+    flat = np.ravel_multi_index(tuple(idx.T), (m,) * d) if d > 1 else idx[:, 0]
+    counts = np.bincount(flat, minlength=m ** d).astype(float)
+    noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name=name)
+    return noisy.reshape((m,) * d), np.linspace(-r, r, m + 1)
+
+
+def weighted_lloyd(points: np.ndarray, weights: np.ndarray, init: np.ndarray, *, max_iter: int = 100,
+                   tol: float = 1e-7, r: float = 1.0) -> np.ndarray:
+    """Lloyd's algorithm on weighted points whose weights may be negative (Su et al. §4.2).
+
+    A point with centre ``c`` and weight ``w`` contributes ``c * w`` to its
+    cluster's sum and ``w`` to its mass; a cluster whose mass is not positive
+    keeps its previous centre.  Centres are clipped to ``[-r, r]^d``.
+
+    Returns
+    -------
+    ndarray (k, d)
+    """
+    centers = init.copy()
+    k, d = centers.shape
+    for _ in range(max_iter):
+        lab = assign(points, centers)
+        mass = np.bincount(lab, weights=weights, minlength=k)
+        sums = np.stack([np.bincount(lab, weights=weights * points[:, i], minlength=k) for i in range(d)], 1)
+        new = centers.copy()
+        ok = mass > 0
+        new[ok] = sums[ok] / mass[ok, None]
+        np.clip(new, -r, r, out=new)
+        shift = np.max(np.abs(new - centers))
+        centers = new
+        if shift <= tol:
+            break
+    return centers
+
+
+def weighted_kmeanspp(points: np.ndarray, weights: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k-means++ seeding (Arthur & Vassilvitskii 2007) on weighted points.
+
+    Only positive weights count as mass when sampling; used on a released
+    synopsis, so it is post-processing and costs no budget.
+
+    Returns
+    -------
+    ndarray (k, d)
+    """
+    mass = np.clip(weights, 0.0, None)
+    if mass.sum() <= 0:
+        return points[rng.choice(points.shape[0], size=k, replace=points.shape[0] < k)]
+    centers = [points[rng.choice(points.shape[0], p=mass / mass.sum())]]
+    d2 = ((points - centers[0]) ** 2).sum(1)
+    for _ in range(1, k):
+        p = mass * d2
+        tot = p.sum()
+        idx = rng.choice(points.shape[0], p=p / tot) if tot > 0 else rng.integers(points.shape[0])
+        centers.append(points[idx])
+        d2 = np.minimum(d2, ((points - points[idx]) ** 2).sum(1))
+    return np.array(centers)
+
+
+def synopsis_nicv(points: np.ndarray, weights: np.ndarray, centers: np.ndarray) -> float:
+    """NICV of ``centers`` measured on a weighted synopsis: sum w * d^2 / sum w."""
+    _, d2 = assign(points, centers, return_distances=True)
+    total_w = weights.sum()
+    return float(np.dot(weights, d2) / total_w) if total_w > 0 else float("inf")
+
+
+def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseSource, *,
+              theta: float = 10.0, n_init: int = 30, init: str = "k-means++", max_cells: int = MAX_CELLS,
+              r: float = 1.0):
+    """The EUGkM core on normalised data; shared by :class:`EUGkM` and the Hybrid.
+
+    Returns
+    -------
+    centers : ndarray (k, d), normalised
+    counts : ndarray (m,)*d, the noisy synopsis
+    edges : ndarray (m + 1,), normalised edges
+    """
+    d = Z.shape[1]
+    m = eug_cells_per_dim(n_est, epsilon, d, theta=theta, max_cells=max_cells)
+    counts, edges = noisy_grid(Z, m, noise, epsilon, r=r)
+    mids = (edges[:-1] + edges[1:]) / 2
+    cells = np.stack([g.ravel() for g in np.meshgrid(*([mids] * d), indexing="ij")], axis=1)
+    w = counts.ravel()
+    best, best_score = None, np.inf
+    for _ in range(int(n_init)):
+        if init == "sphere_packing":
+            start = sphere_packing_centers(k, d, noise.rng, r=r)
+        else:
+            start = weighted_kmeanspp(cells, w, k, noise.rng)
+        c = weighted_lloyd(cells, w, start, r=r)
+        score = synopsis_nicv(cells, w, c)
+        if score < best_score or best is None:
+            best, best_score = c, score
+    return best, counts, edges
+
+
+class EUGkM(DPClusterer):
+    """k-means on an extended-uniform-grid synopsis, EUGkM (Su et al. 2016, §4.2.1).
+
+    Parameters
+    ----------
+    n_clusters : int, default 8
+    epsilon : float, default 1.0
+        Total budget (epsilon-DP).
+    bounds : (lower, upper), data units
+        Public bounds; ``None`` warns (:class:`~dpcore.PrivacyLeakWarning`).
+    theta : float, default 10
+        The constant of Eq. 4; 10 "works well in most cases" (§5.1).
+    n_init : int, default 30
+        Sphere-packing initialisations run on the synopsis (§5.1).
+    n_samples : float or None
+        A public dataset size for Eq. 4.  ``None`` spends ``n_share`` of
+        epsilon on ``N + Lap(.)`` first (ledger entry "dataset size"), because
+        N is private under add/remove neighbours.
+    n_share : float, default 0.02
+    max_cells : int, default 2**22
+        Memory cap; ``round(M^(1/d))`` per dimension is lowered to respect it.
+    random_state : None, int or Generator
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (k, d), data units
+    synopsis_ : GridSynopsis
+        Data-unit cell edges and the signed noisy counts (publishable).
+    cells_per_dim_ : int
+    budget_ : BudgetLedger
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters.
+    """
+
+    display_name = "EUGkM"
+    reference = "Su et al. 2016, §4.2.1 (Eq. 4)"
+    summary = "Publishes a noisy uniform-grid synopsis, then runs k-means on the cells (non-interactive)."
+
+    def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
+                 n_share=0.02, max_cells=MAX_CELLS, random_state=None):
+        self.n_clusters = n_clusters
+        self.epsilon = epsilon
+        self.bounds = bounds
+        self.theta = theta
+        self.n_init = n_init
+        self.n_samples = n_samples
+        self.n_share = n_share
+        self.max_cells = max_cells
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Release the grid synopsis and k centres computed from it.
+
+        Parameters
+        ----------
+        X : array-like (n, d), data units
+
+        Returns
+        -------
+        self
+        """
+        X, noise = self._begin_fit(X)
+        _check_grid_params(self.theta, self.n_init)
+        dom = self.bounds_
+        Z = dom.normalize(X)
+        n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
+        centers, counts, edges = eugkm_fit(Z, int(self.n_clusters), eps_left, n_est, noise, theta=float(self.theta),
+                                           n_init=int(self.n_init), max_cells=int(self.max_cells))
+        self.cluster_centers_ = dom.denormalize(centers)
+        self.synopsis_ = _grid_synopsis(counts, edges, dom)
+        self.cells_per_dim_ = counts.shape[0]
+        return self
+
+
+def _check_grid_params(theta, n_init):
+    if not (isinstance(theta, (int, float)) and theta > 0 and math.isfinite(theta)):
+        raise ValueError(f"theta must be a positive number (the paper uses 10), got {theta!r}")
+    if not (isinstance(n_init, (int, np.integer)) and n_init >= 1):
+        raise ValueError(f"n_init must be a positive whole number, got {n_init!r}")
+
+
+def _grid_synopsis(counts, edges, dom) -> GridSynopsis:
+    d = counts.ndim
+    data_edges = [edges * (dom.width[i] / 2) + dom.center[i] for i in range(d)]
+    return GridSynopsis(edges=data_edges, counts=counts)

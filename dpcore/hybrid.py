@@ -1,0 +1,110 @@
+"""The Hybrid approach: EUGkM centres refined by one DPLloyd iteration (Su et al. 2016, §6.3)."""
+from __future__ import annotations
+
+import math
+
+from .base import DPClusterer
+from .dplloyd import RHO, noisy_lloyd_step, public_or_noisy_size
+from .grid import MAX_CELLS, _check_grid_params, _grid_synopsis, eugkm_fit
+
+
+def hybrid_min_epsilon(n: float, d: int, k: int, *, r: float = 1.0, rho: float = RHO, theta: float = 10.0) -> float:
+    """Smallest epsilon for which the Hybrid refines EUGkM (Su et al. 2016, Inequality 15).
+
+    ``epsilon >= (X / Y)^((2 + d) / (2 d))`` with
+    ``X = 8 d (1 + (2 rho r)^2) (k (d r + 1) / N)^2`` (Eq. 13 without epsilon: one DPLloyd
+    iteration at epsilon/2) and
+    ``Y = 2 d r^2 k^((d-2)/d) / (3 theta^(2d/(2+d)) N^(4/(2+d)))`` (Eq. 12 without epsilon:
+    the variance of EUGkM).  The paper writes theta = 10 in Y.
+
+    Returns
+    -------
+    float
+    """
+    X = 8 * d * (1 + (2 * rho * r) ** 2) * (k * (d * r + 1) / n) ** 2
+    Y = 2 * d * r ** 2 * k ** ((d - 2) / d) / (3 * theta ** (2 * d / (2 + d)) * n ** (4 / (2 + d)))
+    return (X / Y) ** ((2 + d) / (2 * d))
+
+
+class Hybrid(DPClusterer):
+    """EUGkM with half the budget, then one DPLloyd iteration with the other half (Su et al. 2016, §6.3).
+
+    When Inequality 15 says one noisy Lloyd iteration at epsilon/2 would have
+    a larger error than EUGkM's variance (small N epsilon), all of the budget
+    goes to EUGkM instead.  ``branch_`` and ``branch_reason_`` say which ran.
+
+    Parameters
+    ----------
+    n_clusters, epsilon, bounds, theta, n_init, n_samples, n_share, max_cells, random_state
+        As :class:`~dpcore.grid.EUGkM`.  The dataset size (public or noisy)
+        feeds both Eq. 4 and Inequality 15.
+    rho : float, default 0.225
+        The normalised centroid coordinate assumed by Inequality 15.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (k, d), data units
+    synopsis_ : GridSynopsis
+    branch_ : {"eugkm+dplloyd", "eugkm"}
+    branch_reason_ : str
+    min_epsilon_ : float, the threshold of Inequality 15 for this N, d, k
+    budget_ : BudgetLedger
+
+    Raises
+    ------
+    ValueError, TypeError
+    """
+
+    display_name = "Hybrid"
+    reference = "Su et al. 2016, §6.3 (Inequality 15)"
+    summary = "EUGkM's centres refined by one DPLloyd iteration when the data are numerous enough."
+
+    def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
+                 n_share=0.02, max_cells=MAX_CELLS, rho=RHO, random_state=None):
+        self.n_clusters = n_clusters
+        self.epsilon = epsilon
+        self.bounds = bounds
+        self.theta = theta
+        self.n_init = n_init
+        self.n_samples = n_samples
+        self.n_share = n_share
+        self.max_cells = max_cells
+        self.rho = rho
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Release the grid synopsis and k centres.
+
+        Parameters
+        ----------
+        X : array-like (n, d), data units
+
+        Returns
+        -------
+        self
+        """
+        X, noise = self._begin_fit(X)
+        _check_grid_params(self.theta, self.n_init)
+        dom = self.bounds_
+        Z = dom.normalize(X)
+        k, d = int(self.n_clusters), X.shape[1]
+        n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
+        self.min_epsilon_ = hybrid_min_epsilon(n_est, d, k, rho=float(self.rho), theta=float(self.theta))
+        refine = eps_left >= self.min_epsilon_
+        eps_grid = eps_left / 2 if refine else eps_left
+        centers, counts, edges = eugkm_fit(Z, k, eps_grid, n_est, noise, theta=float(self.theta),
+                                           n_init=int(self.n_init), max_cells=int(self.max_cells))
+        if refine:
+            centers = noisy_lloyd_step(Z, centers, noise, epsilon=noise.ledger.remaining()[0],
+                                       label="DPLloyd refinement")
+            self.branch_ = "eugkm+dplloyd"
+            self.branch_reason_ = (f"epsilon {eps_left:.4g} >= {self.min_epsilon_:.4g} (Inequality 15 for "
+                                   f"N~{n_est:.0f}, d={d}, k={k}): half to EUGkM, half to one DPLloyd iteration")
+        else:
+            self.branch_ = "eugkm"
+            self.branch_reason_ = (f"epsilon {eps_left:.4g} < {self.min_epsilon_:.4g} (Inequality 15 for "
+                                   f"N~{n_est:.0f}, d={d}, k={k}): one noisy Lloyd step would hurt, all to EUGkM")
+        self.cluster_centers_ = dom.denormalize(centers)
+        self.synopsis_ = _grid_synopsis(counts, edges, dom)
+        self.cells_per_dim_ = counts.shape[0]
+        return self

@@ -1,0 +1,249 @@
+"""One validation layer that every estimator calls.
+
+Bad input gets the same clear, actionable message everywhere.  The public
+data domain (``bounds``) lives here too, with the normalisation to
+``[-r, r]^d`` that Su et al. (2016, §4.1.1) use to bound sensitivities.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from .exceptions import PrivacyLeakWarning
+
+#: Largest epsilon accepted; beyond it noise is negligible and "privacy" is a misnomer.
+MAX_EPSILON = 1e4
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """Turn ``None``, an int, a SeedSequence or a Generator into a Generator.
+
+    Raises
+    ------
+    TypeError
+        For anything else (notably the legacy ``numpy.random.RandomState``,
+        which has no ``permuted``/``gumbel`` parity guarantees we rely on).
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
+        if isinstance(random_state, numbers.Integral) and random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state}")
+        return np.random.default_rng(random_state)
+    raise TypeError(f"random_state must be None, an int or a numpy.random.Generator, got {type(random_state).__name__}")
+
+
+def check_array(X, *, name: str = "X", min_samples: int = 1) -> np.ndarray:
+    """Validate data as a finite float array of shape (n, d).
+
+    Parameters
+    ----------
+    X : array-like (n, d) or pandas.DataFrame
+    min_samples : int, default 1
+
+    Returns
+    -------
+    ndarray float64 (n, d), C-contiguous.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric (text) columns.
+    ValueError
+        Wrong number of dimensions, fewer than ``min_samples`` rows, no
+        columns, NaN or infinite values.
+    """
+    if hasattr(X, "select_dtypes") and hasattr(X, "columns"):  # pandas DataFrame
+        bad = [str(c) for c in X.columns if not np.issubdtype(np.asarray(X[c]).dtype, np.number)
+               and not np.issubdtype(np.asarray(X[c]).dtype, np.bool_)]
+        if bad:
+            raise TypeError(f"{name} has non-numeric column(s) {bad}: choose numeric columns only, "
+                            "or convert them to numbers first")
+    arr = np.asarray(X)
+    if arr.dtype.kind in "OUSV":
+        try:
+            arr = arr.astype(float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} contains text or other non-numeric values: "
+                            "pass numeric columns only") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if arr.ndim == 1:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features); got a 1-D array. "
+                         "Use X.reshape(-1, 1) for a single feature.")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got {arr.ndim} dimensions")
+    n, d = arr.shape
+    if d == 0:
+        raise ValueError(f"{name} has no columns: choose at least one numeric column")
+    if n < min_samples:
+        raise ValueError(f"{name} has {n} row(s); at least {min_samples} needed")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        bad_rows = int((~finite.all(axis=1)).sum())
+        raise ValueError(f"{name} has {bad_rows} row(s) with NaN or infinite values: "
+                         "drop or impute them before clustering")
+    return arr
+
+
+def check_epsilon(epsilon, *, allow_none: bool = False) -> float | None:
+    """Validate a privacy budget: finite, > 0, at most :data:`MAX_EPSILON`.
+
+    Raises
+    ------
+    ValueError
+        Otherwise, saying what range is valid.
+    """
+    if epsilon is None:
+        if allow_none:
+            return None
+        raise ValueError("epsilon is required for a private algorithm: give a positive number such as 1.0")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(f"epsilon must be a number, got {type(epsilon).__name__}")
+    eps = float(epsilon)
+    if not math.isfinite(eps) or eps <= 0:
+        raise ValueError(f"epsilon must be a positive finite number (for example 0.1 to 2), got {epsilon}")
+    if eps > MAX_EPSILON:
+        raise ValueError(f"epsilon={eps:g} gives no meaningful privacy; use at most {MAX_EPSILON:g} "
+                         "(or the non-private 'kmeans' baseline)")
+    return eps
+
+
+def check_delta(delta, *, required: bool = False) -> float:
+    """Validate delta in [0, 1) (strictly positive when ``required``).
+
+    Raises
+    ------
+    ValueError
+    """
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        raise TypeError(f"delta must be a number, got {type(delta).__name__}")
+    d = float(delta)
+    if not math.isfinite(d) or d < 0 or d >= 1:
+        raise ValueError(f"delta must be in [0, 1) and should be much smaller than 1/n, got {delta}")
+    if required and d == 0:
+        raise ValueError("this algorithm is (epsilon, delta)-DP and needs delta > 0, e.g. delta = 1/n^1.5")
+    return d
+
+
+def check_n_clusters(n_clusters, n_samples: int | None = None) -> int:
+    """Validate the number of clusters k: an integer with 1 <= k <= n.
+
+    Raises
+    ------
+    TypeError, ValueError
+    """
+    if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
+        raise TypeError(f"n_clusters must be a whole number, got {n_clusters!r}")
+    k = int(n_clusters)
+    if k < 1:
+        raise ValueError(f"n_clusters must be at least 1, got {k}")
+    if n_samples is not None and k > n_samples:
+        raise ValueError(f"n_clusters={k} is larger than the number of points ({n_samples}): "
+                         "choose fewer clusters or more data")
+    return k
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The public box ``[lower, upper]`` that contains the data, in data units.
+
+    Attributes
+    ----------
+    lower, upper : ndarray (d,)
+    from_data : bool
+        True when the box was read from the data (not private).
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+    from_data: bool = False
+
+    @property
+    def d(self) -> int:
+        return self.lower.size
+
+    @property
+    def width(self) -> np.ndarray:
+        return self.upper - self.lower
+
+    @property
+    def center(self) -> np.ndarray:
+        return (self.upper + self.lower) / 2
+
+    def clip(self, X: np.ndarray) -> tuple[np.ndarray, int]:
+        """Clip rows into the box; return the clipped copy and how many rows moved."""
+        outside = ((X < self.lower) | (X > self.upper)).any(axis=1)
+        n_out = int(outside.sum())
+        if n_out:
+            X = np.clip(X, self.lower, self.upper)
+        return X, n_out
+
+    def contains(self, X: np.ndarray) -> np.ndarray:
+        """Boolean mask (n,) of the rows inside the box."""
+        return ((X >= self.lower) & (X <= self.upper)).all(axis=1)
+
+    def normalize(self, X, r: float = 1.0) -> np.ndarray:
+        """Affine map of each dimension from ``[lower, upper]`` to ``[-r, r]`` (Su et al. §4.1.1)."""
+        return (np.asarray(X, dtype=float) - self.center) * (2 * r / self.width)
+
+    def denormalize(self, Z, r: float = 1.0) -> np.ndarray:
+        """Inverse of :meth:`normalize`."""
+        return np.asarray(Z, dtype=float) * (self.width / (2 * r)) + self.center
+
+    def as_lists(self) -> tuple[list[float], list[float]]:
+        return self.lower.tolist(), self.upper.tolist()
+
+
+def check_bounds(bounds, X: np.ndarray | None = None, *, d: int | None = None) -> Domain:
+    """Validate public ``bounds`` ``(lower, upper)``, scalars or arrays of shape (d,).
+
+    When ``bounds`` is None the data's own range is used and a
+    :class:`~dpcore.exceptions.PrivacyLeakWarning` is issued: the min and max
+    of the data are then released implicitly and the guarantee no longer
+    covers the records at the extremes.
+
+    Raises
+    ------
+    ValueError
+        Wrong shape, non-finite values, or ``lower >= upper`` in some dimension.
+    """
+    if d is None:
+        if X is None:
+            raise ValueError("check_bounds needs X or d")
+        d = X.shape[1]
+    if bounds is None:
+        if X is None:
+            raise ValueError("bounds are required")
+        warnings.warn(
+            "No public bounds were given, so they are read from the data (its min and max). "
+            "That release is NOT differentially private for the extreme records: anyone who sees "
+            "the output can learn the data's range. Pass bounds=(lower, upper) known without "
+            "looking at the data (e.g. the city's bounding box).",
+            PrivacyLeakWarning, stacklevel=3)
+        lower, upper = X.min(axis=0), X.max(axis=0)
+        span = upper - lower
+        # A constant column still needs a non-empty box.
+        pad = np.where(span > 0, 0.0, np.maximum(np.abs(upper), 1.0) * 1e-6)
+        return Domain(lower - pad, upper + pad, from_data=True)
+    try:
+        lower, upper = bounds
+    except (TypeError, ValueError):
+        raise ValueError("bounds must be a pair (lower, upper) of numbers or of arrays of shape (d,)") from None
+    try:
+        lower = np.broadcast_to(np.asarray(lower, dtype=float), (d,)).copy()
+        upper = np.broadcast_to(np.asarray(upper, dtype=float), (d,)).copy()
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be scalars or arrays of length {d} (one per column)") from None
+    if not (np.isfinite(lower).all() and np.isfinite(upper).all()):
+        raise ValueError("bounds must be finite numbers")
+    if np.any(lower >= upper):
+        dims = np.flatnonzero(lower >= upper).tolist()
+        raise ValueError(f"bounds are inverted or empty in dimension(s) {dims}: each lower bound must be "
+                         "smaller than its upper bound")
+    return Domain(lower, upper)

@@ -1,0 +1,51 @@
+"""Shared fixtures: the real data folder, the NYC taxi sample, a small blob set."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TAXI_BOUNDS = (np.array([-74.1, 40.7]), np.array([-73.9, 40.9]))  # Feldman et al. 2017, §5.1
+
+
+def shared_data_dir() -> Path | None:
+    env = os.environ.get("DPCORE_DATA")
+    cand = Path(env) if env else REPO.parent / "shared" / "data"
+    return cand if cand.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Folder of real data sets (``$DPCORE_DATA``; CI sets ``../shared/data``)."""
+    path = shared_data_dir()
+    if path is None:
+        pytest.skip("real data folder not found: set DPCORE_DATA to shared/data")
+    return path
+
+
+@pytest.fixture(scope="session")
+def taxi_X(shared_data) -> np.ndarray:
+    """Real NYC taxi pickups (lon, lat) inside the Feldman et al. box, about 181k rows."""
+    import pandas as pd
+    df = pd.read_csv(shared_data / "nyc_taxi_2009-2015_bq_sample_pickups.csv.gz",
+                     usecols=["pickup_longitude", "pickup_latitude"])
+    X = df.to_numpy(dtype=float)
+    lo, hi = TAXI_BOUNDS
+    return X[((X >= lo) & (X <= hi)).all(axis=1)]
+
+
+@pytest.fixture(scope="session")
+def taxi_bounds():
+    return TAXI_BOUNDS
+
+
+@pytest.fixture(scope="session")
+def blobs():
+    """3 well-separated Gaussian blobs in [0, 10]^2: (X, bounds, true centres)."""
+    rng = np.random.default_rng(12345)
+    centres = np.array([[2.0, 2.0], [8.0, 2.5], [5.0, 8.0]])
+    X = np.concatenate([rng.normal(c, 0.4, size=(2000, 2)) for c in centres])
+    return np.clip(X, 0, 10), (0.0, 10.0), centres
