@@ -173,6 +173,60 @@ class NoiseSource:
         accept = self.rng.random(q.size) < p_accept[order]
         return int(order[np.argmax(accept)])
 
+    def quantile(self, values, q: float, *, lower: float, upper: float, epsilon: float, name: str,
+                 sensitivity: float = 1.0) -> float:
+        """Private ``q``-quantile of ``values`` in the public range ``[lower, upper]`` (Smith 2011).
+
+        The values are clipped to ``[lower, upper]`` and sorted, ``z_1 <= ... <= z_m``,
+        splitting the range into ``m + 1`` intervals; interval ``j`` (``j`` values
+        below it) scores ``-|j - q m|`` and is chosen by the exponential mechanism
+        with base measure its length; the output is uniform in the chosen interval.
+        The output is always inside ``[lower, upper]``.
+
+        Parameters
+        ----------
+        values : array-like (m,)
+        q : float in [0, 1]
+        lower, upper : float, public, ``lower < upper``
+        epsilon : float > 0
+        name : str
+            Ledger entry name.
+        sensitivity : float, default 1
+            Largest change of the rank of any threshold between neighbouring
+            datasets: 1 when each record contributes one value; ``k`` when one
+            record can move ``k`` of the values (e.g. one block's ``k`` centres
+            in sample-and-aggregate).
+
+        Returns
+        -------
+        float
+
+        Privacy
+        -------
+        epsilon-DP: the score of every interval changes by at most ``sensitivity``
+        (exponential mechanism, McSherry & Talwar 2007).
+
+        References
+        ----------
+        Smith (2011), "Privacy-preserving statistical estimation with optimal
+        convergence rates", STOC (the exponential-mechanism quantile).
+        """
+        lower, upper, q = float(lower), float(upper), float(q)
+        if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
+            raise ValueError(f"quantile needs finite public bounds lower < upper, got ({lower}, {upper})")
+        if not 0.0 <= q <= 1.0:
+            raise ValueError(f"q must be in [0, 1], got {q}")
+        z = np.sort(np.clip(np.asarray(values, dtype=float).ravel(), lower, upper))
+        m = z.size
+        edges = np.concatenate([[lower], z, [upper]])
+        lengths = np.diff(edges)
+        scores = -np.abs(np.arange(m + 1) - q * m)
+        with np.errstate(divide="ignore"):
+            log_len = np.log(lengths)
+        j = self.exponential(scores, sensitivity=sensitivity, epsilon=epsilon, name=name,
+                             log_base_measure=log_len)
+        return float(self.rng.uniform(edges[j], edges[j + 1]))
+
     # -- composition ------------------------------------------------------
     def sub(self, name: str, epsilon: float, delta: float = 0.0) -> "NoiseSource":
         """Reserve ``(epsilon, delta)`` as one entry and return a source capped at it.

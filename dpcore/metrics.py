@@ -100,3 +100,40 @@ def relative_error(value: float, baseline: float) -> float:
     if baseline <= 0:
         raise ValueError("the baseline must be positive")
     return float(value) / float(baseline) - 1.0
+
+
+def cost_gap(X, centers, baseline_centers, bounds=None) -> float:
+    """CostGap (Joshi & Thakkar 2022, Eq. 1): ``|Cost_DP - Cost_Lloyd| / Cost_Lloyd``.
+
+    ``Cost`` is the k-means cost (inertia, sum of squared distances to the
+    nearest centre); smaller is better, 0 means as good as the baseline.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    centers : ndarray (k, d), the private centres
+    baseline_centers : ndarray (k', d), the non-private (Lloyd) centres
+    bounds : (lower, upper), optional
+        When given, costs are measured in the ``[-1, 1]^d`` normalisation of
+        the public bounds (as :func:`nicv`), so every attribute weighs the same.
+
+    Returns
+    -------
+    float >= 0
+
+    Raises
+    ------
+    ValueError
+        If the baseline cost is 0.
+    """
+    X = np.asarray(X, dtype=float)
+    centers = np.asarray(centers, dtype=float)
+    baseline_centers = np.asarray(baseline_centers, dtype=float)
+    if bounds is not None:
+        from .validation import check_bounds
+        dom = check_bounds(bounds, d=X.shape[1])
+        X, centers, baseline_centers = dom.normalize(X), dom.normalize(centers), dom.normalize(baseline_centers)
+    base = inertia(X, baseline_centers)
+    if base <= 0:
+        raise ValueError("the baseline cost is 0: CostGap is undefined")
+    return abs(inertia(X, centers) - base) / base
