@@ -506,7 +506,7 @@ def load(name: str, *, max_rows: int | None = None, random_state=0, progress: Pr
     if spec.kind == "sklearn":
         ds = _load_sklearn(spec, max_rows, random_state)
     elif spec.kind == "download":
-        path = download_nyc_taxi(NYC_TAXI_ROWS, progress=progress, cache_dir=cache_dir)
+        path = download_nyc_taxi(NYC_TAXI_ROWS, base_url=NYC_TAXI_URL, progress=progress, cache_dir=cache_dir)
         X, _ = _read_csv_columns(path, spec.columns, None)
         ds = _finish(spec, X, None, ["longitude", "latitude"], max_rows=max_rows,
                      random_state=random_state, source=f"{NYC_TAXI_URL} (cached at {path})")
