@@ -240,6 +240,19 @@ class NoiseSource:
         child = BudgetLedger(epsilon, delta)
         return NoiseSource(self.rng, child, prefix=f"{self.prefix}{name} / ")
 
+    def parallel(self, name: str, epsilon: float, n: int) -> list["NoiseSource"]:
+        """Charge ``epsilon`` once and return ``n`` sources each capped at ``epsilon``.
+
+        For ``n`` mechanisms that read disjoint parts of the data (e.g. one
+        draw per cluster, the clusters fixed by already-released centres):
+        by parallel composition (McSherry 2009, Thm. 4) their joint cost is
+        ``epsilon``, not ``n * epsilon``.  The caller is responsible for the
+        disjointness; each child ledger details its own draws.
+        """
+        self._spend(name, epsilon, 0.0, "composite (parallel)", None)
+        return [NoiseSource(self.rng, BudgetLedger(epsilon), prefix=f"{self.prefix}{name} / part {i + 1} / ")
+                for i in range(int(n))]
+
 
 def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     """Smallest sigma making the Gaussian mechanism (epsilon, delta)-DP.
