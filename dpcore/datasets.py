@@ -174,7 +174,8 @@ _SKLEARN = {
 }
 
 _TAXI_DESCRIPTION = (
-    "Pickup locations (longitude, latitude) of NYC yellow-taxi trips, TLC trip records (NYC open data). "
+    "Pickup locations (longitude, latitude) of NYC yellow-taxi trips from the TLC trip records "
+    "(NYC open data, free to use). "
     "Public bounds: the box of Feldman et al. 2017 §5.1 (lon −74.1..−73.9, lat 40.7..40.9); "
     "pickups outside it are dropped.")
 
@@ -743,10 +744,14 @@ def read_table(source, *, filename: str, max_bytes: int = 200 * 2**20):
         note = None
     else:
         if lower.endswith(".gz"):
-            try:
-                data = gzip.decompress(data)
+            try:  # cap the decompressed text at max_bytes too (a small .gz can unpack to gigabytes)
+                with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+                    data = gz.read(max_bytes + 1)
             except (OSError, EOFError) as exc:
                 raise ValueError(f"{filename} is not a valid gzip file ({exc}); upload the plain CSV") from None
+            if len(data) > max_bytes:
+                raise ValueError(f"{filename} unpacks to more than the {_mb(max_bytes)} limit; upload a smaller "
+                                 "file (for example a random sample of the rows)")
         text, note = _decode(data, filename)
         if not text.strip():
             raise ValueError(f"{filename} is empty; upload a file with a header row and at least one row of numbers")

@@ -363,3 +363,12 @@ def test_download_unreachable_is_clear(tmp_path, monkeypatch):
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     with pytest.raises(OSError, match="could not reach NYC Open Data.*DPCORE_DATA"):
         D.download_nyc_taxi(10, base_url=f"http://127.0.0.1:{port}/x.csv", cache_dir=tmp_path, timeout=5)
+
+
+def test_upload_gzip_csv_and_cap(tmp_path):
+    p = tmp_path / "pts.csv.gz"
+    p.write_bytes(gzip.compress(b"x,y\n" + b"1,2\n" * 5000))
+    assert D.read_table(p, filename=p.name).shape == (5000, 2)
+    assert p.stat().st_size < 1000
+    with pytest.raises(ValueError, match="unpacks to more than"):
+        D.read_table(p, filename=p.name, max_bytes=1000)
