@@ -259,13 +259,11 @@ def localswap(cand: np.ndarray, Y: np.ndarray, k: int, noise: NoiseSource, *, ep
     eps_sel = epsilon / (n_swaps + 1)
     S = noise.rng.choice(m, size=k, replace=False)        # Alg. 11 l. 3 (data-independent)
     sets = [S.copy()]
-    losses = []
     for t in range(n_swaps):
         loss, after = _swap_losses(D, S)
-        losses.append(loss)
         util = -(after - loss)
         util[:, S] = -np.inf                               # y ranges over candidates \ current
-        if not np.isfinite(util).any():
+        if not np.isfinite(util).any():                    # m == k: nothing to swap in
             break
         idx = noise.permute_and_flip(util.ravel(), sensitivity=2.0 * clip, epsilon=eps_sel,
                                      name=f"localswap: swap {t + 1}")
@@ -273,10 +271,9 @@ def localswap(cand: np.ndarray, Y: np.ndarray, k: int, noise: NoiseSource, *, ep
         S = S.copy()
         S[i] = j
         sets.append(S.copy())
-    last = float(np.minimum.reduce(D[S], axis=0).sum(dtype=np.float64))
-    losses.append(last)
+    losses = np.array([float(np.minimum.reduce(D[s_], axis=0).sum(dtype=np.float64)) for s_ in sets])
     eps_final = noise.ledger.remaining()[0]
-    t = noise.permute_and_flip(-np.asarray(losses), sensitivity=2.0 * clip, epsilon=eps_final,
+    t = noise.permute_and_flip(-losses, sensitivity=2.0 * clip, epsilon=eps_final,
                                name="localswap: choose one swap set")
     return sets[t]
 
@@ -439,8 +436,8 @@ class BalcanKMeans(DPClusterer):
         -------
         self
         """
+        delta, shares = self._check_params()     # first: delta here is not a privacy parameter
         X, noise = self._begin_fit(X, min_samples=3)
-        delta, shares = self._check_params()
         dom = self.bounds_
         n, d = X.shape
         k = int(self.n_clusters)
