@@ -1,0 +1,130 @@
+"""DPLloyd, EUGkM and Hybrid (Su et al. 2016) on the real NYC taxi pickups, and their mechanics."""
+import numpy as np
+import pytest
+
+import dpcore
+from dpcore.dplloyd import auto_schedule, sphere_packing_centers
+from dpcore.grid import eug_cells_per_dim
+from dpcore.hybrid import hybrid_min_epsilon
+from dpcore.metrics import nicv
+
+K = 5
+
+
+@pytest.fixture(scope="module")
+def baseline_nicv(taxi_X, taxi_bounds):
+    km = dpcore.ALGORITHMS["kmeans"](K, bounds=taxi_bounds, n_init=10, random_state=0).fit(taxi_X)
+    return nicv(taxi_X, km.cluster_centers_, taxi_bounds)
+
+
+def mean_ratio(key, X, bounds, base, eps, seeds, **kw):
+    vals = [nicv(X, dpcore.ALGORITHMS[key](K, epsilon=eps, bounds=bounds, random_state=s, **kw)
+                 .fit(X).cluster_centers_, bounds) for s in seeds]
+    return float(np.mean(vals)) / base
+
+
+def test_taxi_sample_size(taxi_X):
+    assert 175_000 < len(taxi_X) < 190_000
+
+
+def test_eugkm_and_hybrid_within_2_percent_at_eps_1(taxi_X, taxi_bounds, baseline_nicv):
+    assert mean_ratio("eugkm", taxi_X, taxi_bounds, baseline_nicv, 1.0, range(4)) <= 1.02
+    assert mean_ratio("hybrid", taxi_X, taxi_bounds, baseline_nicv, 1.0, range(4)) <= 1.02
+
+
+def test_dplloyd_default_within_14_percent_at_eps_1(taxi_X, taxi_bounds, baseline_nicv):
+    assert mean_ratio("dplloyd", taxi_X, taxi_bounds, baseline_nicv, 1.0, range(20)) <= 1.14
+
+
+def test_eugkm_within_12_percent_at_eps_005(taxi_X, taxi_bounds, baseline_nicv):
+    assert mean_ratio("eugkm", taxi_X, taxi_bounds, baseline_nicv, 0.05, range(10)) <= 1.12
+
+
+@pytest.mark.parametrize("key, seeds", [("dplloyd", range(12)), ("eugkm", range(6)), ("hybrid", range(6))])
+def test_nicv_improves_with_epsilon(key, seeds, taxi_X, taxi_bounds, baseline_nicv):
+    low = mean_ratio(key, taxi_X, taxi_bounds, baseline_nicv, 0.01, seeds)
+    high = mean_ratio(key, taxi_X, taxi_bounds, baseline_nicv, 1.0, seeds)
+    assert high < low
+
+
+def test_paper_iterations_use_joint_sensitivity(blobs):
+    X, bounds, _ = blobs
+    est = dpcore.ALGORITHMS["dplloyd"](3, epsilon=1.0, bounds=bounds, n_iter=5, random_state=0).fit(X)
+    assert est.n_iter_ == 5 and len(est.budget_) == 5
+    for entry in est.budget_:
+        assert entry.sensitivity == 2 * 1.0 + 1  # d r + 1 with d = 2, r = 1
+        assert entry.epsilon == pytest.approx(0.2)
+    assert est.budget_.total()[0] == pytest.approx(1.0)
+
+
+def test_auto_schedule_split_sums_to_the_iteration_budget():
+    for d in (1, 2, 5, 10, 50):
+        t, c_share, s_share = auto_schedule(1e5, d, 5, 1.0)
+        assert 2 <= t <= 7
+        assert c_share + s_share == pytest.approx(1.0)
+        # Lagrange optimum: per-dimension sum budget : count budget = 1 : cbrt(4 d rho^2)
+        assert (c_share / (s_share / d)) == pytest.approx(np.cbrt(4 * d * 0.225 ** 2))
+
+
+@pytest.mark.parametrize("d", [2, 5, 10])
+def test_auto_dplloyd_spends_exactly_epsilon(d):
+    rng = np.random.default_rng(d)
+    X = rng.uniform(-1, 1, size=(3000, d))
+    est = dpcore.ALGORITHMS["dplloyd"](4, epsilon=0.7, bounds=(-1, 1), random_state=1).fit(X)
+    assert est.budget_.total()[0] == pytest.approx(0.7, rel=1e-12)
+    names = [e.name for e in est.budget_]
+    assert names[0] == "dataset size"
+    assert sum("counts" in nm for nm in names) == est.n_iter_ == sum("sums" in nm for nm in names)
+
+
+def test_sphere_packing_is_spread_and_inside():
+    rng = np.random.default_rng(0)
+    C = sphere_packing_centers(5, 2, rng)
+    assert C.shape == (5, 2) and np.abs(C).max() <= 1
+    dmin = min(np.linalg.norm(C[i] - C[j]) for i in range(5) for j in range(i))
+    assert dmin > 0.5  # random uniform points would often be much closer
+
+
+def test_eug_grid_size_follows_eq4():
+    # M = (N eps / 10)^(2d/(2+d)): d = 2 gives M = N eps / 10.
+    assert eug_cells_per_dim(181_000, 1.0, 2) == round(18_100 ** 0.5)
+    assert eug_cells_per_dim(10, 0.01, 3) == 1
+    assert eug_cells_per_dim(1e9, 10, 40) ** 40 <= 1 << 22
+
+
+def test_eugkm_synopsis_is_signed_and_published(blobs):
+    X, bounds, _ = blobs
+    est = dpcore.ALGORITHMS["eugkm"](3, epsilon=0.5, bounds=bounds, random_state=0).fit(X)
+    syn = est.synopsis_
+    assert syn.kind == "grid" and syn.counts.shape == (est.cells_per_dim_,) * 2
+    assert (syn.counts < 0).any()  # kept signed: no clamping
+    assert not np.allclose(syn.counts, np.round(syn.counts))  # and unrounded
+    assert syn.edges[0][0] == 0 and syn.edges[0][-1] == 10
+    assert sum(e.epsilon for e in est.budget_) == pytest.approx(0.5)
+
+
+def test_hybrid_branches_follow_inequality_15(blobs):
+    X, bounds, _ = blobs
+    n = len(X)
+    thr = hybrid_min_epsilon(n, 2, 3)
+    small = dpcore.ALGORITHMS["hybrid"](3, epsilon=thr / 3, bounds=bounds, n_samples=n, random_state=0).fit(X)
+    big = dpcore.ALGORITHMS["hybrid"](3, epsilon=thr * 3, bounds=bounds, n_samples=n, random_state=0).fit(X)
+    assert small.branch_ == "eugkm" and "all to EUGkM" in small.branch_reason_
+    assert big.branch_ == "eugkm+dplloyd"
+    assert any("DPLloyd refinement" in e.name for e in big.budget_)
+    for est, eps in ((small, thr / 3), (big, thr * 3)):
+        assert est.budget_.total()[0] == pytest.approx(eps)
+
+
+def test_public_n_samples_costs_nothing(blobs):
+    X, bounds, _ = blobs
+    est = dpcore.ALGORITHMS["eugkm"](3, epsilon=1.0, bounds=bounds, n_samples=6000, random_state=0).fit(X)
+    assert [e.name for e in est.budget_] == ["grid cell counts"]
+
+
+def test_centres_close_to_truth_on_blobs(blobs):
+    X, bounds, truth = blobs
+    for key in ("dplloyd", "eugkm", "hybrid"):
+        C = dpcore.ALGORITHMS[key](3, epsilon=2.0, bounds=bounds, random_state=0).fit(X).cluster_centers_
+        err = max(np.min(np.linalg.norm(C - t, axis=1)) for t in truth)
+        assert err < 0.5, key

@@ -1,0 +1,1 @@
+"""App-side helpers: Streamlit widgets (``widgets``) and figure builders (``figures``, no Streamlit)."""

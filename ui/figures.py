@@ -1,0 +1,218 @@
+"""Figure builders for the app: pydeck maps and plotly charts.  No Streamlit import here.
+
+Colour conventions, the same on every page:
+* private centres: orange-red filled discs, black outline;
+* non-private centres: hollow dark-blue rings ("not private: for the data owner's eyes only");
+* noisy counts: diverging blue (negative) - white (0) - red (positive), so negative cells stay visible;
+* raw points: grey, only in a layer labelled as non-private.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pydeck as pdk
+
+PRIVATE_RGB = [230, 85, 13]
+BASELINE_RGB = [8, 48, 107]
+RAW_RGB = [120, 120, 120]
+NOT_PRIVATE = "not private: for the data owner's eyes only"
+# A basemap that needs no access token.
+BASEMAP = pdk.map_styles.CARTO_LIGHT
+# Above this many cells the map shows the synopsis coarsened by summing blocks (post-processing).
+MAX_MAP_CELLS = 40_000
+
+
+def diverging_rgba(values: np.ndarray, scale: float | None = None, alpha: int = 170) -> np.ndarray:
+    """Map signed values to blue-white-red RGBA rows (n, 4) uint8; |v| >= scale saturates."""
+    v = np.asarray(values, dtype=float)
+    if scale is None:
+        scale = float(np.quantile(np.abs(v), 0.99)) if v.size else 1.0
+    t = np.clip(v / max(scale, 1e-12), -1, 1)
+    white = np.array([247, 247, 247], dtype=float)
+    red = np.array([178, 24, 43], dtype=float)
+    blue = np.array([33, 102, 172], dtype=float)
+    pos = t[:, None] >= 0
+    a = np.abs(t)[:, None]
+    rgb = np.where(pos, white + (red - white) * a, white + (blue - white) * a)
+    out = np.empty((v.size, 4), dtype=np.uint8)
+    out[:, :3] = np.round(rgb).astype(np.uint8)
+    out[:, 3] = alpha
+    return out
+
+
+def coarsen_grid(edges: list, counts: np.ndarray, max_cells: int = MAX_MAP_CELLS):
+    """Sum 2-D grid blocks until at most ``max_cells`` remain (post-processing of a release).
+
+    Returns (edges, counts, factor).
+    """
+    f = 1
+    m0, m1 = counts.shape
+    while (-(-m0 // f)) * (-(-m1 // f)) > max_cells:
+        f += 1
+    if f == 1:
+        return edges, counts, 1
+    p0, p1 = (-m0) % f, (-m1) % f
+    padded = np.pad(counts, ((0, p0), (0, p1)))
+    c = padded.reshape(padded.shape[0] // f, f, padded.shape[1] // f, f).sum(axis=(1, 3))
+    new_edges = []
+    for e, pad in zip(edges, (p0, p1)):
+        step = e[1] - e[0]
+        full = np.concatenate([e, e[-1] + step * np.arange(1, pad + 1)])
+        new_edges.append(full[::f] if (len(full) - 1) % f == 0 else np.append(full[::f], full[-1]))
+    return new_edges, c, f
+
+
+def grid_cells_frame(edges: list, counts: np.ndarray) -> pd.DataFrame:
+    """One row per 2-D cell: polygon (lon/lat corners), count, colour."""
+    ex, ey = edges
+    nx, ny = counts.shape
+    ix, iy = np.meshgrid(np.arange(nx), np.arange(ny), indexing="ij")
+    ix, iy = ix.ravel(), iy.ravel()
+    x0, x1, y0, y1 = ex[ix], ex[ix + 1], ey[iy], ey[iy + 1]
+    polys = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1),
+                      np.stack([x0, y1], 1)], axis=1)
+    vals = counts.ravel()
+    return pd.DataFrame({"polygon": polys.tolist(), "count": np.round(vals, 1),
+                         "color": diverging_rgba(vals).tolist()})
+
+
+def centers_frame(centers: np.ndarray, kind: str) -> pd.DataFrame:
+    c = np.asarray(centers, dtype=float)
+    return pd.DataFrame({"lon": c[:, 0], "lat": c[:, 1], "label": [f"{kind} centre {i + 1}" for i in range(len(c))]})
+
+
+def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_edges=None,
+             synopsis_counts=None, raw_points=None, coreset_points=None, coreset_weights=None,
+             cell_labels_rgba=None, height: int = 560) -> pdk.Deck:
+    """A pydeck map of one release on longitude/latitude data.
+
+    Parameters
+    ----------
+    bounds : (lower, upper) arrays (2,), degrees; the view is fitted to this box.
+    private_centers, baseline_centers : ndarray (k, 2) lon/lat, optional
+    synopsis_edges, synopsis_counts : 2-D grid synopsis (edges list, counts (nx, ny)), optional
+    raw_points : ndarray (n, 2), optional; drawn grey as the non-private reference layer.
+    coreset_points, coreset_weights : optional; discs with area proportional to weight.
+    cell_labels_rgba : ndarray (nx*ny, 4), optional; colours cells by label instead of count.
+
+    Returns
+    -------
+    pydeck.Deck
+    """
+    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
+    layers = []
+    if synopsis_counts is not None:
+        edges, counts, _ = coarsen_grid(synopsis_edges, np.asarray(synopsis_counts))
+        cells = grid_cells_frame(edges, counts)
+        if cell_labels_rgba is not None:
+            cells["color"] = list(cell_labels_rgba)
+            cells = cells[np.asarray(cell_labels_rgba)[:, 3] > 0]
+        layers.append(pdk.Layer("PolygonLayer", cells, id="synopsis", get_polygon="polygon", get_fill_color="color",
+                                stroked=False, pickable=True, filled=True))
+    if raw_points is not None and len(raw_points):
+        pts = pd.DataFrame({"lon": raw_points[:, 0], "lat": raw_points[:, 1]})
+        layers.append(pdk.Layer("ScatterplotLayer", pts, id="raw", get_position=["lon", "lat"],
+                                get_fill_color=RAW_RGB + [90], get_radius=25, radius_min_pixels=1,
+                                radius_max_pixels=3))
+    if coreset_points is not None and len(coreset_points):
+        w = np.asarray(coreset_weights, dtype=float)
+        cs = pd.DataFrame({"lon": coreset_points[:, 0], "lat": coreset_points[:, 1], "weight": np.round(w, 1),
+                           "r": 60 + 600 * np.sqrt(w / w.max())})
+        layers.append(pdk.Layer("ScatterplotLayer", cs, id="coreset", get_position=["lon", "lat"],
+                                get_radius="r", get_fill_color=[49, 163, 84, 150], stroked=True,
+                                get_line_color=[0, 90, 50], line_width_min_pixels=1, pickable=True))
+    if baseline_centers is not None:
+        layers.append(pdk.Layer("ScatterplotLayer", centers_frame(baseline_centers, "non-private"), id="baseline",
+                                get_position=["lon", "lat"], get_radius=350, radius_min_pixels=9, filled=False,
+                                stroked=True, get_line_color=BASELINE_RGB, line_width_min_pixels=3, pickable=True))
+    if private_centers is not None:
+        layers.append(pdk.Layer("ScatterplotLayer", centers_frame(private_centers, "private"), id="private",
+                                get_position=["lon", "lat"], get_radius=250, radius_min_pixels=7,
+                                get_fill_color=PRIVATE_RGB, stroked=True, get_line_color=[0, 0, 0],
+                                line_width_min_pixels=2, pickable=True))
+    span = float(max(hi - lo))
+    zoom = float(np.clip(np.log2(360.0 / max(span, 1e-6)) - 0.6, 1, 16))
+    view = pdk.ViewState(longitude=float((lo[0] + hi[0]) / 2), latitude=float((lo[1] + hi[1]) / 2), zoom=zoom)
+    return pdk.Deck(layers=layers, initial_view_state=view, map_provider="carto", map_style=BASEMAP,
+                    tooltip={"text": "{label}{count}{weight}"}, height=height)
+
+
+def scatter_figure(*, columns, bounds, private_centers=None, baseline_centers=None, synopsis_edges=None,
+                   synopsis_counts=None, raw_points=None, title: str | None = None) -> go.Figure:
+    """Plotly view of a release on non-geographic data (first two columns).
+
+    The grid synopsis (2-D) is a heatmap on a diverging scale centred at 0;
+    raw points (optional) are the grey non-private reference layer.
+    """
+    fig = go.Figure()
+    if synopsis_counts is not None and np.ndim(synopsis_counts) == 2:
+        ex, ey = synopsis_edges
+        z = np.asarray(synopsis_counts).T
+        lim = float(np.quantile(np.abs(z), 0.99)) or 1.0
+        fig.add_trace(go.Heatmap(x=(ex[:-1] + ex[1:]) / 2, y=(ey[:-1] + ey[1:]) / 2, z=z, colorscale="RdBu_r",
+                                 zmid=0, zmin=-lim, zmax=lim, name="noisy cell counts", opacity=0.75,
+                                 colorbar=dict(title="noisy count")))
+    if raw_points is not None and len(raw_points):
+        fig.add_trace(go.Scattergl(x=raw_points[:, 0], y=raw_points[:, 1], mode="markers",
+                                   marker=dict(size=3, color="rgba(120,120,120,0.35)"),
+                                   name=f"raw data ({NOT_PRIVATE})"))
+    if baseline_centers is not None:
+        c = np.asarray(baseline_centers)
+        fig.add_trace(go.Scatter(x=c[:, 0], y=c[:, 1], mode="markers", name=f"non-private centres ({NOT_PRIVATE})",
+                                 marker=dict(size=16, symbol="circle-open", line=dict(width=3),
+                                             color="rgb(8,48,107)")))
+    if private_centers is not None:
+        c = np.asarray(private_centers)
+        fig.add_trace(go.Scatter(x=c[:, 0], y=c[:, 1], mode="markers", name="private centres",
+                                 marker=dict(size=12, color="rgb(230,85,13)", line=dict(width=1.5, color="black"))))
+    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
+    fig.update_layout(title=title, xaxis=dict(title=columns[0], range=[lo[0], hi[0]]),
+                      yaxis=dict(title=columns[1] if len(columns) > 1 else "", range=[lo[1], hi[1]]),
+                      legend=dict(orientation="h", y=-0.15), margin=dict(l=10, r=10, t=40, b=10), height=560)
+    return fig
+
+
+def ledger_frame(ledger) -> pd.DataFrame:
+    """The budget ledger as a table: step, mechanism, sensitivity, epsilon, delta, share of epsilon."""
+    rows = ledger.to_records()
+    df = pd.DataFrame(rows, columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
+    total = ledger.epsilon or 0.0
+    df["share of ε"] = (df["epsilon"] / total).map(lambda s: f"{s:.1%}") if total else ""
+    return df.rename(columns={"name": "step", "epsilon": "ε", "delta": "δ"})
+
+
+# -- grid clusters (WaveCluster family) --------------------------------------------------------
+#: Qualitative palette for cluster ids (cycled); cells with label -1 are transparent.
+CLUSTER_PALETTE = np.array([[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189],
+                            [140, 86, 75], [227, 119, 194], [188, 189, 34], [23, 190, 207], [127, 127, 127]])
+
+
+def cluster_rgba(labels, alpha: int = 190) -> np.ndarray:
+    """RGBA rows (n, 4) uint8 for integer cluster ids (C order of the grid); -1 gets alpha 0."""
+    lab = np.asarray(labels).ravel()
+    out = np.zeros((lab.size, 4), dtype=np.uint8)
+    ok = lab >= 0
+    out[ok, :3] = CLUSTER_PALETTE[lab[ok] % len(CLUSTER_PALETTE)]
+    out[ok, 3] = alpha
+    return out
+
+
+def label_grid_figure(*, edges, labels, columns, title: str | None = None, height: int = 480) -> go.Figure:
+    """Plotly image of a 2-D grid of cluster ids (-1 blank): one colour per cluster, hover shows the id."""
+    ex, ey = (np.asarray(e, dtype=float) for e in edges)
+    lab = np.asarray(labels)
+    z = np.where(lab >= 0, lab % len(CLUSTER_PALETTE), np.nan).T.astype(float)
+    n = len(CLUSTER_PALETTE)
+    scale = []
+    for i, c in enumerate(CLUSTER_PALETTE):
+        rgb = f"rgb({c[0]},{c[1]},{c[2]})"
+        scale += [[i / n, rgb], [(i + 1) / n, rgb]]
+    fig = go.Figure(go.Heatmap(x=(ex[:-1] + ex[1:]) / 2, y=(ey[:-1] + ey[1:]) / 2, z=z, zmin=0, zmax=n,
+                               colorscale=scale, showscale=False, customdata=lab.T,
+                               hovertemplate="cluster %{customdata}<extra></extra>"))
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis=dict(title=columns[0], range=[ex[0], ex[-1]]),
+                      yaxis=dict(title=columns[1], range=[ey[0], ey[-1]]),
+                      plot_bgcolor="white")
+    return fig
