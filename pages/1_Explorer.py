@@ -68,7 +68,7 @@ with view:
                                          synopsis_edges=syn.edges if syn and d == 2 else None,
                                          synopsis_counts=syn.counts if syn and d == 2 else None,
                                          raw_points=two(raw) if raw is not None else None),
-                        use_container_width=True)
+                        width="stretch")
 
 with side:
     nicv_p = nicv(ds.X, est.cluster_centers_, bounds)

@@ -24,11 +24,15 @@ MAX_MAP_CELLS = 40_000
 
 
 def diverging_rgba(values: np.ndarray, scale: float | None = None, alpha: int = 170) -> np.ndarray:
-    """Map signed values to blue-white-red RGBA rows (n, 4) uint8; |v| >= scale saturates."""
+    """Map signed values to blue-white-red RGBA rows (n, 4) uint8 on a symmetric log scale.
+
+    ``sign(v) log(1 + |v|) / log(1 + scale)``: small negative counts (pure
+    noise) stay visibly blue next to dense cells; ``|v| >= scale`` saturates.
+    """
     v = np.asarray(values, dtype=float)
     if scale is None:
         scale = float(np.quantile(np.abs(v), 0.99)) if v.size else 1.0
-    t = np.clip(v / max(scale, 1e-12), -1, 1)
+    t = np.clip(np.sign(v) * np.log1p(np.abs(v)) / np.log1p(max(scale, 1e-12)), -1, 1)
     white = np.array([247, 247, 247], dtype=float)
     red = np.array([178, 24, 43], dtype=float)
     blue = np.array([33, 102, 172], dtype=float)
@@ -132,7 +136,7 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
                                 get_fill_color=PRIVATE_RGB, stroked=True, get_line_color=[0, 0, 0],
                                 line_width_min_pixels=2, pickable=True))
     span = float(max(hi - lo))
-    zoom = float(np.clip(np.log2(360.0 / max(span, 1e-6)) - 0.6, 1, 16))
+    zoom = float(np.clip(np.log2(360.0 / max(span, 1e-6)) - 0.3, 1, 16))
     view = pdk.ViewState(longitude=float((lo[0] + hi[0]) / 2), latitude=float((lo[1] + hi[1]) / 2), zoom=zoom)
     return pdk.Deck(layers=layers, initial_view_state=view, map_provider="carto", map_style=BASEMAP,
                     tooltip={"text": "{label}{count}{weight}"}, height=height)
@@ -175,11 +179,15 @@ def scatter_figure(*, columns, bounds, private_centers=None, baseline_centers=No
 
 def ledger_frame(ledger) -> pd.DataFrame:
     """The budget ledger as a table: step, mechanism, sensitivity, epsilon, delta, share of epsilon."""
-    rows = ledger.to_records()
-    df = pd.DataFrame(rows, columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
+    df = pd.DataFrame(ledger.to_records(), columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
     total = ledger.epsilon or 0.0
-    df["share of ε"] = (df["epsilon"] / total).map(lambda s: f"{s:.1%}") if total else ""
-    return df.rename(columns={"name": "step", "epsilon": "ε", "delta": "δ"})
+    out = pd.DataFrame({"step": df["name"], "mechanism": df["mechanism"],
+                        "ε": df["epsilon"].map(lambda e: f"{e:.4g}"),
+                        "share": (df["epsilon"] / total).map(lambda s: f"{s:.0%}") if total else ""})
+    if (df["delta"] > 0).any():
+        out["δ"] = df["delta"].map(lambda d: f"{d:.2g}")
+    out["sensitivity"] = df["sensitivity"].map(lambda s: "" if s is None or pd.isna(s) else f"{s:.4g}")
+    return out
 
 
 # -- grid clusters (WaveCluster family) --------------------------------------------------------

@@ -252,7 +252,7 @@ def show_ledger(est, *, where=None) -> None:
     eps, dl = ledger.total()
     where.markdown(f"**Privacy budget spent:** ε = {eps:.4g} of {ledger.epsilon:.4g}"
                    + (f", δ = {dl:.3g} of {ledger.delta:.3g}" if ledger.delta else ""))
-    where.dataframe(ledger_frame(ledger), hide_index=True, use_container_width=True)
+    where.dataframe(ledger_frame(ledger), hide_index=True, width="stretch")
 
 
 def not_private_caption(where=None) -> None:
