@@ -1,0 +1,1 @@
+"""Empirical privacy audit of dpcore (Ding et al. 2018): see ``dp_audit.py``."""

@@ -1,0 +1,232 @@
+"""The audit must be able to fail: each deliberately broken variant below is caught.
+
+Every variant is built inside this file (a NoiseSource subclass, or a monkeypatch of one
+dpcore function for the duration of one test); dpcore itself is never modified.  For the
+estimator variants the correct estimator is audited on the same neighbours first and
+must pass, so the failure is the bug's doing and not the case's.
+
+Variants (the bugs that have happened in published DP clustering code):
+- sensitivity off by a factor (Laplace with sensitivity / 3; the exponential mechanism
+  without its factor 2 on non-monotonic scores; a Gaussian with sigma for half the
+  sensitivity);
+- a budget split that sums to 1.5 epsilon (Balcan et al.'s MATLAB ``clustering.m``, found
+  by Edler 2023, §4.3);
+- noise scaled by the true instead of the noisy count (Balcan et al.'s ``recover.m``,
+  found by Chaturvedi et al.; Edler 2023, §4.3);
+- a ledger that is bypassed (a grid size read from the true N without paying for it;
+  counts noised with the raw generator outside the ledger).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dpcore
+from dpcore import dplloyd as dplloyd_module
+from dpcore import grid as grid_module
+from dpcore.exceptions import BudgetExceededError
+from dpcore.mechanisms import NoiseSource
+from dpcore.metrics import assign
+
+from .dp_audit import (EstimatorCase, ReleaseRecorder, corner_data, estimator_cases, mechanism_cases,
+                       run_estimator_case, run_mechanism_case)
+
+EPS = 1.0
+
+
+def _case(name, cases):
+    return next(c for c in cases if c.name.startswith(name))
+
+
+def _assert_caught(report):
+    print(report)
+    assert not report.passed, f"the audit missed a deliberately broken variant:\n{report}"
+    assert report.epsilon_lb > report.epsilon
+
+
+def _assert_clean(report):
+    print(report)
+    assert report.passed, f"the correct implementation was flagged on the bug's neighbours:\n{report}"
+
+
+# ---------------------------------------------------------------------------------------
+# Broken mechanisms (NoiseSource subclasses)
+# ---------------------------------------------------------------------------------------
+
+
+class LaplaceSensitivityThird(NoiseSource):
+    """Laplace noise scaled for a third of the real sensitivity."""
+
+    def laplace(self, values, *, sensitivity, epsilon, name):
+        return super().laplace(values, sensitivity=sensitivity / 3, epsilon=epsilon, name=name)
+
+
+class ExponentialWithoutFactorTwo(NoiseSource):
+    """Treats every score vector as monotonic: drops the 2 of exp(eps q / (2 Delta))."""
+
+    def exponential(self, scores, *, sensitivity, epsilon, name, monotonic=False, log_base_measure=None):
+        return super().exponential(scores, sensitivity=sensitivity, epsilon=epsilon, name=name, monotonic=True,
+                                   log_base_measure=log_base_measure)
+
+
+class GaussianHalfSensitivity(NoiseSource):
+    def gaussian(self, values, *, sensitivity, epsilon, delta, name):
+        return super().gaussian(values, sensitivity=sensitivity / 2, epsilon=epsilon, delta=delta, name=name)
+
+
+@pytest.mark.parametrize("cls, case_name", [
+    (LaplaceSensitivityThird, "laplace: scalar"),
+    (LaplaceSensitivityThird, "laplace: histogram"),
+    (ExponentialWithoutFactorTwo, "exponential: one score up, all others down"),
+    (GaussianHalfSensitivity, "gaussian"),
+], ids=["laplace-sens/3-scalar", "laplace-sens/3-histogram", "exponential-no-factor-2", "gaussian-sens/2"])
+def test_broken_mechanism_is_caught(cls, case_name):
+    case = _case(case_name, mechanism_cases(cls, EPS))
+    _assert_caught(run_mechanism_case(case, n_runs=min(case.n_runs, 12_000)))
+
+
+class SubBypassingChildLedger(NoiseSource):
+    """``sub`` charges the reservation but hands out a child ledger granted the *parent's*
+    whole budget, so the inner steps are not held to the reservation."""
+
+    def sub(self, name, epsilon, delta=0.0):
+        self._spend(name, epsilon, delta, "composite", None)
+        from dpcore.accountant import BudgetLedger
+        return NoiseSource(self.rng, BudgetLedger(2 * epsilon, delta), prefix=f"{self.prefix}{name} / ")
+
+
+def test_sub_with_bypassed_child_ledger_is_caught():
+    """The composite case draws epsilon/2, then "what is left" inside the reservation; a
+    child ledger not tied to the reservation leaves 1.5 epsilon for the second draw."""
+    case = _case("sub:", mechanism_cases(SubBypassingChildLedger, EPS))
+    _assert_caught(run_mechanism_case(case, n_runs=20_000))
+
+
+# ---------------------------------------------------------------------------------------
+# Broken estimators (monkeypatched for one test only)
+# ---------------------------------------------------------------------------------------
+
+
+def test_dplloyd_with_laplace_sensitivity_third_is_caught(monkeypatch):
+    original = NoiseSource.laplace
+
+    def laplace_third(self, values, *, sensitivity, epsilon, name):
+        return original(self, values, sensitivity=sensitivity / 3, epsilon=epsilon, name=name)
+
+    monkeypatch.setattr(NoiseSource, "laplace", laplace_third)
+    case = estimator_cases("dplloyd", epsilon=EPS)[0]
+    _assert_caught(run_estimator_case(case, n_runs=2000))
+
+
+class DPLloydSplitOneAndAHalf(dpcore.ALGORITHMS["dplloyd"]):
+    """One DPLloyd iteration whose shares are 3/4 epsilon for the counts and 3/4 epsilon
+    for the sums.  ``ledger_checks_sum=False`` grants the ledger 1.5 epsilon: the MATLAB
+    situation, where nothing held the shares to the total."""
+
+    ledger_checks_sum = True
+
+    def fit(self, X, y=None):
+        X, noise = self._begin_fit(X)
+        if not self.ledger_checks_sum:
+            noise.ledger.epsilon *= 1.5
+        Z = self.bounds_.normalize(X)
+        centers = dplloyd_module.noisy_lloyd_step(Z, np.zeros((1, X.shape[1])), noise,
+                                                  epsilon=1.5 * float(self.epsilon), count_share=0.5)
+        self.cluster_centers_ = self.bounds_.denormalize(centers)
+        return self
+
+
+class DPLloydSplitUnchecked(DPLloydSplitOneAndAHalf):
+    ledger_checks_sum = False
+
+
+def _dplloyd_one_iteration(cls=None):
+    base = estimator_cases("dplloyd", epsilon=EPS)[0]
+    cls = cls or dpcore.ALGORITHMS["dplloyd"]
+    return EstimatorCase(base.name, lambda random_state: cls(1, epsilon=EPS, bounds=(-1, 1), n_iter=1,
+                                                             init=np.zeros((1, 1)), random_state=random_state),
+                         base.D, base.D_prime, EPS)
+
+
+def test_budget_split_summing_to_one_and_a_half_epsilon_is_caught():
+    X = corner_data(20, 1)
+    # First line of defence: the real ledger refuses the second share before drawing it.
+    with pytest.raises(BudgetExceededError):
+        DPLloydSplitOneAndAHalf(1, epsilon=EPS, bounds=(-1, 1), random_state=0).fit(X)
+    # Second line: with a ledger that does not check the sum, the audit sees 1.5 epsilon.
+    _assert_caught(run_estimator_case(_dplloyd_one_iteration(DPLloydSplitUnchecked), n_runs=3000))
+
+
+def _recover_true_count_step(Z, centers, noise, *, epsilon, count_share=None, r=1.0, label="iteration"):
+    """Balcan et al.'s ``recover.m``: the mean's Laplace scale uses the true cluster size."""
+    k, d = centers.shape
+    labels = assign(Z, centers)
+    counts = np.bincount(labels, minlength=k).astype(float)
+    sums = np.stack([np.bincount(labels, weights=Z[:, i], minlength=k) for i in range(d)], axis=1)
+    new = centers.copy()
+    for j in np.flatnonzero(counts > 0):
+        # "sensitivity" 2 r d / n of the mean with the TRUE n: the noise level itself leaks n.
+        new[j] = noise.laplace(sums[j] / counts[j], sensitivity=2 * r * d / counts[j], epsilon=epsilon,
+                               name=f"{label}: cluster {j} mean")
+    return np.clip(new, -r, r)
+
+
+def _same_point_case(eps=0.5):
+    """One record vs two records at the same place: the mean is unchanged, only n moves.
+
+    A small epsilon puts the scale leak where the samples are: with scales 4 and 2
+    (normalised units) the event |mean| > 8 has probabilities e^-2 and e^-4, a ratio of
+    e^2 against the e^0.5 allowed.
+    """
+    D = np.zeros((1, 1))
+    return EstimatorCase("dplloyd k=1 on 1 vs 2 identical records",
+                         lambda random_state: dpcore.ALGORITHMS["dplloyd"](
+                             1, epsilon=eps, bounds=(-1, 1), n_iter=1, init=np.zeros((1, 1)),
+                             random_state=random_state),
+                         D, np.zeros((2, 1)), eps)
+
+
+def test_noise_scaled_by_true_count_is_caught(monkeypatch):
+    case = _same_point_case()
+    _assert_clean(run_estimator_case(case, n_runs=3000))
+    monkeypatch.setattr(dplloyd_module, "noisy_lloyd_step", _recover_true_count_step)
+    _assert_caught(run_estimator_case(case, n_runs=3000))
+
+
+def _true_size(n_true, n_public, share, epsilon, noise):
+    """Ledger bypassed: the dataset size for Eq. 4 is read from the data, unpaid."""
+    return float(n_true), epsilon
+
+
+def test_grid_size_from_true_n_is_caught(monkeypatch):
+    case = estimator_cases("eugkm", epsilon=EPS)[0]
+    monkeypatch.setattr(grid_module, "public_or_noisy_size", _true_size)
+    report = run_estimator_case(case, n_runs=600)
+    _assert_caught(report)
+    assert any("cells" in (r.event.feature if r.event else "") for r in report.directions)
+
+
+def _counts_outside_ledger_step(Z, centers, noise, *, epsilon, count_share=None, r=1.0, label="iteration"):
+    """Counts noised with the raw generator (no ledger entry); sums take the full budget."""
+    k, d = centers.shape
+    labels = assign(Z, centers)
+    counts = np.bincount(labels, minlength=k).astype(float)
+    sums = np.stack([np.bincount(labels, weights=Z[:, i], minlength=k) for i in range(d)], axis=1)
+    n_counts = counts + noise.rng.laplace(0.0, 1.0 / epsilon, size=k)
+    n_sums = noise.laplace(sums, sensitivity=d * r, epsilon=epsilon, name=f"{label}: cluster sums")
+    new = centers.copy()
+    ok = n_counts >= 1.0
+    new[ok] = n_sums[ok] / n_counts[ok, None]
+    return np.clip(new, -r, r)
+
+
+def test_counts_noised_outside_the_ledger_are_caught(monkeypatch):
+    monkeypatch.setattr(dplloyd_module, "noisy_lloyd_step", _counts_outside_ledger_step)
+    case = _dplloyd_one_iteration()
+    with ReleaseRecorder() as rec:
+        est = case.make(random_state=0).fit(case.D)
+    # The ledger is satisfied (it saw epsilon for the sums only) and records no count release...
+    assert est.budget_.total()[0] == pytest.approx(EPS)
+    assert [name for name, _ in rec.releases] == ["iteration 1: cluster sums"]
+    # ...but the released centre carries both, and the audit of the output sees 2 epsilon.
+    _assert_caught(run_estimator_case(case, n_runs=6000))
