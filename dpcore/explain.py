@@ -73,3 +73,147 @@ def posterior_bound(epsilon: float, prior: float = 0.5, delta: float = 0.0) -> f
         raise ValueError("prior must be a probability in [0, 1]")
     e = math.exp(epsilon)
     return min(1.0, prior * e / (prior * e + 1 - prior) + delta)
+
+
+# -- plain-word explanations (Explain page, release report) ------------------------------------
+#: Label for every figure or layer computed from the raw data.
+NOT_PRIVATE = "not private: for the data owner's eyes only"
+
+
+@dataclass(frozen=True)
+class EpsilonStatement:
+    """One plain-word consequence of (epsilon, delta)-DP with its number.
+
+    Attributes
+    ----------
+    title : str
+        Short name ("Odds ratio").
+    value : str
+        The number, formatted ("at most 2.72x").
+    sentence : str
+        What it means for one person in the data.
+    formula : str
+        The formula, for those who want it.
+    """
+
+    title: str
+    value: str
+    sentence: str
+    formula: str
+
+
+def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5) -> list[EpsilonStatement]:
+    """What (epsilon, delta)-DP promises one person, as numbered statements.
+
+    Parameters
+    ----------
+    epsilon : float > 0
+    delta : float in [0, 1), default 0
+    prior : float in [0, 1], default 0.5
+        The observer's belief before seeing the release.
+
+    Returns
+    -------
+    list of EpsilonStatement: odds ratio (e^eps), attacker advantage
+    ((e^eps - 1 + 2 delta) / (e^eps + 1)), posterior from ``prior``, and what
+    delta adds.
+
+    Raises
+    ------
+    ValueError
+        If epsilon is not a positive finite number, delta not in [0, 1) or
+        prior not in [0, 1].
+
+    References
+    ----------
+    Dwork & Roth (2014), Def. 2.4; Kasiviswanathan & Smith (2014) (posterior);
+    Kairouz, Oh & Viswanath (2015) (advantage, hypothesis-testing view).
+    """
+    epsilon, delta = _check_eps_delta(epsilon, delta)
+    odds = odds_ratio_bound(epsilon)
+    adv = attacker_advantage_bound(epsilon, delta)
+    post = posterior_bound(epsilon, prior, delta)
+    out = [
+        EpsilonStatement(
+            "Odds ratio", f"at most {odds:.3g}×",
+            f"Whatever anyone concludes from the release, the odds of that conclusion change by a factor of at "
+            f"most {odds:.3g} whether or not any one person's record is in the data.",
+            "e^ε"),
+        EpsilonStatement(
+            "Attacker's advantage", f"at most {adv:.1%}",
+            f"An attacker who tries to tell whether a given person is in the data is right at most {adv:.1%} "
+            f"more often than by guessing (true-positive rate minus false-positive rate).",
+            "(e^ε − 1 + 2δ) / (e^ε + 1)"),
+        EpsilonStatement(
+            "Belief after seeing the release", f"at most {post:.1%} (from {prior:.0%})",
+            f"Someone who was {prior:.0%} sure of a fact about one person (for example, that they took a "
+            f"trip) can be at most {post:.1%} sure after seeing the release.",
+            "p e^ε / (p e^ε + 1 − p) + δ"),
+    ]
+    if delta > 0:
+        out.append(EpsilonStatement(
+            "What δ adds", f"δ = {delta:.2g}",
+            f"With probability up to δ = {delta:.2g} the bounds above may fail. Choose δ much smaller than "
+            f"1 / (number of people): with δ ≥ 1/N, publishing one random person's record outright would be "
+            f"allowed.",
+            "Pr[M(D) ∈ S] ≤ e^ε Pr[M(D′) ∈ S] + δ"))
+    else:
+        out.append(EpsilonStatement(
+            "What δ adds", "δ = 0",
+            "This algorithm is pure ε-DP (δ = 0): the bounds above hold always, with no failure probability.",
+            "Pr[M(D) ∈ S] ≤ e^ε Pr[M(D′) ∈ S]"))
+    return out
+
+
+def levels_table(*, prior: float = 0.5) -> list[dict]:
+    """The named levels with their numbers: one dict per distinct level name.
+
+    Returns
+    -------
+    list of dict with keys ``name``, ``epsilons`` (the slider values with
+    that name), ``odds_ratio``, ``advantage``, ``posterior`` (from ``prior``,
+    at the level's largest epsilon: the weakest promise of that level) and
+    ``guidance``.
+    """
+    rows: dict[str, dict] = {}
+    for lv in PRIVACY_LEVELS:
+        row = rows.setdefault(lv.name, {"name": lv.name, "epsilons": [], "guidance": lv.guidance})
+        row["epsilons"].append(lv.epsilon)
+        row["guidance"] = lv.guidance
+    out = []
+    for row in rows.values():
+        e = max(row["epsilons"])
+        out.append(dict(row, odds_ratio=odds_ratio_bound(e), advantage=attacker_advantage_bound(e),
+                        posterior=posterior_bound(e, prior)))
+    return out
+
+
+def sequential_total(epsilons, deltas=None) -> tuple[float, float]:
+    """Total (epsilon, delta) of several releases on the same data (basic sequential composition).
+
+    Parameters
+    ----------
+    epsilons : iterable of float
+    deltas : iterable of float or None
+
+    Returns
+    -------
+    (float, float)
+
+    References
+    ----------
+    Dwork & Roth (2014), Thm. 3.16.
+    """
+    eps = math.fsum(float(e) for e in epsilons)
+    dl = math.fsum(float(d) for d in deltas) if deltas is not None else 0.0
+    return eps, dl
+
+
+def _check_eps_delta(epsilon, delta):
+    epsilon = float(epsilon)
+    delta = float(delta)
+    if not (math.isfinite(epsilon) and epsilon > 0):
+        raise ValueError(f"epsilon must be a positive finite number, got {epsilon}")
+    if not 0.0 <= delta < 1.0:
+        raise ValueError(f"delta must be in [0, 1), got {delta}")
+    return epsilon, delta
