@@ -1,0 +1,70 @@
+"""Private coresets (Feldman et al. 2017, §6 / Figure 8): the coreset, private and non-private centres on a map."""
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from dpcore.coreset import min_feasible_epsilon, plan_coreset
+from ui import figures as F
+from ui import widgets as W
+
+DELTA = 1e-8
+BUDGETS = {"schedule": "Spend the whole budget on the rounds that run (same guarantee)",
+           "paper": "Paper's rule, Alg. 1 line 1: ε' = 3ε / (8k ln n) per round"}
+
+st.title("Private coresets")
+st.caption("PRIVATE-K-MEAN (Feldman, Xiang, Zhu, Rus 2017): a few weighted points, each the private centre of "
+           "a small ball of data, are published instead of the data; k-means then runs on them. Stronger "
+           "privacy means fewer coreset points, and fewer of them in sparse areas.")
+
+ds, fp = W.dataset_picker(geo_only=True, default="nyc_taxi_2009-2015_bq_sample_pickups")
+if ds is None:
+    st.stop()
+k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=50,
+                                value=W.url_default("k", 5, int), key="k"))
+eps = W.epsilon_slider(default=2.0)
+seed = W.seed_input()
+budget = st.sidebar.selectbox("Budget per round", list(BUDGETS), format_func=BUDGETS.get, key="budget")
+W.set_url(dataset=ds.name, k=k, epsilon=eps, seed=seed)
+
+n, d = ds.X.shape
+st.markdown(f"**{ds.title}** · {n:,} points · δ = {DELTA:g}")
+if ds.bounds is None:
+    st.warning("No public bounds: the grid is read from the data, so this release is NOT private for the "
+               "extreme records. Enter public bounds in the sidebar to fix that.")
+
+est = W.release(ds, fp, "coreset", n_clusters=k, epsilon=eps, delta=DELTA, budget=budget, random_state=seed)
+base = W.release(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+syn = est.synopsis_
+bounds = (est.bounds_.lower, est.bounds_.upper)
+
+view, side = st.columns([3, 2], gap="large")
+with view:
+    if ds.geo and d == 2:
+        st.pydeck_chart(F.map_deck(bounds=bounds, private_centers=est.cluster_centers_,
+                                   baseline_centers=base.cluster_centers_, coreset_points=syn.points,
+                                   coreset_weights=syn.weights))
+        st.caption("green discs: the private coreset (area ∝ weight) · ● private centres · "
+                   "○ non-private centres (not private: for the data owner's eyes only)")
+    else:
+        st.plotly_chart(F.scatter_figure(columns=ds.columns[:2], bounds=(bounds[0][:2], bounds[1][:2]),
+                                         private_centers=est.cluster_centers_[:, :2],
+                                         baseline_centers=base.cluster_centers_[:, :2]), width="stretch")
+with side:
+    st.metric("Coreset size", f"{est.coreset_size_} points", help="One point per SMALL-BALL round.")
+    W.show_ledger(est)
+    st.download_button("Download the coreset (CSV)",
+                       W.csv_bytes(pd.DataFrame(np.c_[syn.points, syn.weights], columns=[*ds.columns, "weight"])),
+                       file_name=f"private_coreset_eps{eps:g}.csv", mime="text/csv")
+
+st.subheader("Coreset size at each privacy level")
+levels = W.EPSILON_VALUES
+sizes = [plan_coreset(n, k, d, e * 0.98, DELTA, budget=budget).n_rounds for e in levels]
+need = min_feasible_epsilon(n, k, d, DELTA, n_share=0.02, budget=budget)
+fig = px.line(pd.DataFrame({"ε": levels, "coreset points": sizes}), x="ε", y="coreset points", markers=True,
+              log_x=True)
+fig.add_vline(x=eps, line_dash="dot")
+st.plotly_chart(fig, width="stretch")
+st.caption(f"Planned from the number of points (rounds are fixed before the points are looked at). "
+           f"Below ε ≈ {need:.3g} no round can run for {n:,} points and k = {k} (Table 2 of the paper); "
+           "this table uses the true n and is for the data owner's planning.")
