@@ -18,7 +18,7 @@ from .base import DPClusterer
 from .dplloyd import public_or_noisy_size, sphere_packing_centers
 from .mechanisms import NoiseSource
 from .metrics import assign
-from .synopsis import GridSynopsis
+from .synopsis import GridSynopsis, grid_points
 
 #: Cap on the number of grid cells, so memory stays bounded in high dimension (8 bytes a cell).
 MAX_CELLS = 1 << 22
@@ -61,7 +61,7 @@ def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: 
 
     Returns
     -------
-    counts : ndarray, shape (m,)*d, signed noisy counts
+    counts : ndarray, shape (m,)*d (flat when d > 32), signed noisy counts
     edges : ndarray (m + 1,), the normalised cell edges (same in every dimension)
 
     Privacy
@@ -69,12 +69,15 @@ def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: 
     epsilon-DP: each point is in exactly one cell (sensitivity 1, parallel composition).
     """
     n, d = Z.shape
-    idx = np.floor((Z + r) * (m / (2 * r))).astype(np.intp)
-    np.clip(idx, 0, m - 1, out=idx)
-    flat = np.ravel_multi_index(tuple(idx.T), (m,) * d) if d > 1 else idx[:, 0]
+    if m == 1:
+        flat = np.zeros(n, dtype=np.intp)
+    else:
+        idx = np.floor((Z + r) * (m / (2 * r))).astype(np.intp)
+        np.clip(idx, 0, m - 1, out=idx)
+        flat = idx @ (m ** np.arange(d - 1, -1, -1, dtype=np.intp))  # C-order cell number
     counts = np.bincount(flat, minlength=m ** d).astype(float)
     noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name=name)
-    return noisy.reshape((m,) * d), np.linspace(-r, r, m + 1)
+    return (noisy.reshape((m,) * d) if d <= 32 else noisy), np.linspace(-r, r, m + 1)
 
 
 def weighted_lloyd(points: np.ndarray, weights: np.ndarray, init: np.ndarray, *, max_iter: int = 100,
@@ -153,7 +156,7 @@ def _block_sum(counts: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
     w = padded.reshape(shape).sum(axis=tuple(range(1, 2 * d, 2)))
     fine_mids = (np.arange(m) + 0.5) / m * 2 - 1
     block_mid = np.array([fine_mids[i * f:(i + 1) * f].mean() for i in range(mc)])
-    cells = np.stack([g.ravel() for g in np.meshgrid(*([block_mid] * d), indexing="ij")], axis=1)
+    cells = grid_points([block_mid] * d)
     return cells, w.ravel()
 
 
@@ -185,8 +188,7 @@ def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseS
     d = Z.shape[1]
     m = eug_cells_per_dim(n_est, epsilon, d, theta=theta, max_cells=max_cells)
     counts, edges = noisy_grid(Z, m, noise, epsilon, r=r)
-    mids = (edges[:-1] + edges[1:]) / 2
-    cells = np.stack([g.ravel() for g in np.meshgrid(*([mids] * d), indexing="ij")], axis=1)
+    cells = grid_points([(edges[:-1] + edges[1:]) / 2] * d)
     w = counts.ravel()
     f = math.ceil((w.size / COARSE_CELLS) ** (1 / d)) if w.size > COARSE_CELLS else 1
     screen_cells, screen_w = _block_sum(counts, f) if f > 1 else (cells, w)
@@ -293,6 +295,6 @@ def _check_grid_params(theta, n_init):
 
 
 def _grid_synopsis(counts, edges, dom) -> GridSynopsis:
-    d = counts.ndim
+    d = dom.d
     data_edges = [edges * (dom.width[i] / 2) + dom.center[i] for i in range(d)]
     return GridSynopsis(edges=data_edges, counts=counts)

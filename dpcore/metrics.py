@@ -1,19 +1,19 @@
 """Clustering quality measures: NICV (Su et al. 2016, Eq. 1), inertia, relative error.
 
-All functions are vectorised over points and chunked so that 10^7 points do
-not need an (n, k) matrix in memory at once.
+All functions are vectorised over points and chunked (through scikit-learn) so
+that 10^7 points never need an (n, k) matrix in memory at once.
 """
 from __future__ import annotations
 
 import numpy as np
-
-# Rows per chunk when computing point-to-centre distances: (chunk, k) floats
-# stay in cache-friendly sizes while numpy's per-call overhead stays small.
-_CHUNK = 1 << 17
-
+from sklearn.metrics import pairwise_distances_argmin, pairwise_distances_argmin_min
 
 def assign(X, centers, *, return_distances: bool = False):
     """Nearest centre of every point.
+
+    Delegates to scikit-learn's chunked, multi-threaded
+    :func:`sklearn.metrics.pairwise_distances_argmin_min`, which never holds
+    the full (n, k) distance matrix.
 
     Parameters
     ----------
@@ -25,24 +25,23 @@ def assign(X, centers, *, return_distances: bool = False):
     labels : ndarray (n,) int
     sq_distances : ndarray (n,) float, only if ``return_distances``
         Squared Euclidean distance to the nearest centre.
+
+    Raises
+    ------
+    ValueError
+        If ``centers`` is empty or its width differs from X's.
     """
     X = np.asarray(X, dtype=float)
     C = np.asarray(centers, dtype=float)
     if C.ndim != 2 or C.shape[1] != X.shape[1] or C.shape[0] == 0:
         raise ValueError(f"centers must have shape (k, {X.shape[1]}) with k >= 1, got {C.shape}")
-    n = X.shape[0]
-    labels = np.empty(n, dtype=np.intp)
-    d2 = np.empty(n, dtype=float) if return_distances else None
-    cc = np.einsum("ij,ij->i", C, C)
-    for s in range(0, n, _CHUNK):
-        x = X[s:s + _CHUNK]
-        D = cc[None, :] - 2.0 * (x @ C.T)
-        lab = D.argmin(axis=1)
-        labels[s:s + _CHUNK] = lab
-        if return_distances:
-            xx = np.einsum("ij,ij->i", x, x)
-            d2[s:s + _CHUNK] = np.maximum(D[np.arange(x.shape[0]), lab] + xx, 0.0)
-    return (labels, d2) if return_distances else labels
+    if X.shape[0] == 0:
+        empty = np.empty(0, dtype=np.intp)
+        return (empty, np.empty(0)) if return_distances else empty
+    if not return_distances:
+        return pairwise_distances_argmin(X, C).astype(np.intp, copy=False)
+    labels, dist = pairwise_distances_argmin_min(X, C)
+    return labels.astype(np.intp, copy=False), dist * dist
 
 
 def inertia(X, centers, sample_weight=None) -> float:

@@ -11,6 +11,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def grid_points(axes: list) -> np.ndarray:
+    """All points of the product grid ``axes[0] x axes[1] x ...`` as rows (M, d), in C order.
+
+    Works for any number of dimensions (numpy's ``meshgrid``/``ravel_multi_index``
+    stop at 32), as long as M itself fits in memory.
+    """
+    sizes = np.array([len(a) for a in axes], dtype=np.int64)
+    total = int(np.prod(sizes))
+    strides = np.ones(len(axes), dtype=np.int64)
+    for i in range(len(axes) - 2, -1, -1):
+        strides[i] = strides[i + 1] * sizes[i + 1]
+    digits = (np.arange(total, dtype=np.int64)[:, None] // strides[None, :]) % sizes[None, :]
+    return np.stack([np.asarray(a, dtype=float)[digits[:, i]] for i, a in enumerate(axes)], axis=1)
+
+
 @dataclass
 class GridSynopsis:
     """Uniform-grid synopsis (Su et al. 2016, §4.2): cell edges and signed noisy counts.
@@ -19,7 +34,8 @@ class GridSynopsis:
     ----------
     edges : list of d ndarrays
         ``edges[i]`` has ``shape[i] + 1`` increasing cell boundaries, data units.
-    counts : ndarray, shape ``tuple(len(e) - 1 for e in edges)``
+    counts : ndarray, shape ``tuple(len(e) - 1 for e in edges)`` (flat, in C order, when d > 32,
+        beyond numpy's array dimensions)
         Noisy counts, kept signed and unrounded: negative cells cancel
         positive noise in the weighted Lloyd step.
     """
@@ -34,9 +50,7 @@ class GridSynopsis:
 
     def cell_centers(self) -> np.ndarray:
         """Centres of all cells, (M, d), in C order matching ``counts.ravel()``."""
-        mids = [(e[:-1] + e[1:]) / 2 for e in self.edges]
-        mesh = np.meshgrid(*mids, indexing="ij")
-        return np.stack([m.ravel() for m in mesh], axis=1)
+        return grid_points([(e[:-1] + e[1:]) / 2 for e in self.edges])
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "edges": [e.tolist() for e in self.edges],

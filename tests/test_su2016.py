@@ -128,3 +128,15 @@ def test_centres_close_to_truth_on_blobs(blobs):
         C = dpcore.ALGORITHMS[key](3, epsilon=2.0, bounds=bounds, random_state=0).fit(X).cluster_centers_
         err = max(np.min(np.linalg.norm(C - t, axis=1)) for t in truth)
         assert err < 0.5, key
+
+
+@pytest.mark.parametrize("d", [3, 40, 70])
+def test_eugkm_and_hybrid_work_in_high_dimension(d):
+    # numpy's ravel_multi_index/meshgrid stop at 32 dimensions; the grid must not.
+    rng = np.random.default_rng(d)
+    X = rng.uniform(0, 1, size=(500, d))
+    for key in ("eugkm", "hybrid"):
+        est = dpcore.ALGORITHMS[key](3, epsilon=1.0, bounds=(0, 1), random_state=0).fit(X)
+        assert est.cluster_centers_.shape == (3, d)
+        assert est.synopsis_.counts.size == est.cells_per_dim_ ** d
+        assert est.synopsis_.cell_centers().shape == (est.cells_per_dim_ ** d, d)
