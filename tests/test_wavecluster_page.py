@@ -1,0 +1,78 @@
+"""The WaveCluster page (pages/4_WaveCluster.py) under streamlit.testing.v1.AppTest."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from dpcore import datasets  # noqa: E402
+from dpcore.wavecluster import WaveCluster  # noqa: E402
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "4_WaveCluster.py")
+
+
+@pytest.fixture
+def app(shared_data, monkeypatch):
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    return AppTest.from_file(PAGE, default_timeout=120)
+
+
+def _ledger_and_measures(at):
+    frames = [df.value for df in at.dataframe]
+    measures = next(f for f in frames if "measure" in f.columns)
+    ledger = next(f for f in frames if "step" in f.columns)
+    return measures, ledger
+
+
+def test_spiral_grid_view_private_beside_non_private(app):
+    at = app.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    # Two grid images (private, non-private) on non-geographic data.
+    assert len(at.get("plotly_chart")) == 2
+    metrics = {m.label: m.value for m in at.metric}
+    # The page's non-private result is WaveCluster with the page's defaults (the three spirals).
+    ds = datasets.load("privwavecluster_spiral_30k")
+    expected = WaveCluster(bounds=ds.bounds, num_grid=50, density_threshold=0.1).fit(ds.X)
+    assert metrics["Clusters, non-private"] == str(expected.n_clusters_) == "3"
+    assert metrics["Dense cells k"] == str(expected.threshold_rank_)
+    measures, ledger = _ledger_and_measures(at)
+    assert list(measures.measure) == ["UD", "DCOM", "DC2E", "F-measure"]
+    assert ((measures.value >= 0) & (measures.value <= 1.5)).all()
+    # PrivTHR by default: two steps, 90 % / 10 % of epsilon = 1.
+    assert list(ledger["step"]) == ["grid cell counts (quantisation)", "count of non-positive transformed values"]
+    assert ledger["ε"].astype(float).sum() == pytest.approx(1.0)
+
+
+def test_controls_change_the_release(app):
+    at = app.run()
+    at.sidebar.selectbox(key="algorithm").select("privthr_em")
+    at.run()
+    at.sidebar.slider(key="split").set_value(50)
+    at.sidebar.selectbox(key="wavelet").select("bior2.2")
+    at.sidebar.slider(key="num_grid").set_value(30)
+    at.run()
+    assert not at.exception, at.exception
+    _, ledger = _ledger_and_measures(at)
+    assert ledger["ε"].astype(float).tolist() == pytest.approx([0.5, 0.5])
+    assert ledger["step"].iloc[1] == "density threshold (exponential mechanism)"
+    assert at.query_params["num_grid"] == ["30"] or at.query_params["num_grid"] == "30"
+
+
+def test_gowalla_runs_on_the_map(app):
+    at = app.run()
+    at.sidebar.selectbox(key="dataset").select("gowalla_nyc_checkins")
+    at.sidebar.slider(key="num_grid").set_value(128)
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    charts = at.get("deck_gl_json_chart")
+    assert len(charts) == 2
+    for chart in charts:  # each map carries a layer of coloured significant cells
+        spec = json.loads(chart.proto.json)
+        assert any(layer.get("@@type") == "PolygonLayer" and len(layer.get("data", [])) > 0
+                   for layer in spec["layers"])
