@@ -14,5 +14,13 @@ def _title(path: Path) -> str:
     return stem.replace("_", " ")
 
 
-pages = [st.Page(str(p), title=_title(p), default=(i == 0)) for i, p in enumerate(sorted(PAGES_DIR.glob("*.py")))]
-st.navigation(pages).run()
+files = sorted(PAGES_DIR.glob("*.py"))
+pages = {p.resolve(): st.Page(str(p), title=_title(p), default=(i == 0)) for i, p in enumerate(files)}
+st.session_state["_dp_routed"] = True
+current = st.navigation(list(pages.values()))
+# A shared link opened on a freshly started server runs its page in Streamlit's legacy pages/ mode;
+# ui.widgets.page_setup sends it here, and the router reopens the same page with the same URL state.
+redirect = st.session_state.pop("_dp_redirect", None)
+if redirect is not None and Path(redirect[0]).resolve() in pages:
+    st.switch_page(pages[Path(redirect[0]).resolve()], query_params=redirect[1])
+current.run()

@@ -9,6 +9,7 @@ from dpcore.metrics import nicv, relative_error
 from ui import figures as F
 from ui import widgets as W
 
+W.page_setup(__file__)
 st.title("Private k-means explorer")
 st.caption("Pick data, an algorithm, k and a privacy level, and see what that level does to the clustering.")
 
@@ -17,7 +18,8 @@ if ds is None:
     st.stop()
 algo = W.algorithm_picker(default="eugkm")
 k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=100,
-                                value=W.url_default("k", ds.n_clusters_hint or 5, int), key="k"))
+                                value=W.url_default("k", ds.n_clusters_hint or 5, int, valid=lambda v: 1 <= v <= 100),
+                                key="k"))
 eps = W.epsilon_slider()
 seed = W.seed_input()
 extra = {}
@@ -75,7 +77,9 @@ with side:
     nicv_b = nicv(ds.X, base.cluster_centers_, bounds)
     st.subheader("Utility")
     c1, c2 = st.columns(2)
-    c1.metric("NICV, private", f"{nicv_p:.4g}", f"{relative_error(nicv_p, nicv_b):+.1%} vs non-private",
+    # NICV of the baseline is 0 when k reaches the number of distinct points: no relative figure then.
+    c1.metric("NICV, private", f"{nicv_p:.4g}",
+              f"{relative_error(nicv_p, nicv_b):+.1%} vs non-private" if nicv_b > 0 else None,
               delta_color="inverse")
     c2.metric("NICV, non-private", f"{nicv_b:.4g}")
     st.caption("NICV (Su et al. 2016, Eq. 1) on the [-1, 1]-normalised domain; lower is better. Both figures are "

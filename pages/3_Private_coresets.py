@@ -12,6 +12,7 @@ DELTA = 1e-8
 BUDGETS = {"schedule": "Spend the whole budget on the rounds that run (same guarantee)",
            "paper": "Paper's rule, Alg. 1 line 1: ε' = 3ε / (8k ln n) per round"}
 
+W.page_setup(__file__)
 st.title("Private coresets")
 st.caption("PRIVATE-K-MEAN (Feldman, Xiang, Zhu, Rus 2017): a few weighted points, each the private centre of "
            "a small ball of data, are published instead of the data; k-means then runs on them. Stronger "

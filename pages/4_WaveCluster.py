@@ -11,6 +11,7 @@ from ui import widgets as W
 WAVELETS = ["haar", "bior2.2", "bior1.3", "db2", "sym4", "coif1"]
 SPLIT_DEFAULT = {"privthr": 0.9, "privthr_em": 0.7}   # the paper's best splits
 
+W.page_setup(__file__)
 st.title("WaveCluster: clusters of any shape")
 st.caption("Cells with many points are found with a wavelet transform; touching dense cells form a cluster. "
            "Left: a private release. Right: the same settings without privacy.")

@@ -9,6 +9,7 @@ from sklearn.decomposition import PCA
 
 from ui import widgets as W
 
+W.page_setup(__file__)
 st.title("High-dimensional clustering")
 st.caption("Balcan et al. (2017) as corrected by Edler (2023): project to a few dimensions, find dense cubes "
            "privately, pick k centres, map back with noisy means. Shown in a 2-D PCA view; image data also "

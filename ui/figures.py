@@ -8,6 +8,8 @@ Colour conventions, the same on every page:
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -110,8 +112,9 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
         edges, counts, _ = coarsen_grid(synopsis_edges, np.asarray(synopsis_counts))
         cells = grid_cells_frame(edges, counts)
         if cell_labels_rgba is not None:
-            cells["color"] = list(cell_labels_rgba)
-            cells = cells[np.asarray(cell_labels_rgba)[:, 3] > 0]
+            rgba = np.asarray(cell_labels_rgba, dtype=np.uint8)
+            cells["color"] = rgba.tolist()  # plain lists: pydeck cannot serialise numpy rows
+            cells = cells[rgba[:, 3] > 0]
         layers.append(pdk.Layer("PolygonLayer", cells, id="synopsis", get_polygon="polygon", get_fill_color="color",
                                 stroked=False, pickable=True, filled=True))
     if raw_points is not None and len(raw_points):
@@ -223,4 +226,171 @@ def label_grid_figure(*, edges, labels, columns, title: str | None = None, heigh
                       xaxis=dict(title=columns[0], range=[ex[0], ex[-1]]),
                       yaxis=dict(title=columns[1], range=[ey[0], ey[-1]]),
                       plot_bgcolor="white")
+    return fig
+
+
+# -- choosing epsilon: small multiples, privacy-utility curves, the advisor --------------------
+def _signed_log(v: np.ndarray) -> np.ndarray:
+    return np.sign(v) * np.log10(1.0 + np.abs(v))
+
+
+def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseline_centers=None,
+                           height: int = 420) -> go.Figure:
+    """The same view of several releases side by side: same axes, same colour scale.
+
+    Parameters
+    ----------
+    panels : list of dict
+        One per release, keys ``title`` (str), ``centers`` (k, 2) and optionally
+        ``synopsis_edges`` / ``synopsis_counts`` (2-D grid synopsis).
+    bounds : (lower, upper), the public box; every panel shows exactly this box.
+    columns : the two column names.
+    geo : bool
+        Longitude/latitude data: the y axis is scaled by 1 / cos(latitude) so
+        distances look right.
+    baseline_centers : (k, 2) or None
+        Non-private centres, drawn as hollow rings and labelled as not private.
+
+    Notes
+    -----
+    Grids differ between epsilons (EUGkM's cell count grows with epsilon), so
+    cells are coloured by noisy *density* (count per unit of the normalised
+    area) on one shared signed-log scale: equal colours mean equal density
+    in every panel.
+    """
+    from plotly.subplots import make_subplots
+
+    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
+    n = len(panels)
+    fig = make_subplots(rows=1, cols=n, subplot_titles=[p["title"] for p in panels], horizontal_spacing=0.02,
+                        shared_yaxes=True)
+    dens = []
+    for p in panels:
+        if p.get("synopsis_counts") is not None and np.ndim(p["synopsis_counts"]) == 2:
+            ex, ey = (np.asarray(e, dtype=float) for e in p["synopsis_edges"])
+            area = np.outer(np.diff(ex) / (hi[0] - lo[0]), np.diff(ey) / (hi[1] - lo[1]))
+            dens.append(np.asarray(p["synopsis_counts"], dtype=float) / area / 1e4)
+        else:
+            dens.append(None)
+    finite = [np.abs(_signed_log(z)).ravel() for z in dens if z is not None]
+    lim = float(np.quantile(np.concatenate(finite), 0.995)) if finite else 1.0
+    lim = lim or 1.0
+    for i, (p, z) in enumerate(zip(panels, dens), start=1):
+        if z is not None:
+            ex, ey = (np.asarray(e, dtype=float) for e in p["synopsis_edges"])
+            fig.add_trace(go.Heatmap(x=(ex[:-1] + ex[1:]) / 2, y=(ey[:-1] + ey[1:]) / 2, z=_signed_log(z).T,
+                                     customdata=np.round(np.asarray(p["synopsis_counts"]).T, 1),
+                                     coloraxis="coloraxis", name="noisy counts",
+                                     hovertemplate="noisy count %{customdata}<extra></extra>"), row=1, col=i)
+        if baseline_centers is not None:
+            c = np.asarray(baseline_centers, dtype=float)
+            fig.add_trace(go.Scatter(x=c[:, 0], y=c[:, 1], mode="markers", showlegend=(i == 1), legendgroup="base",
+                                     name=f"non-private centres ({NOT_PRIVATE})",
+                                     marker=dict(size=13, symbol="circle-open", line=dict(width=2.5),
+                                                 color="rgb(8,48,107)")), row=1, col=i)
+        c = np.asarray(p["centers"], dtype=float)
+        fig.add_trace(go.Scatter(x=c[:, 0], y=c[:, 1], mode="markers", showlegend=(i == 1), legendgroup="priv",
+                                 name="private centres",
+                                 marker=dict(size=10, color="rgb(230,85,13)", line=dict(width=1.5, color="black"))),
+                      row=1, col=i)
+        fig.update_xaxes(range=[lo[0], hi[0]], title_text=columns[0], row=1, col=i, showgrid=False,
+                         constrain="domain")
+        yaxis = dict(range=[lo[1], hi[1]], showgrid=False, row=1, col=i, constrain="domain")
+        if geo:
+            yaxis.update(scaleanchor=f"x{'' if i == 1 else i}", scaleratio=1 / math.cos(math.radians((lo[1] + hi[1]) / 2)))
+        fig.update_yaxes(**yaxis)
+    fig.update_yaxes(title_text=columns[1], row=1, col=1)
+    ticks = np.arange(-math.floor(lim), math.floor(lim) + 1)
+    fig.update_layout(
+        height=height, margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white",
+        legend=dict(orientation="h", y=-0.12),
+        coloraxis=dict(colorscale="RdBu_r", cmin=-lim, cmax=lim, cmid=0,
+                       colorbar=dict(title="noisy density", tickvals=ticks,
+                                     ticktext=[f"{'-' if t < 0 else ''}{10 ** abs(t) - 1:.0f}" if abs(t) < 4
+                                               else f"{'-' if t < 0 else ''}1e{abs(t):.0f}" for t in ticks],
+                                     len=0.8, thickness=12)))
+    return fig
+
+
+#: One colour per algorithm on the curve and advisor charts.
+ALGO_COLOURS = {"dplloyd": "#1f77b4", "eugkm": "#d62728", "hybrid": "#2ca02c", "gkm": "#9467bd",
+                "gkm3k": "#8c564b", "pgkm": "#e377c2", "kmeans_guarantee": "#7f7f7f", "subcluster": "#bcbd22",
+                "coreset": "#17becf", "balcan": "#ff7f0e"}
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    h = hex_colour.lstrip("#")
+    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
+
+
+def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: float, chosen_epsilon=None,
+                         names: dict | None = None, log_y: bool | None = None, height: int = 440) -> go.Figure:
+    """Privacy-utility curves: median and 10-90 % band per algorithm against epsilon (log axis).
+
+    Parameters
+    ----------
+    frame : DataFrame with columns algorithm, epsilon, median, q10, q90, n
+        (:func:`dpcore.evaluation.curves_frame`).
+    measure : str, the y-axis title.
+    reference_line : float, the non-private reference on the measure's axis.
+    chosen_epsilon : float or None, marked with a vertical line.
+    names : dict key -> display name.
+    log_y : bool or None; default: log for the NICV ratio.
+    """
+    names = names or {}
+    fig = go.Figure()
+    for algo, g in frame.groupby("algorithm", sort=False):
+        g = g.dropna(subset=["median"]).sort_values("epsilon")
+        if g.empty:
+            continue
+        col = ALGO_COLOURS.get(algo, "#444444")
+        label = names.get(algo, algo)
+        fig.add_trace(go.Scatter(x=np.r_[g["epsilon"], g["epsilon"][::-1]], y=np.r_[g["q90"], g["q10"][::-1]],
+                                 fill="toself", fillcolor=_rgba(col, 0.2), line=dict(width=0), hoverinfo="skip",
+                                 legendgroup=algo, name=f"{label}: 10–90 % of releases"))
+        fig.add_trace(go.Scatter(x=g["epsilon"], y=g["median"], mode="lines+markers", legendgroup=algo,
+                                 line=dict(color=col, width=2.5), marker=dict(size=7), name=f"{label}: median",
+                                 customdata=np.c_[g["q10"], g["q90"], g["n"]],
+                                 hovertemplate="ε = %{x}<br>median %{y:.4g}<br>10–90 %: %{customdata[0]:.4g} – "
+                                               "%{customdata[1]:.4g}<br>%{customdata[2]} releases<extra></extra>"))
+    fig.add_hline(y=reference_line, line=dict(color="rgb(8,48,107)", dash="dash", width=2),
+                  annotation_text="non-private k-means" if measure != "UD" else "non-private WaveCluster",
+                  annotation_position="bottom right")
+    if chosen_epsilon is not None:
+        fig.add_vline(x=float(chosen_epsilon), line=dict(color="black", dash="dot", width=1.5),
+                      annotation_text=f"chosen ε = {float(chosen_epsilon):g}", annotation_position="top")
+    if log_y is None:
+        log_y = measure == "NICV ratio"
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white",
+                      xaxis=dict(type="log", title="privacy budget ε (log scale; left = more private)",
+                                 gridcolor="#eee"),
+                      yaxis=dict(type="log" if log_y else "linear", gridcolor="#eee",
+                                 title=measure + (" (private / non-private; 1 = as good)" if measure == "NICV ratio"
+                                                  else " (0 = as good as non-private)")),
+                      legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def advice_figure(frame: pd.DataFrame, *, chosen_epsilon=None, height: int = 440) -> go.Figure:
+    """Su et al. (2016, §6) predicted MSE per centroid against epsilon (log-log), one line per algorithm.
+
+    ``frame``: :func:`dpcore.evaluation.advice_frame`.  EUGkM's line is its
+    variance (a lower bound); the shaded band adds its bias bound (Ineq. 10).
+    """
+    f = frame.sort_values("epsilon")
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=np.r_[f["epsilon"], f["epsilon"][::-1]],
+                             y=np.r_[f["mse_eugkm"] + f["eugkm_bias2_bound"], f["mse_eugkm"][::-1]],
+                             fill="toself", fillcolor=_rgba(ALGO_COLOURS["eugkm"], 0.12), line=dict(width=0),
+                             hoverinfo="skip", name="EUGkM: + bias bound (Ineq. 10)"))
+    for key, label in (("dplloyd", "DPLloyd (Eq. 7)"), ("eugkm", "EUGkM variance (Eq. 12)"),
+                       ("hybrid", "Hybrid (Eq. 13 / falls back to EUGkM)")):
+        fig.add_trace(go.Scatter(x=f["epsilon"], y=f[f"mse_{key}"], mode="lines+markers", name=label,
+                                 line=dict(color=ALGO_COLOURS[key], width=2, dash="dot" if key == "hybrid" else None)))
+    if chosen_epsilon is not None:
+        fig.add_vline(x=float(chosen_epsilon), line=dict(color="black", dash="dot", width=1.5))
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white",
+                      xaxis=dict(type="log", title="privacy budget ε (log scale)", gridcolor="#eee"),
+                      yaxis=dict(type="log", title="predicted MSE of a centre (normalised units)", gridcolor="#eee"),
+                      legend=dict(orientation="h", y=-0.25))
     return fig

@@ -11,6 +11,7 @@ import hashlib
 import io
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -24,6 +25,28 @@ from .figures import NOT_PRIVATE, ledger_frame
 
 UPLOAD = "Upload a file…"
 EPSILON_VALUES = [lv.epsilon for lv in PRIVACY_LEVELS]
+
+
+# -- page frame -----------------------------------------------------------------
+def page_setup(page_file: str) -> None:
+    """Call first in every page: makes a page opened by a direct link go through app.py's router.
+
+    Streamlit runs a page of ``pages/`` in its legacy multipage mode when a
+    freshly started server is first reached through that page's URL (before
+    any session has run ``st.navigation``).  The page then lacks the router's
+    frame (wide layout, page titles).  Hand over to ``app.py``, which reopens
+    the same page with the same URL state.  Under ``AppTest`` the page is
+    the main script and runs as it is.
+    """
+    if st.session_state.get("_dp_routed"):
+        return
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    main = getattr(ctx, "main_script_path", None)
+    if main is None or Path(main).resolve() == Path(page_file).resolve():
+        return
+    st.session_state["_dp_redirect"] = (str(Path(page_file).resolve()), st.query_params.to_dict())
+    st.switch_page(str(Path(main).resolve()))
 
 
 # -- errors -------------------------------------------------------------------
@@ -54,15 +77,23 @@ def friendly_errors(what: str = "This step"):
 
 
 # -- URL state ----------------------------------------------------------------
-def url_default(name: str, default, cast=str):
-    """A widget default taken from the page URL (``?name=value``) when valid, else ``default``."""
+def url_default(name: str, default, cast=str, valid=None):
+    """A widget default taken from the page URL (``?name=value``) when valid, else ``default``.
+
+    ``valid``, when given, is a predicate on the cast value (e.g. a widget's
+    min/max): a hand-edited URL outside it falls back to ``default`` instead of
+    making the widget raise.
+    """
     raw = st.query_params.get(name)
     if raw is None:
         return default
     try:
-        return cast(raw)
-    except (TypeError, ValueError):
+        value = cast(raw)
+    except (TypeError, ValueError, OverflowError):
         return default
+    if valid is not None and not valid(value):
+        return default
+    return value
 
 
 def set_url(**values) -> None:
@@ -96,7 +127,8 @@ def seed_input(*, key: str = "seed", sidebar: bool = True) -> int:
     """The release seed: the same data, algorithm, ε and seed always give the same picture."""
     where = st.sidebar if sidebar else st
     return int(where.number_input("Release seed", min_value=0, max_value=2 ** 31 - 1,
-                                  value=url_default("seed", 0, int), step=1, key=key,
+                                  value=url_default("seed", 0, int, valid=lambda v: 0 <= v <= 2 ** 31 - 1),
+                                  step=1, key=key,
                                   help="Each seed is one possible noisy release. Looking at many seeds "
                                        "on real data is itself a use of the data."))
 
@@ -159,7 +191,10 @@ def _upload(where, key):
         return None, None
     with friendly_errors("Reading the file"):
         df = datasets.read_table(up, filename=up.name)
-    numeric = [c for c in df.columns if np.issubdtype(df[c].dtype, np.number)]
+    # dtype.kind, not np.issubdtype: pandas' text columns (StringDtype) are not numpy dtypes.
+    numeric = [c for c in df.columns if getattr(df[c].dtype, "kind", "O") in "biuf"]
+    if df.attrs.get("note"):
+        st.info(df.attrs["note"])
     if len(numeric) == 0:
         st.error("The file has no numeric columns: it needs at least one column of numbers to cluster.")
         st.stop()
@@ -170,6 +205,9 @@ def _upload(where, key):
     bounds = _bounds_inputs(where, cols, key)
     with friendly_errors("Using the file"):
         ds = datasets.dataset_from_frame(df, cols, bounds=bounds, name=f"upload:{up.name}")
+    if ds.n_dropped:
+        st.info(f"{ds.n_dropped:,} row(s) with a missing or infinite value in {', '.join(ds.columns)} were left out; "
+                f"{ds.n:,} rows are clustered.")
     return ds, _fingerprint(ds.X) + (_bounds_key(bounds))
 
 
@@ -263,3 +301,57 @@ def csv_bytes(df) -> bytes:
     buf = io.StringIO()
     df.to_csv(buf, index=False)
     return buf.getvalue().encode()
+
+
+# -- choosing epsilon: session account, cached curves ---------------------------------------
+def session_account():
+    """The per-dataset privacy budget account of this browser session (``dpcore.session_budget``)."""
+    from dpcore.session_budget import SessionBudget
+    if "dpcore_session_budget" not in st.session_state:
+        st.session_state["dpcore_session_budget"] = SessionBudget()
+    return st.session_state["dpcore_session_budget"]
+
+
+def dataset_key(ds, fingerprint: str) -> str:
+    """The account key of a dataset: its name and a fingerprint of its rows (never published)."""
+    return f"{ds.name}:{fingerprint}"
+
+
+class CurveCancelled(Exception):
+    """Raised out of the cached curve computation so a cancelled (partial) result is never cached."""
+
+    def __init__(self, curves):
+        super().__init__("cancelled")
+        self.curves = curves
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _curves_cached(_X, data_key: str, algorithms: tuple, epsilons: tuple, n_seeds: int, n_clusters, params: tuple,
+                   max_rows, bounds_key, _bounds=None, _progress=None):
+    from dpcore.evaluation import compare_curves
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
+        curves = compare_curves(_X, _bounds, list(algorithms), epsilons=list(epsilons), n_seeds=n_seeds,
+                                n_clusters=n_clusters, params=dict(params), max_rows=max_rows, progress=_progress)
+    if not curves or not curves[-1].complete or len(curves) < len(algorithms):
+        raise CurveCancelled(curves)
+    return curves
+
+
+def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,
+                   max_rows=None, progress=None):
+    """Privacy-utility curves (``dpcore.evaluation.compare_curves``), cached on data fingerprint,
+    algorithms, ε grid, seeds, k, parameters and row limit.
+
+    ``progress(fraction, message)`` may return False to cancel; a cancelled
+    computation is not cached. Returns ``(curves, complete)``.
+    """
+    bounds_key = None if ds.bounds is None else tuple(tuple(map(float, b)) for b in ds.bounds)
+    try:
+        with friendly_errors("The privacy–utility curve"):
+            return _curves_cached(ds.X, f"{ds.name}:{fingerprint}", tuple(algorithms),
+                                  tuple(float(e) for e in epsilons), int(n_seeds), n_clusters,
+                                  tuple(sorted((params or {}).items())), max_rows, bounds_key,
+                                  _bounds=ds.bounds, _progress=progress), True
+    except CurveCancelled as exc:
+        return exc.curves, False
