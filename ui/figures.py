@@ -394,3 +394,20 @@ def advice_figure(frame: pd.DataFrame, *, chosen_epsilon=None, height: int = 440
                       yaxis=dict(type="log", title="predicted MSE of a centre (normalised units)", gridcolor="#eee"),
                       legend=dict(orientation="h", y=-0.25))
     return fig
+
+
+def privacy_bounds_figure(epsilons, posterior, advantage, *, chosen_epsilon=None, height: int = 340) -> go.Figure:
+    """Upper bounds on belief (from a 50 % prior) and attacker's advantage against epsilon (log axis)."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=epsilons, y=posterior, mode="lines", name="belief after the release (from 50 %)",
+                             line=dict(color="#d62728", width=2.5)))
+    fig.add_trace(go.Scatter(x=epsilons, y=advantage, mode="lines", name="attacker's advantage",
+                             line=dict(color="#1f77b4", width=2.5)))
+    if chosen_epsilon is not None:
+        fig.add_vline(x=float(chosen_epsilon), line=dict(color="black", dash="dot"),
+                      annotation_text=f"ε = {float(chosen_epsilon):g}")
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10), plot_bgcolor="white",
+                      xaxis=dict(type="log", title="ε (log scale)", gridcolor="#eee"),
+                      yaxis=dict(title="at most", tickformat=".0%", range=[0, 1.02], gridcolor="#eee"),
+                      legend=dict(orientation="h", y=-0.3))
+    return fig

@@ -1,0 +1,482 @@
+"""Privacy-utility curves and the Su et al. (2016, §6) algorithm advisor.
+
+Privacy-utility curves
+----------------------
+:func:`privacy_utility_curve` fits one algorithm at each epsilon of a grid
+with ``n_seeds`` seeds (0, 1, ..., each a different noisy release) and
+measures each release against the non-private reference with the family's
+own measure (:func:`measure_for`):
+
+* centroids: the NICV ratio ``NICV(private) / NICV(non-private k-means)``
+  (Su et al. 2016, Eq. 1, in the ``[-1, 1]^d`` normalisation of the public
+  bounds); 1 is as good as non-private;
+* coreset (Feldman et al. 2017): the relative k-means cost error
+  ``cost(private) / cost(non-private) - 1`` (§5.4); 0 is as good as non-private;
+* grid clusters (DP WaveCluster): UD against non-private WaveCluster with
+  the same grid (Chen et al., §6.1.1); 0 is identical.
+
+The summary is the median and the 10 %-90 % band over the seeds.  Every
+figure compares with results computed on the raw data, so the curve is
+**not private: for the data owner's eyes only**; and choosing epsilon by
+looking at it on the real data is itself a use of the data.
+
+A ``progress(fraction, message)`` callback is called after every fit; if it
+returns ``False`` the computation stops and the curve is returned with
+``complete=False`` (the seeds not run are NaN).
+
+The advisor
+-----------
+:func:`advise` evaluates the error predictions of Su et al. (2016, §6) for a
+dataset size N, dimension d, k clusters and epsilon (data normalised to
+``[-r, r]^d`` with r = 1, as the estimators do):
+
+* Eq. 7 / 11, DPLloyd with t iterations: ``2 d (1 + (2 rho r)^2) (k t (d r + 1) / (N eps))^2``;
+* Eq. 9 with ``M = (N eps / theta)^(2d / (2 + d))`` (Eq. 4), i.e. Eq. 12, the variance of EUGkM:
+  ``2 d r^2 k^((d-2)/d) / (3 theta^(2d/(2+d)) (N eps)^(4/(2+d)))``; its squared bias is at most
+  ``d r^2 / M^(2/d)`` (Eq. 10) and depends on the data;
+* Eq. 13, the Hybrid (one DPLloyd iteration at eps / 2): ``8 d (1 + (2 rho r)^2) (k (d r + 1) / (N eps))^2``;
+* Inequality 14 (``t >= 2``: the Hybrid beats DPLloyd) and Inequality 15
+  (``eps >= (X / Y)^((2 + d) / (2 d))``: the Hybrid's MSE is below EUGkM's
+  variance, hence below EUGkM's MSE).
+
+Decision rule (the paper's own): if Inequalities 14 and 15 hold, Hybrid;
+otherwise the Hybrid falls back to EUGkM, and DPLloyd is predicted best only
+when its MSE is below EUGkM's variance (a lower bound of EUGkM's MSE), else
+EUGkM.  When DPLloyd's MSE lies between EUGkM's variance and variance +
+bias bound the call is flagged as uncertain.
+
+References
+----------
+Su, Cao, Li, Bertino, Jin (2016). Differentially private k-means clustering. CODASPY, §5.1, §6.1-6.3.
+Feldman, Xiang, Zhu, Rus (2017). Coresets for differentially private k-means clustering. IPSN, §5.4.
+Chen, Yu, Chirkova (2015). DP WaveCluster, §6.1.1 (UD).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from .dplloyd import RHO, auto_schedule
+from .exceptions import InfeasibleBudgetError, PrivacyLeakWarning
+from .hybrid import hybrid_min_epsilon
+from .metrics import inertia, nicv
+
+#: The default epsilon grid of the curves: four named levels, one decade apart in pairs.
+DEFAULT_EPSILONS = (0.05, 0.2, 1.0, 5.0)
+#: Seeds per epsilon (the issue asks for at least 20).
+DEFAULT_SEEDS = 20
+
+Progress = Callable[[float, str], "bool | None"]
+
+
+# -- measures --------------------------------------------------------------------------------------
+def measure_for(algorithm: str) -> str:
+    """The family's own utility measure: ``"NICV ratio"``, ``"relative cost error"`` or ``"UD"``."""
+    from . import ALGORITHMS
+    cls = ALGORITHMS[algorithm]
+    if cls.family == "grid clusters":
+        return "UD"
+    if algorithm == "coreset":
+        return "relative cost error"
+    return "NICV ratio"
+
+
+def baseline_key(algorithm: str) -> str:
+    """The non-private reference of an algorithm's family (``kmeans`` or ``wavecluster``)."""
+    from . import ALGORITHMS
+    return "wavecluster" if ALGORITHMS[algorithm].family == "grid clusters" else "kmeans"
+
+
+def _filter_params(cls, params: dict) -> dict:
+    names = set(cls().get_params(deep=False)) if cls.family == "grid clusters" else \
+        set(cls(n_clusters=1).get_params(deep=False))
+    return {k: v for k, v in params.items() if k in names}
+
+
+@dataclass
+class Reference:
+    """The non-private reference a measure compares with (computed on the raw data: not private)."""
+
+    measure: str
+    estimator: object
+    value: float          # NICV, cost (normalised domain) or 0 for UD
+    line: float           # where the non-private line is drawn on the measure's axis (1 or 0)
+
+
+def fit_reference(X, bounds, algorithm: str, *, n_clusters: int | None = None, params: dict | None = None,
+                  random_state: int = 0) -> Reference:
+    """Fit the non-private reference for ``algorithm``'s measure on X (not private).
+
+    Returns
+    -------
+    Reference
+    """
+    from . import ALGORITHMS
+    params = dict(params or {})
+    measure = measure_for(algorithm)
+    key = baseline_key(algorithm)
+    cls = ALGORITHMS[key]
+    kw = _filter_params(cls, params)
+    if key == "kmeans":
+        est = cls(n_clusters=n_clusters, epsilon=None, bounds=bounds, random_state=random_state).fit(X)
+        Z, C = _normalised(X, est.cluster_centers_, bounds)
+        value = inertia(Z, C) / X.shape[0] if measure == "NICV ratio" else inertia(Z, C)
+        return Reference(measure, est, float(value), 1.0 if measure == "NICV ratio" else 0.0)
+    est = cls(epsilon=None, bounds=bounds, **kw).fit(X)
+    return Reference(measure, est, 0.0, 0.0)
+
+
+def _normalised(X, C, bounds):
+    from .validation import check_bounds
+    dom = check_bounds(bounds, d=X.shape[1])
+    return dom.normalize(np.asarray(X, dtype=float)), dom.normalize(np.asarray(C, dtype=float))
+
+
+def utility(est, X, bounds, reference: Reference) -> float:
+    """The measure of one fitted private estimator against ``reference`` (not private).
+
+    Returns
+    -------
+    float: NICV ratio (1 = non-private), relative cost error (0 = non-private) or UD (0 = identical).
+    """
+    if reference.measure == "UD":
+        from .wavecluster_measures import ud
+        return float(ud(reference.estimator.synopsis_.labels, est.synopsis_.labels))
+    if reference.measure == "NICV ratio":
+        return float(nicv(X, est.cluster_centers_, bounds)) / reference.value
+    Z, C = _normalised(X, est.cluster_centers_, bounds)
+    return float(inertia(Z, C)) / reference.value - 1.0
+
+
+# -- curves ----------------------------------------------------------------------------------------
+@dataclass
+class UtilityCurve:
+    """Measured utility of one algorithm at several epsilons over seeded releases (not private).
+
+    Attributes
+    ----------
+    algorithm : str
+    measure : str
+    epsilons : ndarray (m,)
+    values : ndarray (m, n_seeds); NaN for releases not run (cancelled) or infeasible
+    reference_line : float
+        The non-private reference on the measure's axis (1 for the NICV ratio, 0 otherwise).
+    reference_value : float
+        The non-private NICV (or cost) itself.
+    n_rows : int
+        Rows the curve was computed on (after subsampling).
+    complete : bool
+        False when the progress callback cancelled the computation.
+    failures : dict epsilon -> message
+        Epsilons at which the algorithm refused to run (e.g. budget too small).
+    """
+
+    algorithm: str
+    measure: str
+    epsilons: np.ndarray
+    values: np.ndarray
+    reference_line: float
+    reference_value: float
+    n_rows: int
+    complete: bool = True
+    failures: dict = field(default_factory=dict)
+
+    def summary(self) -> pd.DataFrame:
+        """One row per epsilon: ``epsilon, median, q10, q90, n`` (n = releases measured)."""
+        v = self.values
+        ok = np.isfinite(v)
+        n = ok.sum(axis=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows
+            med = np.nanmedian(v, axis=1)
+            q10 = np.nanquantile(v, 0.10, axis=1)
+            q90 = np.nanquantile(v, 0.90, axis=1)
+        return pd.DataFrame({"algorithm": self.algorithm, "epsilon": self.epsilons, "median": med, "q10": q10,
+                             "q90": q90, "n": n})
+
+
+def subsample(X, max_rows: int | None, *, random_state: int = 0) -> np.ndarray:
+    """At most ``max_rows`` rows of X, drawn uniformly without replacement (evaluation only)."""
+    X = np.asarray(X, dtype=float)
+    if max_rows is None or X.shape[0] <= int(max_rows):
+        return X
+    idx = np.random.default_rng(random_state).choice(X.shape[0], int(max_rows), replace=False)
+    return X[np.sort(idx)]
+
+
+def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILONS, n_seeds: int = DEFAULT_SEEDS,
+                          n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
+                          sample_seed: int = 0, reference: Reference | None = None,
+                          progress: Progress | None = None, _done: int = 0, _total: int | None = None
+                          ) -> UtilityCurve:
+    """Utility against epsilon of one algorithm over ``n_seeds`` seeded releases per epsilon.
+
+    Parameters
+    ----------
+    X : ndarray (n, d), data units
+    bounds : (lower, upper), public bounds
+    algorithm : str, a private key of ``dpcore.ALGORITHMS``
+    epsilons : sequence of float > 0
+    n_seeds : int >= 1
+        Seeds ``0 .. n_seeds - 1``.
+    n_clusters : int or None
+        k, for the centroid family.
+    params : dict or None
+        Further estimator parameters (e.g. ``theta``, ``num_grid``, ``delta``).
+    max_rows : int or None
+        Compute on a uniform subsample of this many rows (faster; with fewer
+        rows the same epsilon gives noisier results, so the curve is then
+        pessimistic for the full data).
+    sample_seed : int
+    reference : Reference or None
+        Reuse a reference fitted on the same (subsampled) rows.
+    progress : callable (fraction, message) -> bool or None
+        Called after each release; returning False cancels.
+
+    Returns
+    -------
+    UtilityCurve
+
+    Raises
+    ------
+    ValueError
+        For an unknown or non-private algorithm, empty epsilons or n_seeds < 1.
+
+    Notes
+    -----
+    Not private: every figure is computed on the raw data.
+    """
+    from . import ALGORITHMS
+    if algorithm not in ALGORITHMS or not ALGORITHMS[algorithm].private:
+        raise ValueError(f"{algorithm!r} is not a private algorithm of dpcore.ALGORITHMS")
+    eps = np.asarray(sorted(float(e) for e in epsilons), dtype=float)
+    if eps.size == 0 or not np.all(np.isfinite(eps) & (eps > 0)):
+        raise ValueError("epsilons must be a non-empty list of positive numbers")
+    n_seeds = int(n_seeds)
+    if n_seeds < 1:
+        raise ValueError(f"n_seeds must be at least 1, got {n_seeds}")
+    params = dict(params or {})
+    Xs = subsample(X, max_rows, random_state=sample_seed)
+    cls = ALGORITHMS[algorithm]
+    if reference is None:
+        reference = fit_reference(Xs, bounds, algorithm, n_clusters=n_clusters, params=params)
+    kw = dict(params)
+    if cls.family != "grid clusters":
+        kw["n_clusters"] = n_clusters
+    kw = _filter_params(cls, kw)
+    values = np.full((eps.size, n_seeds), np.nan)
+    total = _total or eps.size * n_seeds
+    done = _done
+    failures = {}
+    complete = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        for i, e in enumerate(eps):
+            for s in range(n_seeds):
+                try:
+                    est = cls(epsilon=float(e), bounds=bounds, random_state=s, **kw).fit(Xs)
+                    values[i, s] = utility(est, Xs, bounds, reference)
+                except InfeasibleBudgetError as exc:
+                    failures[float(e)] = str(exc)
+                    done += n_seeds - s
+                    break
+                done += 1
+                if progress is not None and progress(done / total, f"{cls.display_name or algorithm}: "
+                                                                   f"ε = {e:g}, release {s + 1} of {n_seeds}") is False:
+                    complete = False
+                    break
+            if not complete:
+                break
+    return UtilityCurve(algorithm, reference.measure, eps, values, reference.line, reference.value, Xs.shape[0],
+                        complete, failures)
+
+
+def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds: int = DEFAULT_SEEDS,
+                   n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
+                   sample_seed: int = 0, progress: Progress | None = None) -> list[UtilityCurve]:
+    """:func:`privacy_utility_curve` for several algorithms, sharing the reference and one progress bar.
+
+    Returns
+    -------
+    list of UtilityCurve, in the order given; after a cancellation the
+    algorithms not started are missing and the last one is incomplete.
+    """
+    Xs = subsample(X, max_rows, random_state=sample_seed)
+    total = len(algorithms) * len(list(epsilons)) * int(n_seeds)
+    refs: dict[str, Reference] = {}
+    out = []
+    for j, a in enumerate(algorithms):
+        bkey = (baseline_key(a), measure_for(a))
+        if bkey not in refs:
+            refs[bkey] = fit_reference(Xs, bounds, a, n_clusters=n_clusters, params=params)
+        c = privacy_utility_curve(Xs, bounds, a, epsilons=epsilons, n_seeds=n_seeds, n_clusters=n_clusters,
+                                  params=params, reference=refs[bkey], progress=progress,
+                                  _done=j * len(list(epsilons)) * int(n_seeds), _total=total)
+        out.append(c)
+        if not c.complete:
+            break
+    return out
+
+
+def curves_frame(curves) -> pd.DataFrame:
+    """All curves' summaries stacked (columns as :meth:`UtilityCurve.summary`, plus ``measure``)."""
+    if not curves:
+        return pd.DataFrame(columns=["algorithm", "epsilon", "median", "q10", "q90", "n", "measure"])
+    return pd.concat([c.summary().assign(measure=c.measure) for c in curves], ignore_index=True)
+
+
+# -- the Su et al. §6 advisor ----------------------------------------------------------------------
+def mse_dplloyd(n: float, d: int, k: int, epsilon: float, t: int, *, r: float = 1.0, rho: float = RHO) -> float:
+    """Eq. 7 (= Eq. 11): MSE of one DPLloyd centroid after ``t`` iterations on budget epsilon."""
+    return 2 * d * (1 + (2 * rho * r) ** 2) * (k * t * (d * r + 1) / (n * epsilon)) ** 2
+
+
+def grid_cells(n: float, d: int, epsilon: float, *, theta: float = 10.0) -> float:
+    """Eq. 4: the number of EUG cells ``M = (N eps / theta)^(2d / (2 + d))`` (continuous, at least 1)."""
+    return max(n * epsilon / theta, 1.0) ** (2 * d / (2 + d))
+
+
+def var_eugkm(n: float, d: int, k: int, epsilon: float, *, r: float = 1.0, theta: float = 10.0) -> float:
+    """Eq. 9 with M from Eq. 4 (= Eq. 12): the variance of one EUGkM centroid."""
+    m = grid_cells(n, d, epsilon, theta=theta)
+    return 2 * d * m * r ** 2 * k ** ((d - 2) / d) / (3 * n ** 2 * epsilon ** 2)
+
+
+def bias2_eugkm_bound(n: float, d: int, epsilon: float, *, r: float = 1.0, theta: float = 10.0) -> float:
+    """Inequality 10: upper bound ``d r^2 / M^(2/d)`` on EUGkM's squared bias."""
+    return d * r ** 2 / grid_cells(n, d, epsilon, theta=theta) ** (2 / d)
+
+
+def mse_hybrid(n: float, d: int, k: int, epsilon: float, *, r: float = 1.0, rho: float = RHO) -> float:
+    """Eq. 13: MSE of the Hybrid's final step, one DPLloyd iteration at epsilon / 2."""
+    return 8 * d * (1 + (2 * rho * r) ** 2) * (k * (d * r + 1) / (n * epsilon)) ** 2
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The advisor's prediction for one (N, d, k, epsilon).
+
+    Attributes
+    ----------
+    n, d, k, epsilon, t : the inputs (t: DPLloyd's iterations used in Eq. 7)
+    mse : dict algorithm -> predicted MSE per centroid (normalised units):
+        ``dplloyd`` (Eq. 7), ``eugkm`` (its variance, Eq. 12: a lower bound),
+        ``hybrid`` (Eq. 13 when it refines, else EUGkM's)
+    eugkm_bias2_bound : float, Inequality 10
+    hybrid_min_epsilon : float, Inequality 15's threshold
+    hybrid_refines : bool, Inequalities 14 and 15 hold
+    best : {"dplloyd", "eugkm", "hybrid"}
+    certain : bool
+        False when DPLloyd's MSE lies between EUGkM's variance and its
+        variance + bias bound (the bias depends on the data).
+    reason : str, one or two sentences
+    """
+
+    n: float
+    d: int
+    k: int
+    epsilon: float
+    t: int
+    mse: dict
+    eugkm_bias2_bound: float
+    hybrid_min_epsilon: float
+    hybrid_refines: bool
+    best: str
+    certain: bool
+    reason: str
+
+
+def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r: float = 1.0, rho: float = RHO,
+           theta: float = 10.0) -> Advice:
+    """Which of DPLloyd, EUGkM and Hybrid Su et al. (2016, §6) predict to do best.
+
+    Parameters
+    ----------
+    n : float, dataset size (> 0)
+    d, k : int >= 1
+    epsilon : float > 0
+    t : int or None
+        DPLloyd's iterations in Eq. 7.  None: the number dpcore's DPLloyd
+        runs by default (``n_iter="auto"``, 2 to 7, :func:`dpcore.dplloyd.auto_schedule`);
+        5 reproduces the paper's setting.
+    r, rho, theta : float
+        Half-width of the normalised domain (1), the normalised centroid
+        coordinate of Eq. 6 (0.225), the grid constant of Eq. 4 (10).
+
+    Returns
+    -------
+    Advice
+
+    Raises
+    ------
+    ValueError
+        For non-positive n, epsilon, d, k or t.
+
+    Notes
+    -----
+    The formulas assume equal-size, well-separated clusters; the measured
+    curve is the arbiter (see §6.4 of the paper for where they disagree).
+    """
+    n, epsilon = float(n), float(epsilon)
+    if not (n > 0 and math.isfinite(n)):
+        raise ValueError(f"n must be a positive number, got {n}")
+    if not (epsilon > 0 and math.isfinite(epsilon)):
+        raise ValueError(f"epsilon must be a positive number, got {epsilon}")
+    d, k = int(d), int(k)
+    if d < 1 or k < 1:
+        raise ValueError(f"d and k must be at least 1, got d={d}, k={k}")
+    if t is None:
+        t = auto_schedule(n, d, k, epsilon, r=r, rho=rho)[0]
+    t = int(t)
+    if t < 1:
+        raise ValueError(f"t must be at least 1, got {t}")
+    m_dp = mse_dplloyd(n, d, k, epsilon, t, r=r, rho=rho)
+    v_eu = var_eugkm(n, d, k, epsilon, r=r, theta=theta)
+    b_eu = bias2_eugkm_bound(n, d, epsilon, r=r, theta=theta)
+    m_hy = mse_hybrid(n, d, k, epsilon, r=r, rho=rho)
+    thr = hybrid_min_epsilon(n, d, k, r=r, rho=rho, theta=theta)
+    refines = epsilon >= thr and t >= 2
+    certain = True
+    if refines:
+        best = "hybrid"
+        reason = (f"ε = {epsilon:g} ≥ {thr:.3g} (Inequality 15) and t = {t} ≥ 2 (Inequality 14): one DPLloyd "
+                  f"iteration at ε/2 after EUGkM (MSE {m_hy:.2g}, Eq. 13) is predicted below both EUGkM's variance "
+                  f"({v_eu:.2g}, Eq. 12) and DPLloyd's MSE ({m_dp:.2g}, Eq. 7).")
+    elif m_dp < v_eu:
+        best = "dplloyd"
+        reason = (f"DPLloyd's MSE ({m_dp:.2g}, Eq. 7, t = {t}) is below even EUGkM's variance ({v_eu:.2g}, Eq. 12), "
+                  f"and ε = {epsilon:g} < {thr:.3g} so the Hybrid falls back to EUGkM.")
+    else:
+        best = "eugkm"
+        certain = m_dp >= v_eu + b_eu
+        reason = (f"ε = {epsilon:g} < {thr:.3g} (Inequality 15), so the Hybrid is EUGkM; DPLloyd's MSE ({m_dp:.2g}, "
+                  f"Eq. 7, t = {t}) is above EUGkM's variance ({v_eu:.2g}, Eq. 12)"
+                  + ("." if certain else f" but below variance + bias bound ({v_eu + b_eu:.2g}, Eq. 10): "
+                                         "the data's shape decides, so this call is uncertain."))
+    mse = {"dplloyd": m_dp, "eugkm": v_eu, "hybrid": m_hy if refines else v_eu}
+    return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, best, certain, reason)
+
+
+def advice_frame(n: float, d: int, k: int, epsilons, **kw) -> pd.DataFrame:
+    """:func:`advise` over an epsilon grid: one row per epsilon with the three predicted MSEs and the pick."""
+    rows = []
+    for e in epsilons:
+        a = advise(n, d, k, e, **kw)
+        rows.append({"epsilon": float(e), "mse_dplloyd": a.mse["dplloyd"], "mse_eugkm": a.mse["eugkm"],
+                     "mse_hybrid": a.mse["hybrid"], "eugkm_bias2_bound": a.eugkm_bias2_bound, "t": a.t,
+                     "predicted_best": a.best, "certain": a.certain})
+    return pd.DataFrame(rows)
+
+
+def measured_best(curves) -> pd.DataFrame:
+    """Per epsilon, the algorithm with the lowest median among the measured curves (same measure only)."""
+    df = curves_frame(curves).dropna(subset=["median"])
+    if df.empty:
+        return pd.DataFrame(columns=["epsilon", "measured_best"])
+    idx = df.groupby("epsilon")["median"].idxmin()
+    return df.loc[idx, ["epsilon", "algorithm"]].rename(columns={"algorithm": "measured_best"}).reset_index(drop=True)

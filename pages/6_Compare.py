@@ -1,0 +1,158 @@
+"""Compare: the same release at several privacy levels, the privacy-utility curve, and the Su et al. advisor."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import dpcore
+from dpcore import evaluation as E
+from dpcore.explain import NOT_PRIVATE, level_for
+from dpcore.metrics import nicv
+from ui import figures as F
+from ui import widgets as W
+
+st.title("Compare privacy levels")
+st.caption("The same data, algorithm, k and seed at several ε side by side, then how utility moves with ε over many "
+           "releases. Use it to choose ε with your eyes open.")
+
+ds, fp = W.dataset_picker()
+if ds is None:
+    st.stop()
+algo = W.algorithm_picker(default="eugkm")
+k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=100,
+                                value=W.url_default("k", ds.n_clusters_hint or 5, int, valid=lambda v: 1 <= v <= 100),
+                                key="k"))
+eps = W.epsilon_slider("Chosen privacy level (ε)")
+seed = W.seed_input()
+n, d = ds.X.shape
+st.markdown(f"**{ds.title}** · {n:,} points · {d} column(s): {', '.join(ds.columns)}")
+if ds.bounds is None:
+    st.warning("No public bounds: the domain is read from the data, so these releases are NOT private for the "
+               "extreme records. Enter public bounds in the sidebar to fix that.")
+if k > n:
+    st.error(f"k = {k} is larger than the number of points ({n}): choose at most {n} clusters.")
+    st.stop()
+st.warning("Looking at many ε on the real data is itself a use of the data: every picture below is a real release. "
+           "Choose ε on public or synthetic data where you can; what you publish is accounted on the Release page.",
+           icon="⚠️")
+delta = {"delta": 1e-8} if dpcore.ALGORITHMS[algo].needs_delta else {}
+
+# -- small multiples ---------------------------------------------------------------------------
+st.subheader("Side by side")
+default_multiples = sorted({0.05, 0.2, 1.0, 5.0, eps})[:6]
+multiples = st.multiselect("Privacy levels to compare (3 to 6)", W.EPSILON_VALUES, default=default_multiples,
+                           format_func=W.epsilon_label, key="multiples")
+show_base = st.checkbox(f"Show the non-private centres ({NOT_PRIVATE})", value=True, key="show_base")
+W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps, seed=seed)
+if not 3 <= len(multiples) <= 6:
+    st.info("Choose between 3 and 6 privacy levels to see them side by side.")
+else:
+    multiples = sorted(multiples)
+    base = W.release(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+    panels, rows = [], []
+    bar = st.progress(0.0, text="Computing the releases…")
+    for i, e in enumerate(multiples):
+        est = W.release(ds, fp, algo, n_clusters=k, epsilon=e, random_state=seed, **delta)
+        bounds = (est.bounds_.lower, est.bounds_.upper)
+        ratio = nicv(ds.X, est.cluster_centers_, bounds) / nicv(ds.X, base.cluster_centers_, bounds)
+        syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" and d == 2 else None
+        mark = " ◀ chosen" if e == eps else ""
+        panels.append({"title": f"<b>ε = {e:g}</b>{mark}<br>{level_for(e).name} · NICV ×{ratio:.3g}",
+                       "centers": est.cluster_centers_[:, :2] if d >= 2 else np.c_[est.cluster_centers_, 0 * est.cluster_centers_],
+                       "synopsis_edges": syn.edges if syn else None, "synopsis_counts": syn.counts if syn else None})
+        rows.append({"ε": e, "privacy level": level_for(e).name, "NICV ratio (1 = non-private)": round(ratio, 4),
+                     "ε spent": est.budget_.total()[0]})
+        bar.progress((i + 1) / len(multiples), text=f"ε = {e:g} done")
+    bar.empty()
+    if d >= 2:
+        view_bounds = (bounds[0][:2], bounds[1][:2])
+        st.plotly_chart(F.small_multiples_figure(panels, bounds=view_bounds, columns=ds.columns[:2], geo=ds.geo,
+                                                 baseline_centers=base.cluster_centers_[:, :2] if show_base else None),
+                        width="stretch", key="multiples_fig")
+        if d > 2:
+            st.caption(f"Showing the first two of {d} columns.")
+    else:
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.caption(f"Same seed ({seed}), same axes and one colour scale in every panel: cells are noisy point density "
+               "(blue = negative noise). ● private centres. The NICV ratio under each title (private NICV / "
+               f"non-private NICV, Su et al. Eq. 1; 1 = as good as non-private) is computed on the raw data: {NOT_PRIVATE}.")
+
+# -- privacy-utility curve -----------------------------------------------------------------------
+st.subheader("Privacy–utility curve")
+measure = E.measure_for(algo)
+same_measure = [a for a, c in dpcore.ALGORITHMS.items()
+                if c.private and c.family == dpcore.ALGORITHMS[algo].family and E.measure_for(a) == measure]
+c1, c2, c3, c4 = st.columns([3, 3, 1, 2])
+algos = c1.multiselect("Algorithms", same_measure, default=[algo], key="curve_algos",
+                       format_func=lambda a: dpcore.ALGORITHMS[a].display_name or a)
+grid = c2.multiselect("ε values", W.EPSILON_VALUES, default=list(E.DEFAULT_EPSILONS), key="curve_eps",
+                      format_func=lambda e: f"{e:g}")
+n_seeds = int(c3.number_input("Releases per ε", min_value=20, max_value=200, value=E.DEFAULT_SEEDS, key="curve_seeds"))
+row_opts = [None] + [r for r in (5_000, 20_000, 50_000) if r < n]
+max_rows = c4.selectbox("Rows used", row_opts, index=row_opts.index(20_000) if 20_000 in row_opts else 0,
+                        key="curve_rows", format_func=lambda r: f"all {n:,}" if r is None else f"a sample of {r:,}",
+                        help="A uniform sample makes the curve faster. With fewer rows the same ε gives noisier "
+                             "results, so a curve on a sample is pessimistic for the full data.")
+
+
+def _stop():
+    st.session_state["curve"] = False
+    st.session_state["curve_stopped"] = True
+
+
+on = st.toggle("Compute the curve", value=W.url_default("curve", 0, int) == 1, key="curve",
+               help=f"{n_seeds} seeded releases at each ε for each algorithm; results are cached.")
+W.set_url(curve=int(on))
+curves, complete = [], False
+if st.session_state.pop("curve_stopped", False):
+    st.info("Stopped. Nothing was kept; switch the curve on again to restart.")
+if on and algos and grid:
+    st.button("Stop", key="curve_stop_btn", on_click=_stop, help="Stop the computation now.")
+    bar = st.progress(0.0, text="Fitting seeded releases…")
+    curves, complete = W.utility_curves(ds, fp, algos, epsilons=sorted(grid), n_seeds=n_seeds, n_clusters=k,
+                                        params=delta, max_rows=max_rows,
+                                        progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg) and None)
+    bar.empty()
+elif on:
+    st.info("Choose at least one algorithm and one ε value.")
+
+left, right = st.columns([3, 2], gap="large")
+with left:
+    if curves:
+        frame = E.curves_frame(curves)
+        names = {a: dpcore.ALGORITHMS[a].display_name or a for a in algos}
+        st.plotly_chart(F.utility_curve_figure(frame, measure=measure, reference_line=curves[0].reference_line,
+                                               chosen_epsilon=eps, names=names), width="stretch", key="curve_fig")
+        rows_used = curves[0].n_rows
+        st.caption(f"Median and 10–90 % band of {measure} over {n_seeds} seeded releases per ε, on "
+                   f"{'all' if rows_used == n else f'a uniform sample of {rows_used:,} of the'} {n:,} rows. "
+                   f"Dashed: non-private. Dotted: your chosen ε. Computed on the raw data: {NOT_PRIVATE}.")
+        for c in curves:
+            for e_fail, msg in c.failures.items():
+                st.caption(f"{names[c.algorithm]} could not run at ε = {e_fail:g}: {msg}")
+        with st.expander("Numbers"):
+            st.dataframe(frame.round(4), hide_index=True)
+    elif not on:
+        st.info("Switch on “Compute the curve” to fit many seeded releases at each ε (cached afterwards).")
+with right:
+    st.markdown("**What Su et al. (2016, §6) predict**")
+    if dpcore.ALGORITHMS[algo].family != "centroids":
+        st.caption("The advisor covers DPLloyd, EUGkM and Hybrid (k-means centroids).")
+    else:
+        adv = E.advise(n, d, k, eps)
+        st.metric(f"Predicted best at ε = {eps:g}", dpcore.ALGORITHMS[adv.best].display_name,
+                  "certain" if adv.certain else "uncertain: depends on the data's shape", delta_color="off")
+        st.caption(adv.reason)
+        pred = E.advice_frame(n, d, k, sorted(set(grid) | {eps}) if grid else [eps])
+        st.plotly_chart(F.advice_figure(pred, chosen_epsilon=eps, height=320), width="stretch", key="advice_fig")
+        table = pred[["epsilon", "predicted_best"]].copy()
+        table["predicted_best"] = table["predicted_best"].map(lambda a: dpcore.ALGORITHMS[a].display_name)
+        if curves:
+            meas = E.measured_best(curves)
+            table = table.merge(meas, on="epsilon", how="left")
+            table["measured_best"] = table["measured_best"].map(
+                lambda a: dpcore.ALGORITHMS[a].display_name if isinstance(a, str) else "–")
+            if len(algos) < 2:
+                st.caption("Add DPLloyd, EUGkM and Hybrid to the curve to check the prediction against measurement.")
+        st.dataframe(table, hide_index=True)
+        st.caption(f"Predictions use the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and Inequality 15; DPLloyd "
+                   f"with the iterations it runs by default). N is {NOT_PRIVATE}.")

@@ -1,0 +1,61 @@
+"""Explain: what a privacy level promises one person, in numbers and plain words."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore import explain as X
+from ui import figures as F
+from ui import widgets as W
+
+st.title("What does ε mean for one person?")
+st.caption("Differential privacy promises every person in the data the same thing: whatever is published would have "
+           "been almost as likely without their record. ε says how much “almost” is.")
+
+eps = W.epsilon_slider("Privacy level (ε)", sidebar=False)
+c1, c2 = st.columns(2)
+delta = float(c1.select_slider("δ (only for (ε, δ) algorithms such as the private coreset)",
+                               options=[0.0, 1e-10, 1e-8, 1e-6, 1e-4], value=0.0, key="delta",
+                               format_func=lambda v: "0 (pure ε-DP)" if v == 0 else f"{v:g}"))
+prior = c2.slider("Someone's belief before the release (%)", 1, 99, 50, key="prior") / 100
+W.set_url(epsilon=eps)
+
+statements = X.epsilon_statements(eps, delta, prior=prior)
+cols = st.columns(3)
+for col, s in zip(cols, statements[:3]):
+    col.metric(s.title, s.value)
+for s in statements:
+    st.markdown(f"**{s.title}: {s.value}.** {s.sentence}  \n<small>Formula: `{s.formula}`</small>",
+                unsafe_allow_html=True)
+lv = X.level_for(eps)
+st.info(f"**{lv.name}** (ε = {eps:g}): {lv.guidance}")
+
+st.subheader("The named levels, in numbers")
+table = pd.DataFrame([{"level": r["name"], "ε on the slider": ", ".join(f"{e:g}" for e in r["epsilons"]),
+                       "odds change at most": f"{r['odds_ratio']:.3g}×",
+                       "attacker's advantage at most": f"{r['advantage']:.1%}",
+                       "belief from 50 % at most": f"{r['posterior']:.1%}",
+                       "guidance": r["guidance"]} for r in X.levels_table()])
+st.dataframe(table, hide_index=True, width="stretch")
+st.caption("Figures at the largest ε of each level (its weakest promise). Above ε = 5 little protection is left: "
+           "an attacker's advantage is above 98 % and odds can change more than 148-fold.")
+
+st.subheader("How belief can move")
+grid = np.geomspace(0.01, 10, 121)
+st.plotly_chart(F.privacy_bounds_figure(grid, [X.posterior_bound(e, 0.5) for e in grid],
+                                        [X.attacker_advantage_bound(e) for e in grid], chosen_epsilon=eps),
+                width="stretch", key="bounds_fig")
+st.caption("Both lines are upper bounds that hold for every person and every conclusion drawn from one release.")
+
+st.subheader("Several releases add up")
+n_rel = int(st.number_input("Releases of the same data at this ε", 1, 50, 3, key="n_releases"))
+tot, _ = X.sequential_total([eps] * n_rel)
+st.markdown(f"{n_rel} release(s) at ε = {eps:g} together give ε = **{tot:g}** (sequential composition): odds can "
+            f"change by at most {X.odds_ratio_bound(tot):.3g}× and belief from 50 % can reach "
+            f"{X.posterior_bound(tot):.1%}. Looking at many ε or seeds on the real data and picking one counts too. "
+            "The Release page keeps this account per dataset.")
+
+st.subheader("What is not private")
+st.markdown(f"Some figures in this app are computed on the raw data to help the data owner judge a release: "
+            f"non-private centres, raw points, NICV, cost and UD figures, the privacy–utility curves and the "
+            f"advisor's use of the true number of rows. Each is labelled **“{X.NOT_PRIVATE}”**. They are never "
+            "part of a published release.")
