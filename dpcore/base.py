@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from .accountant import BudgetLedger
 from .mechanisms import NoiseSource
 from .metrics import assign
-from .validation import (Domain, check_array, check_bounds, check_delta, check_epsilon,
+from .validation import (Domain, _check_span, check_array, check_bounds, check_delta, check_epsilon,
                          check_n_clusters, check_random_state)
 
 
@@ -123,5 +123,7 @@ class DPClusterer(ClusterMixin, BaseEstimator):
 def _silent_data_domain(X: np.ndarray) -> Domain:
     """Data box for non-private baselines, where reading the range leaks nothing new."""
     lower, upper = X.min(axis=0), X.max(axis=0)
+    with np.errstate(over="ignore"):
+        _check_span(upper - lower, "the data's range")
     pad = np.where(upper > lower, 0.0, 1e-6 * np.maximum(np.abs(upper), 1.0))
     return Domain(lower - pad, upper + pad, from_data=True)

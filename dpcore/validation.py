@@ -81,7 +81,7 @@ def check_array(X, *, name: str = "X", min_samples: int = 1) -> np.ndarray:
     if d == 0:
         raise ValueError(f"{name} has no columns: choose at least one numeric column")
     if n < min_samples:
-        raise ValueError(f"{name} has {n} row(s); at least {min_samples} needed")
+        raise ValueError(f"{name} has {n} row(s); at least {min_samples} needed: give more rows of data")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     finite = np.isfinite(arr)
     if not finite.all():
@@ -227,7 +227,9 @@ def check_bounds(bounds, X: np.ndarray | None = None, *, d: int | None = None) -
             "looking at the data (e.g. the city's bounding box).",
             PrivacyLeakWarning, stacklevel=3)
         lower, upper = X.min(axis=0), X.max(axis=0)
-        span = upper - lower
+        with np.errstate(over="ignore"):
+            span = upper - lower
+        _check_span(span, "the data's range")
         # A constant column still needs a non-empty box.
         pad = np.where(span > 0, 0.0, np.maximum(np.abs(upper), 1.0) * 1e-6)
         return Domain(lower - pad, upper + pad, from_data=True)
@@ -246,4 +248,14 @@ def check_bounds(bounds, X: np.ndarray | None = None, *, d: int | None = None) -
         dims = np.flatnonzero(lower >= upper).tolist()
         raise ValueError(f"bounds are inverted or empty in dimension(s) {dims}: each lower bound must be "
                          "smaller than its upper bound")
+    with np.errstate(over="ignore"):
+        _check_span(upper - lower, "the bounds")
     return Domain(lower, upper)
+
+
+def _check_span(span: np.ndarray, what: str) -> None:
+    """Refuse a box wider than floating point can hold (upper - lower overflows to inf)."""
+    if not np.isfinite(span).all():
+        dims = np.flatnonzero(~np.isfinite(span)).tolist()
+        raise ValueError(f"{what} in dimension(s) {dims} span more than the largest floating-point number "
+                         "(about 1.8e308): rescale those columns (e.g. to other units) before clustering")
