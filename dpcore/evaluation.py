@@ -43,7 +43,12 @@ Decision rule (the paper's own): if Inequalities 14 and 15 hold, Hybrid;
 otherwise the Hybrid falls back to EUGkM, and DPLloyd is predicted best only
 when its MSE is below EUGkM's variance (a lower bound of EUGkM's MSE), else
 EUGkM.  When DPLloyd's MSE lies between EUGkM's variance and variance +
-bias bound the call is flagged as uncertain.
+bias bound the call is flagged as uncertain (DPLloyd may then win if the
+grid's bias is near its bound, which is what happens in high dimension).
+A consequence of the formulas: with ``t >= 2`` DPLloyd is never predicted
+strictly best, because below the threshold of Inequality 15 the Hybrid's
+MSE (Eq. 13 = Eq. 7 at t = 2) already exceeds EUGkM's variance, and above
+it the Hybrid beats DPLloyd (Inequality 14).  Only ``t = 1`` can make it so.
 
 References
 ----------
@@ -457,7 +462,8 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
         reason = (f"ε = {epsilon:g} < {thr:.3g} (Inequality 15), so the Hybrid is EUGkM; DPLloyd's MSE ({m_dp:.2g}, "
                   f"Eq. 7, t = {t}) is above EUGkM's variance ({v_eu:.2g}, Eq. 12)"
                   + ("." if certain else f" but below variance + bias bound ({v_eu + b_eu:.2g}, Eq. 10): "
-                                         "the data's shape decides, so this call is uncertain."))
+                                         "the data's shape decides, so this call is uncertain and DPLloyd may "
+                                         "do better if the grid's bias is near its bound."))
     mse = {"dplloyd": m_dp, "eugkm": v_eu, "hybrid": m_hy if refines else v_eu}
     return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, best, certain, reason)
 

@@ -1,0 +1,201 @@
+"""Publishable releases and the session budget account: what a release holds, what it never holds, refusals."""
+import csv
+import io
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+
+import dpcore
+from dpcore import release as R
+from dpcore.exceptions import BudgetExceededError
+from dpcore.explain import attacker_advantage_bound, epsilon_statements, levels_table, posterior_bound
+from dpcore.session_budget import SessionBudget
+
+
+@pytest.fixture(scope="module")
+def fitted(blobs):
+    X, bounds, _ = blobs
+    out = {}
+    for key in ("eugkm", "dplloyd"):
+        est = dpcore.ALGORITHMS[key](n_clusters=3, epsilon=0.7, bounds=bounds, random_state=3).fit(X)
+        out[key] = (est, R.build_release(est, algorithm=key, dataset="blobs", columns=["x", "y"]))
+    return X, out
+
+
+def _numbers(cells):
+    out = []
+    for c in cells:
+        try:
+            out.append(float(c))
+        except ValueError:
+            out.append(None)
+    return out
+
+
+def vectors_in(kind, text, columns):
+    """Every point (d numbers) written in a release file, read back the way a reader would."""
+    d = len(columns)
+    vecs = []
+    if kind == "json":
+        def walk(o):
+            if isinstance(o, list) and len(o) == d and all(isinstance(v, (int, float)) for v in o):
+                vecs.append([float(v) for v in o])
+            elif isinstance(o, list):
+                for v in o:
+                    walk(v)
+            elif isinstance(o, dict):
+                for v in o.values():
+                    walk(v)
+        walk(json.loads(text))
+    elif kind == "csv":
+        groups = {}
+        for r in csv.DictReader(io.StringIO(text)):
+            groups.setdefault((r["section"], r["item"]), {})[r["field"]] = r["value"]
+        for fields in groups.values():
+            if all(c in fields for c in columns):
+                vecs.append(_numbers([fields[c] for c in columns]))
+    else:  # html: any d consecutive numeric cells of a table row
+        for tr in re.findall(r"<tr>(.*?)</tr>", text, flags=re.S):
+            nums = _numbers(re.findall(r"<td>(.*?)</td>", tr))
+            for i in range(len(nums) - d + 1):
+                if all(v is not None for v in nums[i:i + d]):
+                    vecs.append(nums[i:i + d])
+    return np.array([v for v in vecs if None not in v], dtype=float).reshape(-1, d)
+
+
+def rows_found(kind, text, X, columns=("x", "y")):
+    V = vectors_in(kind, text, list(columns))
+    rtol = 1e-5 if kind == "html" else 0.0  # the report prints 6 significant digits
+    return [i for i, x in enumerate(X) if np.any(np.all(np.isclose(V, x, rtol=rtol, atol=0.0), axis=1))]
+
+
+def texts(rel):
+    return {"json": R.to_json(rel), "csv": R.to_csv(rel), "html": R.to_html(rel)}
+
+
+@pytest.mark.parametrize("key", ["eugkm", "dplloyd"])
+def test_release_parses_and_holds_the_ledger(fitted, key):
+    X, out = fitted
+    est, rel = out[key]
+    back = json.loads(R.to_json(rel))
+    assert back["ledger"] == est.budget_.to_records()
+    eps_spent = math.fsum(e["epsilon"] for e in back["ledger"])
+    assert eps_spent == pytest.approx(back["privacy"]["epsilon_spent"]) and eps_spent <= 0.7 * (1 + 1e-9)
+    assert back["privacy"]["epsilon"] == 0.7 and back["privacy"]["delta"] == 0.0
+    assert np.allclose(back["centroids"], est.cluster_centers_)
+    assert back["bounds"] == {"lower": [0.0, 0.0], "upper": [10.0, 10.0], "note": back["bounds"]["note"]}
+    assert back["seed_policy"]["random_state"] == 3
+    assert back["package"]["version"] == dpcore.__version__
+    assert back["parameters"]["n_clusters"] == 3 and "epsilon" not in back["parameters"]
+    if key == "eugkm":
+        assert back["synopsis"]["kind"] == "grid"
+        assert np.allclose(back["synopsis"]["counts"], est.synopsis_.counts)
+    rows = list(csv.DictReader(io.StringIO(R.to_csv(rel))))
+    assert sum(r["section"] == "centroid" for r in rows) == 3 * 2
+    assert sum(r["section"] == "ledger" and r["field"] == "name" for r in rows) == len(est.budget_)
+    html = R.to_html(rel)
+    assert all(e.name in html for e in est.budget_) and "<script" not in html.lower()
+
+
+@pytest.mark.parametrize("key", ["eugkm", "dplloyd"])
+def test_no_input_row_in_json_csv_or_html(fitted, key):
+    X, out = fitted
+    _, rel = out[key]
+    assert R.find_input_rows(rel, X).size == 0
+    docs = texts(rel)
+    assert len(vectors_in("json", docs["json"], ["x", "y"])) >= 3      # the centres are read back...
+    assert len(vectors_in("csv", docs["csv"], ["x", "y"])) >= 3
+    assert len(vectors_in("html", docs["html"], ["x", "y"])) >= 3
+    for name, text in docs.items():                                    # ...and none is an input row
+        assert rows_found(name, text, X) == [], f"an input row is in the {name} release"
+    # No dataset size or utility figure computed on the raw data either.
+    body = docs["json"]
+    for word in ("nicv", "inertia", "n_clipped", "n_samples_seen", "fingerprint"):
+        assert word not in body.lower()
+    assert str(len(X)) not in json.dumps(rel["privacy"])
+
+
+def test_the_row_check_can_fail(fitted):
+    X, out = fitted
+    _, rel = out["dplloyd"]
+    leaky = json.loads(R.to_json(rel))
+    leaky["centroids"].append(X[17].tolist())
+    assert R.find_input_rows(leaky, X).tolist() == [17]
+    for name, text in texts(leaky).items():
+        assert 17 in rows_found(name, text, X), name
+
+
+def test_refuses_non_private_and_data_bounds(blobs):
+    X, bounds, _ = blobs
+    base = dpcore.ALGORITHMS["kmeans"](n_clusters=3, epsilon=None, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="not private"):
+        R.build_release(base, algorithm="kmeans")
+    with pytest.warns(dpcore.PrivacyLeakWarning):
+        leaky = dpcore.ALGORITHMS["dplloyd"](n_clusters=3, epsilon=1.0, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="bounds were read from the data"):
+        R.build_release(leaky, algorithm="dplloyd")
+    with pytest.raises(RuntimeError, match="not fitted"):
+        R.build_release(dpcore.ALGORITHMS["dplloyd"](n_clusters=3), algorithm="dplloyd")
+
+
+def test_account_sums_and_refuses_over_the_total(fitted):
+    _, out = fitted
+    acc = SessionBudget()
+    acc.charge("a", 0.3, label="first")
+    acc.charge("a", 0.2)
+    acc.charge("b", 5.0)
+    assert acc.spent("a") == pytest.approx((0.5, 0.0)) and acc.spent("b") == (5.0, 0.0)
+    acc.set_cap("a", 1.0)
+    assert acc.can_afford("a", 0.5) and not acc.can_afford("a", 0.51)
+    with pytest.raises(BudgetExceededError, match=r"only ε = 0.5 of the total 1 .* is left"):
+        acc.charge("a", 0.7)
+    assert acc.spent("a") == pytest.approx((0.5, 0.0))        # nothing recorded on refusal
+    with pytest.raises(BudgetExceededError):                   # 0.5 + 0.7 > 1
+        acc.charge_release("a", out["eugkm"][1])
+    assert acc.spent("b") == (5.0, 0.0) and acc.cap("b") is None  # accounts are per dataset
+
+
+def test_account_refuses_release_over_cap(fitted):
+    _, out = fitted
+    rel = out["eugkm"][1]
+    acc = SessionBudget()
+    acc.set_cap("taxi", 1.0)
+    e = acc.charge_release("taxi", rel)
+    assert e.epsilon == pytest.approx(rel["privacy"]["epsilon_spent"]) and "EUGkM" in e.label
+    with pytest.raises(BudgetExceededError, match="Choose a smaller ε or raise the total"):
+        acc.charge_release("taxi", rel)
+    assert len(acc.entries("taxi")) == 1
+    assert acc.remaining("taxi")[0] == pytest.approx(1.0 - rel["privacy"]["epsilon_spent"])
+    with pytest.raises(ValueError, match="already spent"):
+        acc.set_cap("taxi", 0.1)
+    acc.set_cap("taxi", None)
+    acc.charge_release("taxi", rel)                            # no cap: allowed, and summed
+    assert acc.spent("taxi")[0] == pytest.approx(2 * rel["privacy"]["epsilon_spent"])
+    acc.set_cap("d", 1.0, 1e-6)
+    with pytest.raises(BudgetExceededError, match="δ"):
+        acc.charge("d", 0.1, 1e-5)
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError):
+            acc.charge("d", bad)
+
+
+def test_explain_numbers():
+    for eps in (0.1, 1.0, 5.0):
+        st = {s.title: s for s in epsilon_statements(eps)}
+        assert f"{math.exp(eps):.3g}" in st["Odds ratio"].value
+        adv = (math.exp(eps) - 1) / (math.exp(eps) + 1)
+        assert attacker_advantage_bound(eps) == pytest.approx(adv)
+        assert f"{adv:.1%}" in st["Attacker's advantage"].value
+        assert posterior_bound(eps, 0.5) == pytest.approx(math.exp(eps) / (1 + math.exp(eps)))
+        assert "δ = 0" in st["What δ adds"].value
+    assert "1e-06" in epsilon_statements(1.0, 1e-6)[-1].value
+    rows = levels_table()
+    assert [r["name"] for r in rows][0] == "Maximal privacy" and rows[-1]["odds_ratio"] > 1e4
+    assert all(a["advantage"] < b["advantage"] for a, b in zip(rows, rows[1:]))
+    with pytest.raises(ValueError):
+        epsilon_statements(0.0)
+    with pytest.raises(ValueError):
+        epsilon_statements(1.0, 1.5)
