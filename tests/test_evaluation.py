@@ -1,0 +1,130 @@
+"""Privacy-utility curves (seeded releases, band, cancel, measures) and the Su et al. (2016, §6) advisor."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from dpcore import evaluation as E
+from dpcore.hybrid import hybrid_min_epsilon
+
+
+@pytest.fixture(scope="module")
+def curve(blobs):
+    X, bounds, _ = blobs
+    return E.privacy_utility_curve(X, bounds, "dplloyd", epsilons=[5.0, 0.05], n_seeds=20, n_clusters=3,
+                                   max_rows=1500)
+
+
+def test_curve_has_20_releases_per_epsilon_and_a_band(curve):
+    s = curve.summary()
+    assert curve.measure == "NICV ratio" and curve.reference_line == 1.0 and curve.complete
+    assert list(s["epsilon"]) == [0.05, 5.0] and list(s["n"]) == [20, 20]      # sorted, all seeds measured
+    assert curve.values.shape == (2, 20) and np.isfinite(curve.values).all()
+    assert (s["q10"] <= s["median"]).all() and (s["median"] <= s["q90"]).all()
+    assert curve.n_rows == 1500
+    # More budget, better utility; at eps = 5 the median is close to non-private k-means.
+    assert s["median"].iloc[1] < s["median"].iloc[0]
+    assert s["median"].iloc[1] < 1.25
+    # The seeds really are different releases (a band, not a line).
+    assert np.unique(curve.values[0]).size == 20
+
+
+def test_curve_is_reproducible(blobs, curve):
+    X, bounds, _ = blobs
+    again = E.privacy_utility_curve(X, bounds, "dplloyd", epsilons=[0.05, 5.0], n_seeds=20, n_clusters=3,
+                                    max_rows=1500)
+    assert np.array_equal(again.values, curve.values)
+
+
+def test_progress_returning_false_cancels(blobs):
+    X, bounds, _ = blobs
+    calls = []
+
+    def progress(frac, msg):
+        calls.append((frac, msg))
+        return len(calls) < 5
+
+    c = E.privacy_utility_curve(X, bounds, "dplloyd", epsilons=[0.1, 1.0], n_seeds=20, n_clusters=3,
+                                max_rows=600, progress=progress)
+    assert not c.complete and len(calls) == 5
+    assert np.isfinite(c.values).sum() == 5
+    assert calls[-1][0] == pytest.approx(5 / 40) and "release 5 of 20" in calls[-1][1]
+    many = E.compare_curves(X, bounds, ["dplloyd", "eugkm"], epsilons=[1.0], n_seeds=20, n_clusters=3,
+                            max_rows=600, progress=lambda f, m: f < 0.5)
+    assert len(many) == 1 and not many[0].complete        # eugkm never started
+
+
+def test_measures_per_family(blobs):
+    assert E.measure_for("eugkm") == "NICV ratio"
+    assert E.measure_for("privthr") == "UD" and E.baseline_key("privthr") == "wavecluster"
+    assert E.measure_for("coreset") == "relative cost error"
+    X, bounds, _ = blobs
+    c = E.privacy_utility_curve(X, bounds, "privthr", epsilons=[10.0], n_seeds=20, max_rows=2000,
+                                params={"num_grid": 16})
+    assert c.measure == "UD" and c.reference_line == 0.0
+    assert np.all(c.values >= 0) and np.median(c.values) < 1.0
+
+
+def test_curve_errors(blobs):
+    X, bounds, _ = blobs
+    with pytest.raises(ValueError, match="not a private"):
+        E.privacy_utility_curve(X, bounds, "kmeans", n_clusters=3)
+    with pytest.raises(ValueError, match="positive"):
+        E.privacy_utility_curve(X, bounds, "dplloyd", epsilons=[], n_clusters=3)
+    with pytest.raises(ValueError, match="n_seeds"):
+        E.privacy_utility_curve(X, bounds, "dplloyd", n_seeds=0, n_clusters=3)
+
+
+# -- the advisor --------------------------------------------------------------------------------
+def test_formulas_match_the_paper():
+    n, d, k = 1e5, 2, 5
+    # Eq. 7 scales as 1/eps^2 and t^2; Eq. 12 as eps^(-4/(2+d)); Eq. 13 is Eq. 7 at t = 1, eps / 2.
+    assert E.mse_dplloyd(n, d, k, 0.1, 5) / E.mse_dplloyd(n, d, k, 1.0, 5) == pytest.approx(100)
+    assert E.mse_dplloyd(n, d, k, 1.0, 4) / E.mse_dplloyd(n, d, k, 1.0, 2) == pytest.approx(4)
+    for dd in (2, 4, 8):
+        assert E.var_eugkm(n, dd, k, 0.1) / E.var_eugkm(n, dd, k, 1.0) == pytest.approx(10 ** (4 / (2 + dd)))
+    assert E.mse_hybrid(n, d, k, 1.0) == pytest.approx(E.mse_dplloyd(n, d, k, 0.5, 1))
+    # Eq. 7 by hand: 2 d (1 + (2 rho)^2) (k t (d + 1) / (N eps))^2 with rho = 0.225.
+    assert E.mse_dplloyd(1000, 2, 3, 1.0, 5) == pytest.approx(2 * 2 * (1 + 0.45 ** 2) * (3 * 5 * 3 / 1000) ** 2)
+    # At Inequality 15's threshold, Eq. 13 equals Eq. 12.
+    for n, d, k in itertools.product([1e4, 1e6], [2, 3, 6], [3, 10]):
+        thr = hybrid_min_epsilon(n, d, k)
+        assert E.mse_hybrid(n, d, k, thr) == pytest.approx(E.var_eugkm(n, d, k, thr), rel=1e-9)
+
+
+def test_advisor_follows_inequalities_14_and_15():
+    for n, d, k, eps in itertools.product([1e3, 1e5, 1e7], [2, 5, 20], [3, 10], [0.01, 0.1, 1.0, 5.0]):
+        a = E.advise(n, d, k, eps)
+        thr = hybrid_min_epsilon(n, d, k)
+        assert a.hybrid_min_epsilon == pytest.approx(thr)
+        assert (a.best == "hybrid") == (eps >= thr)
+        # With t >= 2 the Hybrid dominates DPLloyd (Ineq. 14), so DPLloyd is never predicted best.
+        assert a.best != "dplloyd" and a.t >= 2
+        if a.best == "hybrid":
+            assert a.mse["hybrid"] <= a.mse["eugkm"] and a.mse["hybrid"] <= a.mse["dplloyd"]
+        assert "Eq" in a.reason
+    # With one iteration DPLloyd can win: just below the threshold its MSE is a quarter of Eq. 13's.
+    n, d, k = 1e4, 2, 5
+    a = E.advise(n, d, k, 0.99 * hybrid_min_epsilon(n, d, k), t=1)
+    assert a.best == "dplloyd" and not a.hybrid_refines
+    # The taxi case: N ~ 181k, d = 2, k = 5.
+    assert E.advise(181_000, 2, 5, 0.05).best == "eugkm"
+    assert E.advise(181_000, 2, 5, 1.0).best == "hybrid"
+    f = E.advice_frame(181_000, 2, 5, [0.05, 1.0])
+    assert list(f["predicted_best"]) == ["eugkm", "hybrid"]
+    with pytest.raises(ValueError):
+        E.advise(0, 2, 5, 1.0)
+    with pytest.raises(ValueError):
+        E.advise(100, 2, 5, -1.0)
+
+
+def test_measured_best_picks_lowest_median(blobs):
+    X, bounds, _ = blobs
+    curves = E.compare_curves(X, bounds, ["dplloyd", "eugkm"], epsilons=[0.05], n_seeds=20, n_clusters=3,
+                              max_rows=800)
+    frame = E.curves_frame(curves)
+    best = E.measured_best(curves)
+    low = frame.loc[frame["median"].idxmin(), "algorithm"]
+    assert best["measured_best"].tolist() == [low]
+    assert math.isfinite(frame["median"].max())
