@@ -71,8 +71,9 @@ from .exceptions import InfeasibleBudgetError, PrivacyLeakWarning
 from .hybrid import hybrid_min_epsilon
 from .metrics import inertia, nicv
 
-#: The default epsilon grid of the curves: four named levels, one decade apart in pairs.
-DEFAULT_EPSILONS = (0.05, 0.2, 1.0, 5.0)
+#: The default epsilon grid of the curves: three named levels a decade apart (cheap enough for the
+#: taxi data in well under a minute on a 20,000-row sample; add points in the app as needed).
+DEFAULT_EPSILONS = (0.05, 0.5, 5.0)
 #: Seeds per epsilon (the issue asks for at least 20).
 DEFAULT_SEEDS = 20
 

@@ -10,6 +10,7 @@ from dpcore.metrics import nicv
 from ui import figures as F
 from ui import widgets as W
 
+W.page_setup(__file__)
 st.title("Compare privacy levels")
 st.caption("The same data, algorithm, k and seed at several ε side by side, then how utility moves with ε over many "
            "releases. Use it to choose ε with your eyes open.")
@@ -56,7 +57,7 @@ else:
         ratio = nicv(ds.X, est.cluster_centers_, bounds) / nicv(ds.X, base.cluster_centers_, bounds)
         syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" and d == 2 else None
         mark = " ◀ chosen" if e == eps else ""
-        panels.append({"title": f"<b>ε = {e:g}</b>{mark}<br>{level_for(e).name} · NICV ×{ratio:.3g}",
+        panels.append({"title": f"<b>ε = {e:g}</b>{mark}<br>{level_for(e).name}<br>NICV ×{ratio:.3g}",
                        "centers": est.cluster_centers_[:, :2] if d >= 2 else np.c_[est.cluster_centers_, 0 * est.cluster_centers_],
                        "synopsis_edges": syn.edges if syn else None, "synopsis_counts": syn.counts if syn else None})
         rows.append({"ε": e, "privacy level": level_for(e).name, "NICV ratio (1 = non-private)": round(ratio, 4),

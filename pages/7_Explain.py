@@ -7,6 +7,7 @@ from dpcore import explain as X
 from ui import figures as F
 from ui import widgets as W
 
+W.page_setup(__file__)
 st.title("What does ε mean for one person?")
 st.caption("Differential privacy promises every person in the data the same thing: whatever is published would have "
            "been almost as likely without their record. ε says how much “almost” is.")

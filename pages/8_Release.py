@@ -8,6 +8,7 @@ from dpcore.exceptions import BudgetExceededError
 from dpcore.explain import level_for
 from ui import widgets as W
 
+W.page_setup(__file__)
 st.title("Publish a release")
 st.caption("Download the chosen private result. Only private output and public inputs leave this page: no input row, "
            "no non-private centres, no figure computed on the raw data.")

@@ -235,7 +235,7 @@ def _signed_log(v: np.ndarray) -> np.ndarray:
 
 
 def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseline_centers=None,
-                           height: int = 420) -> go.Figure:
+                           height: int = 480) -> go.Figure:
     """The same view of several releases side by side: same axes, same colour scale.
 
     Parameters
@@ -294,7 +294,7 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
                                  marker=dict(size=10, color="rgb(230,85,13)", line=dict(width=1.5, color="black"))),
                       row=1, col=i)
         fig.update_xaxes(range=[lo[0], hi[0]], title_text=columns[0], row=1, col=i, showgrid=False,
-                         constrain="domain")
+                         constrain="domain", nticks=4)
         yaxis = dict(range=[lo[1], hi[1]], showgrid=False, row=1, col=i, constrain="domain")
         if geo:
             yaxis.update(scaleanchor=f"x{'' if i == 1 else i}", scaleratio=1 / math.cos(math.radians((lo[1] + hi[1]) / 2)))
@@ -302,8 +302,8 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
     fig.update_yaxes(title_text=columns[1], row=1, col=1)
     ticks = np.arange(-math.floor(lim), math.floor(lim) + 1)
     fig.update_layout(
-        height=height, margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white",
-        legend=dict(orientation="h", y=-0.12),
+        height=height, margin=dict(l=10, r=10, t=80, b=10), plot_bgcolor="white",
+        legend=dict(orientation="h", y=-0.15),
         coloraxis=dict(colorscale="RdBu_r", cmin=-lim, cmax=lim, cmid=0,
                        colorbar=dict(title="noisy density", tickvals=ticks,
                                      ticktext=[f"{'-' if t < 0 else ''}{10 ** abs(t) - 1:.0f}" if abs(t) < 4
