@@ -57,7 +57,7 @@ else:
         ratio = nicv(ds.X, est.cluster_centers_, bounds) / nicv(ds.X, base.cluster_centers_, bounds)
         syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" and d == 2 else None
         mark = " ◀ chosen" if e == eps else ""
-        panels.append({"title": f"<b>ε = {e:g}</b>{mark}<br>{level_for(e).name}<br>NICV ×{ratio:.3g}",
+        panels.append({"title": f"<b>ε = {e:g}</b>{mark}<br>{level_for(e).name}<br>NICV {ratio - 1:+.1%} vs non-private",
                        "centers": est.cluster_centers_[:, :2] if d >= 2 else np.c_[est.cluster_centers_, 0 * est.cluster_centers_],
                        "synopsis_edges": syn.edges if syn else None, "synopsis_counts": syn.counts if syn else None})
         rows.append({"ε": e, "privacy level": level_for(e).name, "NICV ratio (1 = non-private)": round(ratio, 4),
@@ -74,8 +74,8 @@ else:
     else:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption(f"Same seed ({seed}), same axes and one colour scale in every panel: cells are noisy point density "
-               "(blue = negative noise). ● private centres. The NICV ratio under each title (private NICV / "
-               f"non-private NICV, Su et al. Eq. 1; 1 = as good as non-private) is computed on the raw data: {NOT_PRIVATE}.")
+               "(blue = negative noise). ● private centres. The figure under each title (private NICV / "
+               f"non-private NICV − 1, Su et al. Eq. 1; 0 % = as good as non-private) is computed on the raw data: {NOT_PRIVATE}.")
 
 # -- privacy-utility curve -----------------------------------------------------------------------
 st.subheader("Privacy–utility curve")
@@ -144,16 +144,16 @@ with right:
                   "certain" if adv.certain else "uncertain: depends on the data's shape", delta_color="off")
         st.caption(adv.reason)
         pred = E.advice_frame(n, d, k, sorted(set(grid) | {eps}) if grid else [eps])
-        st.plotly_chart(F.advice_figure(pred, chosen_epsilon=eps, height=320), width="stretch", key="advice_fig")
+        st.plotly_chart(F.advice_figure(pred, chosen_epsilon=eps, height=380), width="stretch", key="advice_fig")
         table = pred[["epsilon", "predicted_best"]].copy()
         table["predicted_best"] = table["predicted_best"].map(lambda a: dpcore.ALGORITHMS[a].display_name)
-        if curves:
+        if curves and len({c.algorithm for c in curves}) >= 2:
             meas = E.measured_best(curves)
             table = table.merge(meas, on="epsilon", how="left")
             table["measured_best"] = table["measured_best"].map(
                 lambda a: dpcore.ALGORITHMS[a].display_name if isinstance(a, str) else "–")
-            if len(algos) < 2:
-                st.caption("Add DPLloyd, EUGkM and Hybrid to the curve to check the prediction against measurement.")
+        elif curves:
+            st.caption("Add DPLloyd, EUGkM and Hybrid to the curve to check the prediction against measurement.")
         st.dataframe(table, hide_index=True)
         st.caption(f"Predictions use the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and Inequality 15; DPLloyd "
                    f"with the iterations it runs by default). N is {NOT_PRIVATE}.")

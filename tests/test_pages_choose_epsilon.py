@@ -68,7 +68,7 @@ def test_compare_small_multiples_and_url_state():
     assert len(charts) >= 2                             # small multiples + the advisor
     fig = json.loads(charts[0].proto.spec)
     titles = [a["text"] for a in fig["layout"]["annotations"]]
-    assert len(titles) == 4 and all("NICV ×" in t for t in titles)  # 0.05, 0.2, 1, 5 with eps = 1 among them
+    assert len(titles) == 4 and all("vs non-private" in t for t in titles)  # 0.05, 0.2, 1, 5 with eps = 1 among them
     assert any("chosen" in t for t in titles)
     assert any(NOT_PRIVATE in t for t in texts(at))
     assert any("itself a use of the data" in w.value for w in at.warning)

@@ -262,7 +262,7 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
 
     lo, hi = (np.asarray(b, dtype=float) for b in bounds)
     n = len(panels)
-    fig = make_subplots(rows=1, cols=n, subplot_titles=[p["title"] for p in panels], horizontal_spacing=0.02,
+    fig = make_subplots(rows=1, cols=n, subplot_titles=[p["title"] for p in panels], horizontal_spacing=0.035,
                         shared_yaxes=True)
     dens = []
     for p in panels:
@@ -294,7 +294,7 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
                                  marker=dict(size=10, color="rgb(230,85,13)", line=dict(width=1.5, color="black"))),
                       row=1, col=i)
         fig.update_xaxes(range=[lo[0], hi[0]], title_text=columns[0], row=1, col=i, showgrid=False,
-                         constrain="domain", nticks=4)
+                         constrain="domain", nticks=3)
         yaxis = dict(range=[lo[1], hi[1]], showgrid=False, row=1, col=i, constrain="domain")
         if geo:
             yaxis.update(scaleanchor=f"x{'' if i == 1 else i}", scaleratio=1 / math.cos(math.radians((lo[1] + hi[1]) / 2)))
@@ -347,7 +347,7 @@ def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: f
         label = names.get(algo, algo)
         fig.add_trace(go.Scatter(x=np.r_[g["epsilon"], g["epsilon"][::-1]], y=np.r_[g["q90"], g["q10"][::-1]],
                                  fill="toself", fillcolor=_rgba(col, 0.2), line=dict(width=0), hoverinfo="skip",
-                                 legendgroup=algo, name=f"{label}: 10–90 % of releases"))
+                                 mode="lines", legendgroup=algo, name=f"{label}: 10–90 % of releases"))
         fig.add_trace(go.Scatter(x=g["epsilon"], y=g["median"], mode="lines+markers", legendgroup=algo,
                                  line=dict(color=col, width=2.5), marker=dict(size=7), name=f"{label}: median",
                                  customdata=np.c_[g["q10"], g["q90"], g["n"]],
@@ -361,10 +361,17 @@ def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: f
                       annotation_text=f"chosen ε = {float(chosen_epsilon):g}", annotation_position="top")
     if log_y is None:
         log_y = measure == "NICV ratio"
+    ticks = sorted(set(frame["epsilon"].astype(float)) | ({float(chosen_epsilon)} if chosen_epsilon else set()))
+    yrange = None
+    vals = frame[["q10", "median", "q90"]].to_numpy(dtype=float)
+    vals = vals[np.isfinite(vals)]
+    if log_y and vals.size and (vals > 0).all():
+        lo_y, hi_y = min(vals.min(), reference_line), max(vals.max(), reference_line)
+        yrange = [math.log10(lo_y) - 0.02, math.log10(hi_y) + 0.05]
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white",
                       xaxis=dict(type="log", title="privacy budget ε (log scale; left = more private)",
-                                 gridcolor="#eee"),
-                      yaxis=dict(type="log" if log_y else "linear", gridcolor="#eee",
+                                 gridcolor="#eee", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks]),
+                      yaxis=dict(type="log" if log_y else "linear", gridcolor="#eee", range=yrange,
                                  title=measure + (" (private / non-private; 1 = as good)" if measure == "NICV ratio"
                                                   else " (0 = as good as non-private)")),
                       legend=dict(orientation="h", y=-0.25))
@@ -382,7 +389,7 @@ def advice_figure(frame: pd.DataFrame, *, chosen_epsilon=None, height: int = 440
     fig.add_trace(go.Scatter(x=np.r_[f["epsilon"], f["epsilon"][::-1]],
                              y=np.r_[f["mse_eugkm"] + f["eugkm_bias2_bound"], f["mse_eugkm"][::-1]],
                              fill="toself", fillcolor=_rgba(ALGO_COLOURS["eugkm"], 0.12), line=dict(width=0),
-                             hoverinfo="skip", name="EUGkM: + bias bound (Ineq. 10)"))
+                             mode="lines", hoverinfo="skip", name="EUGkM: + bias bound (Ineq. 10)"))
     for key, label in (("dplloyd", "DPLloyd (Eq. 7)"), ("eugkm", "EUGkM variance (Eq. 12)"),
                        ("hybrid", "Hybrid (Eq. 13 / falls back to EUGkM)")):
         fig.add_trace(go.Scatter(x=f["epsilon"], y=f[f"mse_{key}"], mode="lines+markers", name=label,
@@ -390,9 +397,11 @@ def advice_figure(frame: pd.DataFrame, *, chosen_epsilon=None, height: int = 440
     if chosen_epsilon is not None:
         fig.add_vline(x=float(chosen_epsilon), line=dict(color="black", dash="dot", width=1.5))
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white",
-                      xaxis=dict(type="log", title="privacy budget ε (log scale)", gridcolor="#eee"),
-                      yaxis=dict(type="log", title="predicted MSE of a centre (normalised units)", gridcolor="#eee"),
-                      legend=dict(orientation="h", y=-0.25))
+                      xaxis=dict(type="log", title="privacy budget ε (log scale)", gridcolor="#eee",
+                                 tickvals=list(f["epsilon"]), ticktext=[f"{e:g}" for e in f["epsilon"]]),
+                      yaxis=dict(type="log", title="predicted MSE of a centre", gridcolor="#eee",
+                                 exponentformat="power"),
+                      legend=dict(orientation="h", y=-0.3))
     return fig
 
 
