@@ -107,12 +107,14 @@ curves, complete = [], False
 if st.session_state.pop("curve_stopped", False):
     st.info("Stopped. Nothing was kept; switch the curve on again to restart.")
 if on and algos and grid:
-    st.button("Stop", key="curve_stop_btn", on_click=_stop, help="Stop the computation now.")
+    stop_slot = st.empty()
+    stop_slot.button("Stop", key="curve_stop_btn", on_click=_stop, help="Stop the computation now.")
     bar = st.progress(0.0, text="Fitting seeded releases…")
     curves, complete = W.utility_curves(ds, fp, algos, epsilons=sorted(grid), n_seeds=n_seeds, n_clusters=k,
                                         params=delta, max_rows=max_rows,
                                         progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg) and None)
     bar.empty()
+    stop_slot.empty()
 elif on:
     st.info("Choose at least one algorithm and one ε value.")
 
@@ -140,9 +142,8 @@ with right:
         st.caption("The advisor covers DPLloyd, EUGkM and Hybrid (k-means centroids).")
     else:
         adv = E.advise(n, d, k, eps)
-        st.metric(f"Predicted best at ε = {eps:g}", dpcore.ALGORITHMS[adv.best].display_name,
-                  "certain" if adv.certain else "uncertain: depends on the data's shape", delta_color="off")
-        st.caption(adv.reason)
+        st.metric(f"Predicted best at ε = {eps:g}", dpcore.ALGORITHMS[adv.best].display_name)
+        st.caption(("" if adv.certain else "Uncertain: depends on the data's shape. ") + adv.reason)
         pred = E.advice_frame(n, d, k, sorted(set(grid) | {eps}) if grid else [eps])
         st.plotly_chart(F.advice_figure(pred, chosen_epsilon=eps, height=380), width="stretch", key="advice_fig")
         table = pred[["epsilon", "predicted_best"]].copy()

@@ -355,7 +355,7 @@ def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: f
                                                "%{customdata[1]:.4g}<br>%{customdata[2]} releases<extra></extra>"))
     fig.add_hline(y=reference_line, line=dict(color="rgb(8,48,107)", dash="dash", width=2),
                   annotation_text="non-private k-means" if measure != "UD" else "non-private WaveCluster",
-                  annotation_position="bottom right")
+                  annotation_position="top left")
     if chosen_epsilon is not None:
         fig.add_vline(x=float(chosen_epsilon), line=dict(color="black", dash="dot", width=1.5),
                       annotation_text=f"chosen ε = {float(chosen_epsilon):g}", annotation_position="top")
