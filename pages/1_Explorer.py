@@ -13,15 +13,7 @@ W.page_setup(__file__)
 st.title("Private k-means explorer")
 st.caption("Pick data, an algorithm, k and a privacy level, and see what that level does to the clustering.")
 
-ds, fp = W.dataset_picker()
-if ds is None:
-    st.stop()
-algo = W.algorithm_picker(default="eugkm")
-k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=100,
-                                value=W.url_default("k", ds.n_clusters_hint or 5, int, valid=lambda v: 1 <= v <= 100),
-                                key="k"))
-eps = W.epsilon_slider()
-seed = W.seed_input()
+ds, fp, algo, k, eps, seed = W.release_controls()
 extra = {}
 with st.sidebar.expander("Algorithm settings"):
     if algo == "dplloyd":
@@ -39,9 +31,6 @@ st.markdown(f"**{ds.title}** · {n:,} points · {d} column(s): {', '.join(ds.col
 if ds.bounds is None:
     st.warning("No public bounds: the domain is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
-if k > n:
-    st.error(f"k = {k} is larger than the number of points ({n}): choose at most {n} clusters.")
-    st.stop()
 
 est = W.release(ds, fp, algo, n_clusters=k, epsilon=eps, random_state=seed, **extra)
 base = W.release(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)

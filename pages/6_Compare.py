@@ -15,23 +15,12 @@ st.title("Compare privacy levels")
 st.caption("The same data, algorithm, k and seed at several ε side by side, then how utility moves with ε over many "
            "releases. Use it to choose ε with your eyes open.")
 
-ds, fp = W.dataset_picker()
-if ds is None:
-    st.stop()
-algo = W.algorithm_picker(default="eugkm")
-k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=100,
-                                value=W.url_default("k", ds.n_clusters_hint or 5, int, valid=lambda v: 1 <= v <= 100),
-                                key="k"))
-eps = W.epsilon_slider("Chosen privacy level (ε)")
-seed = W.seed_input()
+ds, fp, algo, k, eps, seed = W.release_controls(epsilon_label="Chosen privacy level (ε)")
 n, d = ds.X.shape
 st.markdown(f"**{ds.title}** · {n:,} points · {d} column(s): {', '.join(ds.columns)}")
 if ds.bounds is None:
     st.warning("No public bounds: the domain is read from the data, so these releases are NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
-if k > n:
-    st.error(f"k = {k} is larger than the number of points ({n}): choose at most {n} clusters.")
-    st.stop()
 st.warning("Looking at many ε on the real data is itself a use of the data: every picture below is a real release. "
            "Choose ε on public or synthetic data where you can; what you publish is accounted on the Release page.",
            icon="⚠️")

@@ -13,20 +13,9 @@ st.title("Publish a release")
 st.caption("Download the chosen private result. Only private output and public inputs leave this page: no input row, "
            "no non-private centres, no figure computed on the raw data.")
 
-ds, fp = W.dataset_picker()
-if ds is None:
-    st.stop()
-algo = W.algorithm_picker(default="eugkm")
-k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=100,
-                                value=W.url_default("k", ds.n_clusters_hint or 5, int, valid=lambda v: 1 <= v <= 100),
-                                key="k"))
-eps = W.epsilon_slider()
-seed = W.seed_input()
+ds, fp, algo, k, eps, seed = W.release_controls()
 W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps, seed=seed)
 n, d = ds.X.shape
-if k > n:
-    st.error(f"k = {k} is larger than the number of points ({n}): choose at most {n} clusters.")
-    st.stop()
 if ds.bounds is None:
     st.error("This data has no public bounds, so no release of it is private (the range would be read from the data). "
              "Enter bounds known in advance in the sidebar to publish.")

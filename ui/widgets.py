@@ -259,6 +259,37 @@ def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", defau
     return algo
 
 
+def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:
+    """Number of clusters k (sidebar), defaulting to the dataset's literature k; syncs with ``?k=``."""
+    start = url_default("k", ds.n_clusters_hint or 5, int, valid=lambda v: 1 <= v <= max_value)
+    return int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=max_value,
+                                       value=min(start, max_value), key=key))
+
+
+def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algorithm: str = "eugkm"):
+    """The sidebar every centroid page shares: dataset, algorithm, k, ε, seed (all in the URL).
+
+    Stops the page with a sentence when no data is chosen yet or k exceeds the
+    number of points.
+
+    Returns
+    -------
+    (Dataset, fingerprint, algorithm key, k, epsilon, seed)
+    """
+    ds, fp = dataset_picker()
+    if ds is None:
+        st.stop()
+    algo = algorithm_picker(default=default_algorithm)
+    k = n_clusters_input(ds)
+    eps = epsilon_slider(epsilon_label)
+    seed = seed_input()
+    n = ds.X.shape[0]
+    if k > n:
+        st.error(f"k = {k} is larger than the number of points ({n}): choose at most {n} clusters.")
+        st.stop()
+    return ds, fp, algo, k, eps, seed
+
+
 # -- fitting ------------------------------------------------------------------
 @st.cache_data(show_spinner="Computing the private release…", max_entries=256)
 def fit_release(_X: np.ndarray, data_key: str, algorithm: str, params: tuple, _bounds=None):
