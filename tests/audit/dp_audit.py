@@ -429,14 +429,20 @@ def audit_samples(samples_d: dict, samples_dp: dict, *, epsilon: float, delta: f
 # Recording the ledger's releases
 # ---------------------------------------------------------------------------------------
 
-_MECHANISMS = ("laplace", "gaussian", "exponential", "permute_and_flip")
+#: Recorded draws.  The index returned by ``exponential`` / ``permute_and_flip`` is not
+#: recorded: when the candidate list depends on the data (the intervals of a quantile or
+#: of a density threshold) the index alone is not the released value, and comparing
+#: indices across D and D' would flag a correct mechanism.  Those two are audited
+#: directly on data-independent candidates (:func:`mechanism_cases`) and through the
+#: estimators' outputs.
+_MECHANISMS = ("laplace", "gaussian", "quantile")
 
 
 class ReleaseRecorder:
     """Context manager recording every value drawn through :class:`~dpcore.NoiseSource`.
 
-    While active, each call of ``laplace``, ``gaussian``, ``exponential`` or
-    ``permute_and_flip`` (on any NoiseSource, including ``sub`` children) appends
+    While active, each call of ``laplace``, ``gaussian`` or ``quantile`` (on any
+    NoiseSource, including ``sub`` and ``parallel`` children) appends
     ``(ledger entry name, output array)`` to :attr:`releases`.  These are the values the
     ledger claims to be (epsilon, delta)-DP as a whole.  The methods are restored on exit.
     """
@@ -451,7 +457,9 @@ class ReleaseRecorder:
     def __enter__(self):
         rec = self
         for m in _MECHANISMS:
-            orig = NoiseSource.__dict__[m]
+            orig = NoiseSource.__dict__.get(m)
+            if orig is None:
+                continue
             self._orig[m] = orig
 
             def wrapper(src, *args, _orig=orig, **kwargs):
@@ -609,7 +617,10 @@ class EstimatorCase:
     D, D_prime : ndarray (n, d), (n + 1, d) or (n - 1, d)
     epsilon, delta : float
     n_runs : int
-        Runs per side in CI (the benchmark multiplies it).
+        Runs per side in the benchmark.
+    ci_runs : int or None
+        Runs per side in CI; ``None`` = the estimator is too slow for CI at a size that
+        means anything, and only the benchmark audits it (an explicit skip in CI).
     why : str
         Why these neighbours and this configuration stress the estimator.
     """
@@ -621,7 +632,11 @@ class EstimatorCase:
     epsilon: float
     delta: float = 0.0
     n_runs: int = 6000
+    ci_runs: int | None = 6000
     why: str = ""
+    #: A privacy problem the audit has found and that is reported but not yet fixed; the
+    #: CI test is a strict xfail, so it starts failing (as it should) once it is fixed.
+    known_issue: str | None = None
 
     def __post_init__(self):
         sizes = {self.D.shape[0], self.D_prime.shape[0]}
@@ -653,6 +668,8 @@ class MechanismCase:
     delta: float = 0.0
     n_runs: int = 100_000
     why: str = ""
+    #: Fraction of epsilon the best event is expected to certify in CI (sharpness check).
+    sharp: float = 0.4
 
 
 def run_mechanism_case(case: MechanismCase, *, n_runs: int | None = None, seed: int = 2018,
@@ -753,7 +770,35 @@ def mechanism_cases(cls=NoiseSource, epsilon: float = 1.0) -> list[MechanismCase
                       epsilon, n_runs=40_000, why="as for the exponential mechanism"),
         MechanismCase("sub: two releases inside one reservation", composite_sampler(epsilon, cls), 0.0, 1.0, epsilon,
                       n_runs=60_000, why="the child ledger must cap the inner releases at the reservation"),
+        MechanismCase("parallel: counts of two disjoint parts, record in part 1", parallel_sampler(epsilon, cls),
+                      np.array([3.0, 3.0]), np.array([4.0, 3.0]), epsilon, n_runs=60_000,
+                      why="one charge for disjoint parts: the record changes one part only"),
+        MechanismCase("quantile: median of 10 values, record added at the upper bound", quantile_sampler(epsilon, cls),
+                      np.linspace(0.4, 0.6, 10), np.r_[np.linspace(0.4, 0.6, 10), 1.0], epsilon, n_runs=30_000,
+                      sharp=0.1, why="an extreme record shifts every interval's rank by one"),
     ]
+
+
+def parallel_sampler(epsilon: float, cls=NoiseSource, overlap: bool = False):
+    """``parallel`` over two parts, one Laplace count per part (vectorised over runs)."""
+    def sample(counts, n, rng):
+        parts = _source(rng, epsilon, cls=cls).parallel("parts", epsilon, 2)
+        out = {}
+        for i, src in enumerate(parts):
+            out[f"part {i + 1}"] = src.laplace(np.full(n, counts[i]), sensitivity=1.0, epsilon=epsilon,
+                                               name="count")
+        return out
+    return sample
+
+
+def quantile_sampler(epsilon: float, cls=NoiseSource, q: float = 0.5):
+    def sample(values, n, rng):
+        out = np.empty(n)
+        for i in range(n):
+            out[i] = _source(rng, epsilon, cls=cls).quantile(values, q, lower=0.0, upper=1.0, epsilon=epsilon,
+                                                             name="audit")
+        return {"quantile": out}
+    return sample
 
 
 # ---------------------------------------------------------------------------------------
@@ -781,13 +826,13 @@ def _cases_dplloyd(cls, eps):
         EstimatorCase("dplloyd: k=1, one iteration, record at the far corner",
                       lambda random_state: cls(1, epsilon=eps, bounds=(-1, 1), n_iter=1, init=np.zeros((1, 1)),
                                                random_state=random_state),
-                      D, _add(D, [1.0]), eps,
+                      D, _add(D, [1.0]), eps, n_runs=20_000, ci_runs=6000,
                       why="20 records at -1 and one at +1: the added record moves the count by 1 and the sum by the "
                           "full d r, so the centre and the released (count, sum) show any mis-scaled noise"),
         EstimatorCase("dplloyd: default n_iter='auto' (noisy size, count/sum split), k=2, d=2",
                       lambda random_state: cls(2, epsilon=eps, bounds=(-1, 1), init=np.array([[-.5, -.5], [.5, .5]]),
                                                random_state=random_state),
-                      D2, _add(D2, [1.0, 1.0]), eps, n_runs=4000,
+                      D2, _add(D2, [1.0, 1.0]), eps, n_runs=8000, ci_runs=3000,
                       why="the journal rule: a noisy dataset size, then counts and sums with separate shares "
                           "(a fixed, data-independent init instead of sphere packing keeps runs fast)"),
     ]
@@ -798,7 +843,7 @@ def _cases_eugkm(cls, eps):
     return [
         EstimatorCase("eugkm: record added in the corner cell, N near a grid-size boundary",
                       lambda random_state: cls(1, epsilon=eps, bounds=(-1, 1), n_init=1, random_state=random_state),
-                      D, _add(D, [-1.0, -1.0]), eps,
+                      D, _add(D, [-1.0, -1.0]), eps, n_runs=10_000, ci_runs=4000,
                       why="22 vs 23 records straddle round(sqrt(N eps / 10)) = 1 | 2 cells per side, so a grid "
                           "size read from the true N shows; the corner cell count moves by 1 (n_init=1: the "
                           "Lloyd restarts are post-processing)"),
@@ -811,21 +856,65 @@ def _cases_hybrid(cls, eps):
         EstimatorCase("hybrid: refinement branch (public N=3000), record at the far corner",
                       lambda random_state: cls(1, epsilon=eps, bounds=(-1, 1), n_init=1, n_samples=3000,
                                                random_state=random_state),
-                      D, _add(D, [1.0, 1.0]), eps,
+                      D, _add(D, [1.0, 1.0]), eps, n_runs=10_000, ci_runs=4000,
                       why="a large public N forces the EUGkM + DPLloyd branch, so both halves of the budget are "
                           "spent on 20 records; the far-corner record moves the refinement's count and sums"),
         EstimatorCase("hybrid: default (noisy N), record in the corner cell",
                       lambda random_state: cls(1, epsilon=eps, bounds=(-1, 1), n_init=1, random_state=random_state),
-                      D, _add(D, [-1.0, -1.0]), eps, n_runs=4000,
+                      D, _add(D, [-1.0, -1.0]), eps, n_runs=8000, ci_runs=3000,
                       why="the EUGkM-only branch with the noisy dataset size choosing branch and grid"),
     ]
 
 
-#: key -> function(estimator class, epsilon) -> list of EstimatorCase.
-ESTIMATOR_CASES: dict[str, Callable] = {
+def _two_corners(n_each: int = 10, d: int = 2) -> np.ndarray:
+    """Two tight groups near opposite corners of ``[-1, 1]^d`` (a deterministic layout)."""
+    offs = np.linspace(-0.05, 0.05, n_each)[:, None] * np.ones((1, d))
+    return np.vstack([-0.6 + offs, 0.6 + offs])
+
+
+def _generic_cases(label: str, ci_runs: int | None, n_runs: int, known_issue: str | None = None, **params):
+    """Two groups of 10 records near opposite corners; D' adds one at the corner (1, 1).
+
+    The added record lies outside both groups, so it pulls the nearer centre, adds to a
+    grid cell that was empty and moves every rank-based statistic by one.
+    """
+    def build(cls, eps):
+        D = _two_corners()
+        kw = dict(epsilon=eps, bounds=(-1, 1), **params)
+        if "n_clusters" in cls().get_params():
+            kw.setdefault("n_clusters", 2)
+        return [EstimatorCase(f"{label}: two groups, record added at the far corner",
+                              lambda random_state: cls(random_state=random_state, **kw),
+                              D, _add(D, [1.0, 1.0]), eps, n_runs=n_runs, ci_runs=ci_runs,
+                              why="20 records in two tight groups; the added record sits alone in the corner",
+                              known_issue=known_issue)]
+    return build
+
+
+#: key -> function(estimator class, epsilon) -> list of EstimatorCase, or a string: the
+#: reason the key is not audited (shown as a skip).
+ESTIMATOR_CASES: dict = {
     "dplloyd": _cases_dplloyd,
     "eugkm": _cases_eugkm,
     "hybrid": _cases_hybrid,
+    # DP WaveCluster family: ~5 ms a fit on a 16 x 16 grid.
+    "privbasic": _generic_cases("privbasic", 800, 4000, num_grid=16),
+    "privqt": _generic_cases("privqt", 800, 4000, num_grid=16),
+    "privthr": _generic_cases("privthr", 800, 4000, num_grid=16),
+    "privthr_em": _generic_cases(
+        "privthr_em", 3000, 4000, num_grid=16,
+        known_issue="PrivTHREM.threshold_rank_ is ranks[j], the number of TRUE transformed values at or above the "
+                    "private threshold: a fitted attribute with unbounded privacy loss (on these neighbours it is 3 "
+                    "with probability ~0.1 on D' and never on D)"),
+    # Slow per fit (0.03 - 1.3 s on 20 records): audited by the benchmark only.
+    "pgkm": _generic_cases("pgkm", None, 1500),
+    "gkm": _generic_cases("gkm", None, 600),
+    "gkm3k": _generic_cases("gkm3k", None, 400),
+    "balcan": _generic_cases("balcan", None, 500, delta=1e-3),
+    "kmeans_guarantee": _generic_cases("kmeans_guarantee", None, 150),
+    "subcluster": "about 20 s per fit on 20 records: thousands of runs do not fit in CI or the benchmark",
+    "coreset": ("PRIVATE-K-MEAN is infeasible on a few dozen records at epsilon <= 1 (Feldman et al. 2017, "
+                "Alg. 1 line 2 needs about 2e4 points): no tiny neighbouring datasets exist for it"),
 }
 
 
@@ -839,7 +928,10 @@ def estimator_cases(key: str, cls=None, epsilon: float = 1.0) -> list[EstimatorC
     """
     import dpcore
     cls = cls or dpcore.ALGORITHMS[key]
-    return ESTIMATOR_CASES[key](cls, epsilon)
+    spec = ESTIMATOR_CASES[key]
+    if isinstance(spec, str):
+        return []
+    return spec(cls, epsilon)
 
 
 def coverage() -> dict[str, str]:
@@ -849,8 +941,10 @@ def coverage() -> dict[str, str]:
     for key in dpcore.ALGORITHMS:
         if key in NON_PRIVATE:
             out[key] = f"excluded: {NON_PRIVATE[key]}"
+        elif isinstance(ESTIMATOR_CASES.get(key), str):
+            out[key] = f"skipped: {ESTIMATOR_CASES[key]}"
         elif key in ESTIMATOR_CASES:
-            out[key] = "audited"
+            out[key] = "audited" if any(c.ci_runs for c in estimator_cases(key)) else "benchmark only (slow)"
         else:
             out[key] = f"skipped: no audit event defined yet for '{key}' (add cases to ESTIMATOR_CASES)"
     return out

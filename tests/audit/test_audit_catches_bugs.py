@@ -14,7 +14,8 @@ Variants (the bugs that have happened in published DP clustering code):
 - noise scaled by the true instead of the noisy count (Balcan et al.'s ``recover.m``,
   found by Chaturvedi et al.; Edler 2023, §4.3);
 - a ledger that is bypassed (a grid size read from the true N without paying for it;
-  counts noised with the raw generator outside the ledger).
+  counts noised with the raw generator outside the ledger; a ``sub`` child ledger not
+  tied to its reservation; ``parallel`` used on parts that overlap).
 """
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ from dpcore.exceptions import BudgetExceededError
 from dpcore.mechanisms import NoiseSource
 from dpcore.metrics import assign
 
-from .dp_audit import (EstimatorCase, ReleaseRecorder, corner_data, estimator_cases, mechanism_cases,
-                       run_estimator_case, run_mechanism_case)
+from .dp_audit import (EstimatorCase, MechanismCase, ReleaseRecorder, corner_data, estimator_cases,
+                       mechanism_cases, parallel_sampler, run_estimator_case, run_mechanism_case)
 
 EPS = 1.0
 
@@ -99,6 +100,14 @@ def test_sub_with_bypassed_child_ledger_is_caught():
     """The composite case draws epsilon/2, then "what is left" inside the reservation; a
     child ledger not tied to the reservation leaves 1.5 epsilon for the second draw."""
     case = _case("sub:", mechanism_cases(SubBypassingChildLedger, EPS))
+    _assert_caught(run_mechanism_case(case, n_runs=20_000))
+
+
+def test_parallel_over_overlapping_parts_is_caught():
+    """``parallel`` charges once because the caller promises disjoint parts; a record that
+    lands in both parts (overlapping blocks, a point assigned to two clusters) breaks it."""
+    case = MechanismCase("parallel: record counted in both parts", parallel_sampler(EPS),
+                         np.array([3.0, 3.0]), np.array([4.0, 4.0]), EPS)
     _assert_caught(run_mechanism_case(case, n_runs=20_000))
 
 

@@ -15,7 +15,7 @@ from dpcore.mechanisms import NoiseSource
 from .dp_audit import mechanism_cases, run_mechanism_case
 
 #: CI sizes (runs per side); the benchmark uses the cases' own, larger sizes.
-CI_RUNS = {"exponential": 20_000, "permute-and-flip": 12_000}
+CI_RUNS = {"exponential": 20_000, "permute-and-flip": 12_000, "quantile": 10_000}
 CASES = mechanism_cases(NoiseSource, epsilon=1.0)
 
 
@@ -29,11 +29,11 @@ def _ci_runs(case):
 def test_every_mechanism_has_a_case():
     """A new NoiseSource mechanism must come with an audit case."""
     public = {m for m in vars(NoiseSource) if not m.startswith("_") and callable(getattr(NoiseSource, m))}
-    covered = {"laplace", "gaussian", "exponential", "permute_and_flip", "sub"}
+    covered = {"laplace", "gaussian", "exponential", "permute_and_flip", "sub", "parallel", "quantile"}
     missing = public - covered
     assert not missing, f"no audit case for NoiseSource.{sorted(missing)}: add one to dp_audit.mechanism_cases"
     names = " ".join(c.name for c in CASES)
-    for mech in ("laplace", "gaussian", "exponential", "permute-and-flip", "sub"):
+    for mech in ("laplace", "gaussian", "exponential", "permute-and-flip", "sub", "parallel", "quantile"):
         assert mech in names
 
 
@@ -43,4 +43,4 @@ def test_mechanism_passes_audit(case):
     print(report)
     assert report.passed, f"privacy violation found:\n{report}"
     # Sharpness: the adversarial neighbours make the best event certify much of epsilon.
-    assert report.epsilon_lb >= 0.4 * case.epsilon, f"the audit found no sharp event:\n{report}"
+    assert report.epsilon_lb >= case.sharp * case.epsilon, f"the audit found no sharp event:\n{report}"
