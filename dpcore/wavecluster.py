@@ -299,6 +299,7 @@ class WaveCluster(DPClusterer):
     threshold_rank_ : int
         The rank ``k`` (or private ``k'``) the threshold was taken at: the paper's "k"
         (§6.2).  ``n_significant_`` can exceed it when values tie at the threshold.
+        Always computed from released (noisy) values in the private variants.
     synopsis_ : WaveletGridSynopsis
         Transformed-grid edges (data units), cluster id per cell, transformed values.
     budget_ : BudgetLedger (empty)
@@ -664,7 +665,10 @@ class PrivTHREM(PrivQT):
                               log_base_measure=np.where(lengths > 0, log_len, 0.0))
         # Uniform inside the chosen interval: together, the continuous exponential mechanism.
         threshold = float(noise.rng.uniform(bounds_[j], bounds_[j + 1]))
-        self._finish(X, W_noisy, np.nextafter(threshold, math.inf), int(ranks[j]))
+        threshold = np.nextafter(threshold, math.inf)
+        # The rank is counted among the *released* values: ``ranks[j]`` counts true values above
+        # the threshold and would leak them (the privacy audit measured eps >= 2.5 at eps = 1).
+        self._finish(X, W_noisy, threshold, int(((W_noisy >= threshold) & (W_noisy > 0)).sum()))
         return self
 
 

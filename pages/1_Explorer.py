@@ -78,7 +78,8 @@ with side:
     if getattr(est, "n_iter_", None):
         st.caption(f"DPLloyd ran {est.n_iter_} iterations.")
     if est.n_clipped_:
-        st.caption(f"{est.n_clipped_:,} point(s) outside the public bounds were clipped onto them.")
+        st.caption(f"{est.n_clipped_:,} point(s) outside the public bounds were clipped onto them "
+                   "(an exact count: not private, for the data owner's eyes only).")
     st.subheader("Privacy budget")
     W.show_ledger(est)
     st.subheader("Publish")
