@@ -22,7 +22,7 @@ import numpy as np
 
 from .base import DPClusterer
 from .mechanisms import NoiseSource
-from .metrics import assign
+from .metrics import cluster_sums
 
 #: The normalised coordinate of a typical centroid, |S_i| / (2 r C), that Su et al. (2017) fix
 #: when choosing the iteration count and split (the value IBM diffprivlib also uses).
@@ -127,13 +127,14 @@ def auto_schedule(n: float, d: int, k: int, epsilon: float, *, r: float = 1.0, r
 
 
 def noisy_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, *, epsilon: float,
-                     count_share: float | None = None, r: float = 1.0, label: str = "iteration") -> np.ndarray:
+                     count_share: float | None = None, r: float = 1.0, label: str = "iteration",
+                     domain=None) -> np.ndarray:
     """One DPLloyd update on normalised data (Su et al. 2016, §4.1.1, Eq. 2 with noise).
 
     Parameters
     ----------
-    Z : ndarray (n, d) in ``[-r, r]^d``
-    centers : ndarray (k, d), the current (private) centres
+    Z : ndarray (n, d) in ``[-r, r]^d``, or in data units when ``domain`` is given
+    centers : ndarray (k, d), the current (private) centres, normalised
     noise : NoiseSource
     epsilon : float
         This iteration's budget.
@@ -144,6 +145,8 @@ def noisy_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, *, 
         the sums (sensitivity ``d r``), two entries.
     label : str
         Prefix of the ledger entries.
+    domain : Domain, optional
+        Normalise ``Z`` chunk by chunk with it (r = 1), instead of a normalised copy.
 
     Returns
     -------
@@ -156,9 +159,7 @@ def noisy_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, *, 
     sum vector by at most ``d r`` in L1; clusters are disjoint (parallel composition).
     """
     k, d = centers.shape
-    labels = assign(Z, centers)
-    counts = np.bincount(labels, minlength=k).astype(float)
-    sums = np.stack([np.bincount(labels, weights=Z[:, i], minlength=k) for i in range(d)], axis=1)
+    counts, sums = cluster_sums(Z, centers, domain=domain)
     if count_share is None:
         sens = d * r + 1.0
         noisy = noise.laplace(np.concatenate([counts[:, None], sums], axis=1), sensitivity=sens,
@@ -253,7 +254,6 @@ class DPLloyd(DPClusterer):
         """
         X, noise = self._begin_fit(X)
         dom = self.bounds_
-        Z = dom.normalize(X)
         k, d = int(self.n_clusters), X.shape[1]
         eps = float(self.epsilon)
         init = _initial_centers(self.init, k, d, dom, noise.rng)
@@ -269,8 +269,8 @@ class DPLloyd(DPClusterer):
         for it in range(t):
             # The last iteration takes what is left, so rounding never strands or overdraws budget.
             e = noise.ledger.remaining()[0] if it == t - 1 else per_iter
-            centers = noisy_lloyd_step(Z, centers, noise, epsilon=e, count_share=count_share,
-                                       label=f"iteration {it + 1}")
+            centers = noisy_lloyd_step(X, centers, noise, epsilon=e, count_share=count_share,
+                                       label=f"iteration {it + 1}", domain=dom)
         self.init_centers_ = dom.denormalize(init)
         self.cluster_centers_ = dom.denormalize(centers)
         self.n_iter_ = t

@@ -17,9 +17,11 @@ import numpy as np
 from .base import DPClusterer
 from .dplloyd import public_or_noisy_size, sphere_packing_centers
 from .mechanisms import NoiseSource
-from .metrics import assign
+from .metrics import assign, cluster_sums
 from .synopsis import GridSynopsis, grid_points
 
+#: Rows per chunk when counting points into cells.
+_GRID_CHUNK = 1 << 18
 #: Cap on the number of grid cells, so memory stays bounded in high dimension (8 bytes a cell).
 MAX_CELLS = 1 << 22
 
@@ -49,12 +51,13 @@ def eug_cells_per_dim(n: float, epsilon: float, d: int, *, theta: float = 10.0,
 
 
 def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: float = 1.0,
-               name: str = "grid cell counts") -> tuple[np.ndarray, np.ndarray]:
+               name: str = "grid cell counts", domain=None) -> tuple[np.ndarray, np.ndarray]:
     """Count points in an ``m^d`` uniform grid over ``[-r, r]^d`` and add ``Lap(1/epsilon)``.
 
     Parameters
     ----------
-    Z : ndarray (n, d) in ``[-r, r]^d``
+    Z : ndarray (n, d) in ``[-r, r]^d``, or in data units when ``domain`` is given (normalised
+        chunk by chunk, r = 1)
     m : int, cells per dimension
     noise : NoiseSource
     epsilon : float
@@ -69,13 +72,16 @@ def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: 
     epsilon-DP: each point is in exactly one cell (sensitivity 1, parallel composition).
     """
     n, d = Z.shape
-    if m == 1:
-        flat = np.zeros(n, dtype=np.intp)
-    else:
-        idx = np.floor((Z + r) * (m / (2 * r))).astype(np.intp)
-        np.clip(idx, 0, m - 1, out=idx)
-        flat = idx @ (m ** np.arange(d - 1, -1, -1, dtype=np.intp))  # C-order cell number
-    counts = np.bincount(flat, minlength=m ** d).astype(float)
+    counts = np.zeros(m ** d)
+    strides = (m ** np.arange(d - 1, -1, -1, dtype=np.int64)).astype(float)
+    # Chunks keep the temporaries in cache; cell numbers are exact in float64 (M <= 2^22).
+    for s in range(0, n, _GRID_CHUNK):
+        z = Z[s:s + _GRID_CHUNK] if domain is None else domain.normalize(Z[s:s + _GRID_CHUNK])
+        cell = (z + r) * (m / (2 * r))
+        np.floor(cell, out=cell)
+        np.clip(cell, 0, m - 1, out=cell)
+        flat = (cell @ strides).astype(np.intp)  # C-order cell number
+        counts += np.bincount(flat, minlength=m ** d)
     noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name=name)
     return (noisy.reshape((m,) * d) if d <= 32 else noisy), np.linspace(-r, r, m + 1)
 
@@ -95,9 +101,7 @@ def weighted_lloyd(points: np.ndarray, weights: np.ndarray, init: np.ndarray, *,
     centers = init.copy()
     k, d = centers.shape
     for _ in range(max_iter):
-        lab = assign(points, centers)
-        mass = np.bincount(lab, weights=weights, minlength=k)
-        sums = np.stack([np.bincount(lab, weights=weights * points[:, i], minlength=k) for i in range(d)], 1)
+        mass, sums = cluster_sums(points, centers, weights)
         new = centers.copy()
         ok = mass > 0
         new[ok] = sums[ok] / mass[ok, None]
@@ -168,7 +172,7 @@ N_REFINE = 3
 
 def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseSource, *,
               theta: float = 10.0, n_init: int = 30, init: str = "k-means++", max_cells: int = MAX_CELLS,
-              r: float = 1.0):
+              r: float = 1.0, domain=None):
     """The EUGkM core on normalised data; shared by :class:`EUGkM` and the Hybrid.
 
     Everything after :func:`noisy_grid` is post-processing of the released
@@ -187,7 +191,7 @@ def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseS
     """
     d = Z.shape[1]
     m = eug_cells_per_dim(n_est, epsilon, d, theta=theta, max_cells=max_cells)
-    counts, edges = noisy_grid(Z, m, noise, epsilon, r=r)
+    counts, edges = noisy_grid(Z, m, noise, epsilon, r=r, domain=domain)
     cells = grid_points([(edges[:-1] + edges[1:]) / 2] * d)
     w = counts.ravel()
     f = math.ceil((w.size / COARSE_CELLS) ** (1 / d)) if w.size > COARSE_CELLS else 1
@@ -198,13 +202,15 @@ def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseS
             return sphere_packing_centers(k, d, noise.rng, r=r)
         return weighted_kmeanspp(screen_cells, screen_w, k, noise.rng)
 
+    # Moves under 2 % of a cell are below the synopsis' resolution (its points are cell centres).
+    tol = 0.02 * 2 * r / m
     runs = []
     for _ in range(int(n_init)):
-        c = weighted_lloyd(screen_cells, screen_w, start(), r=r)
+        c = weighted_lloyd(screen_cells, screen_w, start(), r=r, tol=tol * f)
         runs.append((synopsis_nicv(screen_cells, screen_w, c), c))
     if f > 1:
         runs.sort(key=lambda sc: sc[0])
-        runs = [(None, weighted_lloyd(cells, w, c, r=r)) for _, c in runs[:N_REFINE]]
+        runs = [(None, weighted_lloyd(cells, w, c, r=r, tol=tol)) for _, c in runs[:N_REFINE]]
         runs = [(synopsis_nicv(cells, w, c), c) for _, c in runs]
     best = min(runs, key=lambda sc: sc[0])[1]
     return best, counts, edges
@@ -277,10 +283,9 @@ class EUGkM(DPClusterer):
         X, noise = self._begin_fit(X)
         _check_grid_params(self.theta, self.n_init)
         dom = self.bounds_
-        Z = dom.normalize(X)
         n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
-        centers, counts, edges = eugkm_fit(Z, int(self.n_clusters), eps_left, n_est, noise, theta=float(self.theta),
-                                           n_init=int(self.n_init), max_cells=int(self.max_cells))
+        centers, counts, edges = eugkm_fit(X, int(self.n_clusters), eps_left, n_est, noise, theta=float(self.theta),
+                                           n_init=int(self.n_init), max_cells=int(self.max_cells), domain=dom)
         self.cluster_centers_ = dom.denormalize(centers)
         self.synopsis_ = _grid_synopsis(counts, edges, dom)
         self.cells_per_dim_ = counts.shape[0]

@@ -86,17 +86,16 @@ class Hybrid(DPClusterer):
         X, noise = self._begin_fit(X)
         _check_grid_params(self.theta, self.n_init)
         dom = self.bounds_
-        Z = dom.normalize(X)
         k, d = int(self.n_clusters), X.shape[1]
         n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
         self.min_epsilon_ = hybrid_min_epsilon(n_est, d, k, rho=float(self.rho), theta=float(self.theta))
         refine = eps_left >= self.min_epsilon_
         eps_grid = eps_left / 2 if refine else eps_left
-        centers, counts, edges = eugkm_fit(Z, k, eps_grid, n_est, noise, theta=float(self.theta),
-                                           n_init=int(self.n_init), max_cells=int(self.max_cells))
+        centers, counts, edges = eugkm_fit(X, k, eps_grid, n_est, noise, theta=float(self.theta),
+                                           n_init=int(self.n_init), max_cells=int(self.max_cells), domain=dom)
         if refine:
-            centers = noisy_lloyd_step(Z, centers, noise, epsilon=noise.ledger.remaining()[0],
-                                       label="DPLloyd refinement")
+            centers = noisy_lloyd_step(X, centers, noise, epsilon=noise.ledger.remaining()[0],
+                                       label="DPLloyd refinement", domain=dom)
             self.branch_ = "eugkm+dplloyd"
             self.branch_reason_ = (f"epsilon {eps_left:.4g} >= {self.min_epsilon_:.4g} (Inequality 15 for "
                                    f"N~{n_est:.0f}, d={d}, k={k}): half to EUGkM, half to one DPLloyd iteration")

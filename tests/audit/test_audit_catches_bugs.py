@@ -166,8 +166,9 @@ def test_budget_split_summing_to_one_and_a_half_epsilon_is_caught():
     _assert_caught(run_estimator_case(_dplloyd_one_iteration(DPLloydSplitUnchecked), n_runs=3000))
 
 
-def _recover_true_count_step(Z, centers, noise, *, epsilon, count_share=None, r=1.0, label="iteration"):
+def _recover_true_count_step(Z, centers, noise, *, epsilon, count_share=None, r=1.0, label="iteration", domain=None):
     """Balcan et al.'s ``recover.m``: the mean's Laplace scale uses the true cluster size."""
+    Z = Z if domain is None else domain.normalize(Z)
     k, d = centers.shape
     labels = assign(Z, centers)
     counts = np.bincount(labels, minlength=k).astype(float)
@@ -215,8 +216,9 @@ def test_grid_size_from_true_n_is_caught(monkeypatch):
     assert any("cells" in (r.event.feature if r.event else "") for r in report.directions)
 
 
-def _counts_outside_ledger_step(Z, centers, noise, *, epsilon, count_share=None, r=1.0, label="iteration"):
+def _counts_outside_ledger_step(Z, centers, noise, *, epsilon, count_share=None, r=1.0, label="iteration", domain=None):
     """Counts noised with the raw generator (no ledger entry); sums take the full budget."""
+    Z = Z if domain is None else domain.normalize(Z)
     k, d = centers.shape
     labels = assign(Z, centers)
     counts = np.bincount(labels, minlength=k).astype(float)
