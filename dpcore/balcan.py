@@ -60,6 +60,7 @@ from scipy import sparse
 
 from .base import DPClusterer
 from .mechanisms import NoiseSource
+from .dplloyd import public_or_noisy_size
 from .metrics import assign
 
 #: Edler (2023) §5.2: candidate, localswap, recover, private k-means, selection.
@@ -111,7 +112,7 @@ def private_partition(Y: np.ndarray, k: int, lo: np.ndarray, side: float, noise:
         ``floor(ln n)``: the number of levels whose activation decisions are
         released (the loop of Alg. 10 runs while ``depth <= ln n``; the
         decisions of its last pass are never appended to C).
-    log_n : float, ``ln n``
+    log_n : float, ``ln n`` of the public or noisy dataset size (it sets gamma too)
 
     Returns
     -------
@@ -133,9 +134,10 @@ def private_partition(Y: np.ndarray, k: int, lo: np.ndarray, side: float, noise:
     distribution to thresholding one Laplace draw per empty child), so no
     cube is treated differently for being empty and the release is pure DP.
     """
-    n, p = Y.shape
+    p = Y.shape[1]
     eps_p = epsilon / (2.0 * log_n)                     # Alg. 10 l. 4
-    gamma = math.log(n / delta) / eps_p                 # Alg. 10 l. 5 (Edler §5.4: 1/eps')
+    # Alg. 10 l. 5 (Edler §5.4: 1/eps'); n = e^log_n, the public or noisy size, never len(Y).
+    gamma = (log_n - math.log(delta)) / eps_p
     q_empty = 0.5 * math.exp(-eps_p * gamma)            # activation probability at c = 0
     rng = noise.rng
     n_child = 1 << p
@@ -343,6 +345,13 @@ class BalcanKMeans(DPClusterer):
         Randomly shifted initial cubes (Alg. 9 l. 4).
     n_lloyd : int, default 3
         Private k-means steps (Alg. 8 l. 11).
+    n_samples : float or None, default None
+        A public dataset size for ``p``, ``gamma`` and the number of levels.
+        ``None`` spends ``n_share`` of epsilon on ``n + Lap(.)`` first (ledger
+        entry "dataset size"): under add/remove-one neighbours, as everywhere
+        in dpcore, n is private (the privacy audit certified that ``gamma_``
+        computed from the true n leaks it).
+    n_share : float, default 0.02
     random_state : None, int or numpy.random.Generator
 
     Attributes
@@ -365,11 +374,12 @@ class BalcanKMeans(DPClusterer):
 
     Privacy
     -------
-    epsilon-DP (pure, as Edler claims for the corrected algorithm), under
-    replace-one neighbours with the dataset size n public, the setting of
-    Balcan et al. and Edler: n sets ``p``, ``gamma`` and the number of levels.
-    Every sensitivity above also covers add/remove-one neighbours.
-    Sequential composition over: 3 candidate runs (``0.7 eps / 3`` each),
+    epsilon-DP (pure, as Edler claims for the corrected algorithm) under
+    add/remove-one neighbours.  Balcan et al. and Edler assume replace-one
+    neighbours with n public; here n (which sets ``p``, ``gamma`` and the
+    number of levels) is a public ``n_samples`` or a noisy count, and every
+    sensitivity below covers add/remove as well as replace.  After the
+    optional noisy count, sequential composition over: 3 candidate runs (``0.7 eps / 3`` each),
     localswap (``0.01 eps``), recover (``0.04 eps``), ``n_lloyd`` steps
     (``0.2 eps / n_lloyd`` each) and the selection (the rest, ``0.05 eps``);
     see each function's Privacy section for the sensitivities.
@@ -396,7 +406,8 @@ class BalcanKMeans(DPClusterer):
     family = "centroids"
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=0.1, bounds=None,
-                 budget_shares=DEFAULT_SHARES, n_candidate_runs=3, n_lloyd=3, random_state=None):
+                 budget_shares=DEFAULT_SHARES, n_candidate_runs=3, n_lloyd=3, n_samples=None, n_share=0.02,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -404,6 +415,8 @@ class BalcanKMeans(DPClusterer):
         self.budget_shares = budget_shares
         self.n_candidate_runs = n_candidate_runs
         self.n_lloyd = n_lloyd
+        self.n_samples = n_samples
+        self.n_share = n_share
         self.random_state = random_state
 
     def _check_params(self):
@@ -439,9 +452,10 @@ class BalcanKMeans(DPClusterer):
         delta, shares = self._check_params()     # first: delta here is not a privacy parameter
         X, noise = self._begin_fit(X, min_samples=3)
         dom = self.bounds_
-        n, d = X.shape
+        d = X.shape[1]
         k = int(self.n_clusters)
-        eps = float(self.epsilon)
+        n, eps = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
+        n = max(n, 3.0)  # the rules below need ln n > 1
         rng = noise.rng
         width = dom.width
         center = dom.center

@@ -46,12 +46,18 @@ def test_ledger_spends_exactly_the_split(hd_blobs, eps):
     assert spent <= eps * (1 + 1e-12) and dl == 0.0
     assert spent == pytest.approx(eps, rel=1e-12)
     E = list(m.budget_)
-    assert _sum(E, "candidate run") == pytest.approx(0.7 * eps, rel=1e-12)
+    # n is private (add/remove neighbours): 2 % buys a noisy size, the split applies to the rest.
+    assert _sum(E, "dataset size") == pytest.approx(0.02 * eps, rel=1e-12)
+    rest = 0.98 * eps
+    assert _sum(E, "candidate run") == pytest.approx(0.7 * rest, rel=1e-12)
     assert len([e for e in E if e.name.startswith("candidate run")]) == 3
-    assert _sum(E, "localswap") == pytest.approx(0.01 * eps, rel=1e-12)
-    assert _sum(E, "recover") == pytest.approx(0.04 * eps, rel=1e-12)
-    assert _sum(E, "private k-means") == pytest.approx(0.2 * eps, rel=1e-12)
-    assert _sum(E, "final selection") == pytest.approx(0.05 * eps, rel=1e-9)
+    assert _sum(E, "localswap") == pytest.approx(0.01 * rest, rel=1e-12)
+    assert _sum(E, "recover") == pytest.approx(0.04 * rest, rel=1e-12)
+    assert _sum(E, "private k-means") == pytest.approx(0.2 * rest, rel=1e-12)
+    assert _sum(E, "final selection") == pytest.approx(0.05 * rest, rel=1e-9)
+    public = BalcanKMeans(4, epsilon=eps, bounds=bounds, n_samples=len(X), random_state=0).fit(X)
+    assert _sum(list(public.budget_), "dataset size") == 0
+    assert _sum(list(public.budget_), "candidate run") == pytest.approx(0.7 * eps, rel=1e-12)
 
 
 def test_sensitivities_cover_the_whole_vector(hd_blobs):
