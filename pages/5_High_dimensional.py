@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from sklearn.decomposition import PCA
 
+from ui import figures as F
 from ui import widgets as W
 
 W.page_setup(__file__)
@@ -36,20 +37,21 @@ show = ds.X[rng.choice(n, size=min(n, 3000), replace=False)]
 pca = PCA(2, random_state=0).fit(show)
 P, Cp, Cb = pca.transform(show), pca.transform(est.cluster_centers_), pca.transform(base.cluster_centers_)
 fig = go.Figure()
-fig.add_trace(go.Scattergl(x=P[:, 0], y=P[:, 1], mode="markers", name="data (sample)",
+fig.add_trace(go.Scattergl(x=P[:, 0], y=P[:, 1], mode="markers", name=f"data sample ({F.NOT_PRIVATE})",
                            marker=dict(size=3, color="lightgray")))
-fig.add_trace(go.Scatter(x=Cb[:, 0], y=Cb[:, 1], mode="markers", name="non-private centres",
+fig.add_trace(go.Scatter(x=Cb[:, 0], y=Cb[:, 1], mode="markers", name=f"non-private centres ({F.NOT_PRIVATE})",
                          marker=dict(size=11, symbol="circle-open", color="black", line=dict(width=2))))
 fig.add_trace(go.Scatter(x=Cp[:, 0], y=Cp[:, 1], mode="markers", name=f"private centres ({W.epsilon_label(eps)})",
                          marker=dict(size=11, symbol="x", color="crimson")))
-fig.update_layout(xaxis_title="PC 1", yaxis_title="PC 2", height=480, margin=dict(l=10, r=10, t=30, b=10))
-st.plotly_chart(fig, use_container_width=True)
+fig.update_layout(xaxis_title="PC 1", yaxis_title="PC 2", height=480, margin=dict(l=10, r=10, t=30, b=10),
+                  legend=dict(orientation="h", y=-0.2))
+st.plotly_chart(fig, width="stretch")
 
 side = int(round(math.sqrt(d)))
 if side * side == d and d >= 16:
     st.subheader("Centres as images")
     lo, hi = (float(np.min(ds.bounds[0])), float(np.max(ds.bounds[1]))) if ds.bounds is not None else (None, None)
-    for title, C in [("Private", est.cluster_centers_), ("Non-private", base.cluster_centers_)]:
+    for title, C in [("Private", est.cluster_centers_), (f"Non-private ({F.NOT_PRIVATE})", base.cluster_centers_)]:
         st.markdown(f"**{title}**")
         imgs = C.reshape(-1, side, side)
         f = px.imshow(imgs, facet_col=0, facet_col_wrap=min(k, 10), color_continuous_scale="gray_r",
@@ -57,7 +59,7 @@ if side * side == d and d >= 16:
         f.update_xaxes(showticklabels=False).update_yaxes(showticklabels=False)
         f.for_each_annotation(lambda a: a.update(text=""))
         f.update_layout(coloraxis_showscale=False, margin=dict(l=0, r=0, t=0, b=0))
-        st.plotly_chart(f, use_container_width=True)
+        st.plotly_chart(f, width="stretch")
 
 W.show_ledger(est)
 W.not_private_caption()
