@@ -165,7 +165,7 @@ def _block_sum(counts: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 #: Above this many cells, initialisations are screened on a coarsened synopsis first.
-COARSE_CELLS = 20_000
+COARSE_CELLS = 8_000
 #: How many of the best screened initialisations are refined on the full synopsis.
 N_REFINE = 3
 
