@@ -125,7 +125,7 @@ def private_partition(Y: np.ndarray, k: int, lo: np.ndarray, side: float, noise:
     ``eps' = epsilon / (2 ln n)`` (l. 4).  A child cube is activated with
     probability ``1/2 exp(-eps'(gamma - c))`` if its count ``c <= gamma`` and
     ``1 - 1/2 exp(eps'(gamma - c))`` otherwise (l. 17-20): exactly the event
-    ``c + Lap(1/eps') > gamma``, which is how it is drawn (``noise.laplace``
+    ``c + Lap(1/eps') > gamma``, which is how it is drawn (``noise.laplace_above``
     with sensitivity 2 and budget ``2 eps'``).  Replacing one record changes
     the counts of at most two cubes of a level by 1 (L1 sensitivity 2), so a
     level costs ``2 eps'`` and the ``floor(ln n)`` released levels at most
@@ -138,7 +138,6 @@ def private_partition(Y: np.ndarray, k: int, lo: np.ndarray, side: float, noise:
     eps_p = epsilon / (2.0 * log_n)                     # Alg. 10 l. 4
     # Alg. 10 l. 5 (Edler §5.4: 1/eps'); n = e^log_n, the public or noisy size, never len(Y).
     gamma = (log_n - math.log(delta)) / eps_p
-    q_empty = 0.5 * math.exp(-eps_p * gamma)            # activation probability at c = 0
     rng = noise.rng
     n_child = 1 << p
     centres = [(lo + side / 2.0)[None, :]]
@@ -159,14 +158,13 @@ def private_partition(Y: np.ndarray, k: int, lo: np.ndarray, side: float, noise:
         bits = (Y[pts] >= active_c[owner]).astype(np.int64) @ bit_w
         key = owner * n_child + bits
         ukey, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
-        noisy = noise.laplace(cnt.astype(float), sensitivity=2.0, epsilon=2.0 * eps_p,
-                              name=f"{label}level {level}: noisy cube counts")
-        keep = noisy > gamma
-        # empty children of each active cube, activated with probability q_empty
-        nonempty_per_parent = np.bincount(ukey // n_child, minlength=a)
-        n_empty = n_child - nonempty_per_parent
-        extra = rng.binomial(n_empty, q_empty)
+        # empty children of each active cube are thresholded too, without being materialised
+        n_empty = n_child - np.bincount(ukey // n_child, minlength=a)
+        keep, extra = noise.laplace_above(cnt.astype(float), threshold=gamma, sensitivity=2.0,
+                                          epsilon=2.0 * eps_p, n_zeros=n_empty,
+                                          name=f"{label}level {level}: cube activations")
         extra_keys = []
+        # which empty children: uniform among them (exchangeable; see NoiseSource.laplace_above)
         for parent in np.flatnonzero(extra):             # rare: expected << 1 per level
             taken = set((ukey[ukey // n_child == parent] % n_child).tolist())
             free = np.array([b for b in range(n_child) if b not in taken], dtype=np.int64)

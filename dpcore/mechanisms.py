@@ -85,6 +85,47 @@ class NoiseSource:
         values = np.asarray(values, dtype=float)
         return values + self.rng.laplace(0.0, sensitivity / float(epsilon), size=values.shape)
 
+    def laplace_above(self, values, *, threshold: float, sensitivity: float, epsilon: float, name: str,
+                      n_zeros=None):
+        """Which of ``values + Lap(sensitivity / epsilon)`` exceed ``threshold`` (only the decisions are released).
+
+        With ``n_zeros``, also how many of ``n_zeros[g]`` further values equal
+        to 0 in each group ``g`` would exceed it, drawn exactly as
+        ``Binomial(n_zeros[g], P[Lap > threshold])`` without materialising them:
+        the sparse form of thresholding a huge, mostly empty histogram (e.g. the
+        2^p children of a cube).  Which zero entries are the hits is uniform
+        among them (they are exchangeable), so a caller may pick them uniformly.
+
+        Parameters
+        ----------
+        values : array-like, any shape
+        threshold : float
+        sensitivity : float > 0, L1 sensitivity of the whole (implicit) vector
+        epsilon : float > 0
+        name : str
+        n_zeros : array-like of int, optional
+
+        Returns
+        -------
+        above : ndarray of bool, shape of ``values``
+        zero_hits : ndarray of int (shape of ``n_zeros``) or None
+
+        Privacy
+        -------
+        epsilon-DP: post-processing of the Laplace mechanism on the full vector
+        (explicit values and implicit zeros).
+        """
+        sensitivity = _check_sensitivity(sensitivity)
+        self._spend(name, epsilon, 0.0, "laplace (thresholded)", sensitivity)
+        b = sensitivity / float(epsilon)
+        values = np.asarray(values, dtype=float)
+        above = values + self.rng.laplace(0.0, b, size=values.shape) > threshold
+        if n_zeros is None:
+            return above, None
+        t = float(threshold)
+        p_zero = 0.5 * math.exp(-t / b) if t >= 0 else 1.0 - 0.5 * math.exp(t / b)
+        return above, self.rng.binomial(np.asarray(n_zeros, dtype=np.int64), p_zero)
+
     def gaussian(self, values, *, sensitivity: float, epsilon: float, delta: float, name: str) -> np.ndarray:
         """Analytic Gaussian mechanism: ``values + N(0, sigma^2)`` element-wise.
 

@@ -650,23 +650,17 @@ class PrivTHREM(PrivQT):
             self._finish(X, W_noisy, math.inf, 0)
             return self
         W_true = wavelet_approximation(counts, self._wavelet_)
-        x = np.sort(np.minimum(W_true[W_true > 0], cap))
+        x = W_true[W_true > 0]
         m = x.size
         k = threshold_rank(m, self.density_threshold)
-        bounds_ = np.concatenate([[0.0], x, [cap]])
-        lengths = np.diff(bounds_)                       # interval j = (b_j, b_{j+1}], j = 0..m
-        ranks = m - np.arange(m + 1)                     # values >= any x in interval j
-        scores = -np.abs(ranks - k).astype(float)
-        with np.errstate(divide="ignore"):
-            log_len = np.log(lengths)
-        scores = np.where(lengths > 0, scores, -np.inf)
-        j = noise.exponential(scores, sensitivity=float(delta_q), epsilon=noise.ledger.remaining()[0],
-                              name="density threshold (exponential mechanism)",
-                              log_base_measure=np.where(lengths > 0, log_len, 0.0))
-        # Uniform inside the chosen interval: together, the continuous exponential mechanism.
-        threshold = float(noise.rng.uniform(bounds_[j], bounds_[j + 1]))
+        # The continuous exponential mechanism over the intervals between the sorted true values
+        # in [0, cap], score -|rank - k| (rank = values >= the threshold), base measure the
+        # interval length: the exponential-mechanism quantile at q = (m - k) / m.
+        threshold = noise.quantile(x, (m - k) / m if m else 0.0, lower=0.0, upper=cap,
+                                   sensitivity=float(delta_q), epsilon=noise.ledger.remaining()[0],
+                                   name="density threshold (exponential mechanism)")
         threshold = np.nextafter(threshold, math.inf)
-        # The rank is counted among the *released* values: ``ranks[j]`` counts true values above
+        # The rank is counted among the *released* values: counting the true values above
         # the threshold and would leak them (the privacy audit measured eps >= 2.5 at eps = 1).
         self._finish(X, W_noisy, threshold, int(((W_noisy >= threshold) & (W_noisy > 0)).sum()))
         return self

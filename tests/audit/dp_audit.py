@@ -773,6 +773,9 @@ def mechanism_cases(cls=NoiseSource, epsilon: float = 1.0) -> list[MechanismCase
         MechanismCase("parallel: counts of two disjoint parts, record in part 1", parallel_sampler(epsilon, cls),
                       np.array([3.0, 3.0]), np.array([4.0, 3.0]), epsilon, n_runs=60_000,
                       why="one charge for disjoint parts: the record changes one part only"),
+        MechanismCase("laplace_above: a count at the threshold, plus implicit empty cells",
+                      laplace_above_sampler(epsilon, cls), np.array([2.0, 0.0]), np.array([3.0, 0.0]), epsilon,
+                      n_runs=60_000, why="only the decisions are released; the implicit zeros follow the same law"),
         MechanismCase("quantile: median of 10 values, record added at the upper bound", quantile_sampler(epsilon, cls),
                       np.linspace(0.4, 0.6, 10), np.r_[np.linspace(0.4, 0.6, 10), 1.0], epsilon, n_runs=30_000,
                       sharp=0.1, why="an extreme record shifts every interval's rank by one"),
@@ -787,6 +790,18 @@ def parallel_sampler(epsilon: float, cls=NoiseSource, overlap: bool = False):
         for i, src in enumerate(parts):
             out[f"part {i + 1}"] = src.laplace(np.full(n, counts[i]), sensitivity=1.0, epsilon=epsilon,
                                                name="count")
+        return out
+    return sample
+
+
+def laplace_above_sampler(epsilon: float, cls=NoiseSource, threshold: float = 2.5, n_zeros: int = 6):
+    """Threshold decisions for ``values`` (vectorised over runs) and the hits among implicit zeros."""
+    def sample(values, n, rng):
+        v = np.broadcast_to(np.asarray(values, dtype=float), (n,) + np.shape(values))
+        above, hits = _source(rng, epsilon, cls=cls).laplace_above(
+            v, threshold=threshold, sensitivity=1.0, epsilon=epsilon, n_zeros=np.full(n, n_zeros), name="audit")
+        out = {f"above[{j}]": above[:, j].astype(float) for j in range(above.shape[1])}
+        out["zero hits"] = hits.astype(float)
         return out
     return sample
 
