@@ -280,16 +280,26 @@ class EUGkM(DPClusterer):
         -------
         self
         """
+        X, noise, n_est, eps_left = self._start_fit(X)
+        self.cluster_centers_ = self.bounds_.denormalize(self._fit_grid(X, noise, eps_left, n_est))
+        return self
+
+    # Shared with the Hybrid, which runs this on part of its budget.
+    def _start_fit(self, X):
+        """Validate, then the dataset size: returns (X, noise, n_est, epsilon left)."""
         X, noise = self._begin_fit(X)
         _check_grid_params(self.theta, self.n_init)
-        dom = self.bounds_
         n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
-        centers, counts, edges = eugkm_fit(X, int(self.n_clusters), eps_left, n_est, noise, theta=float(self.theta),
-                                           n_init=int(self.n_init), max_cells=int(self.max_cells), domain=dom)
-        self.cluster_centers_ = dom.denormalize(centers)
-        self.synopsis_ = _grid_synopsis(counts, edges, dom)
+        return X, noise, n_est, eps_left
+
+    def _fit_grid(self, X, noise, epsilon, n_est):
+        """EUGkM on ``epsilon``: sets ``synopsis_`` and ``cells_per_dim_``, returns normalised centres."""
+        centers, counts, edges = eugkm_fit(X, int(self.n_clusters), epsilon, n_est, noise, theta=float(self.theta),
+                                           n_init=int(self.n_init), max_cells=int(self.max_cells),
+                                           domain=self.bounds_)
+        self.synopsis_ = _grid_synopsis(counts, edges, self.bounds_)
         self.cells_per_dim_ = counts.shape[0]
-        return self
+        return centers
 
 
 def _check_grid_params(theta, n_init):

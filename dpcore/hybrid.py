@@ -1,11 +1,8 @@
 """The Hybrid approach: EUGkM centres refined by one DPLloyd iteration (Su et al. 2016, §6.3)."""
 from __future__ import annotations
 
-import math
-
-from .base import DPClusterer
-from .dplloyd import RHO, noisy_lloyd_step, public_or_noisy_size
-from .grid import MAX_CELLS, _check_grid_params, _grid_synopsis, eugkm_fit
+from .dplloyd import RHO, noisy_lloyd_step
+from .grid import MAX_CELLS, EUGkM
 
 
 def hybrid_min_epsilon(n: float, d: int, k: int, *, r: float = 1.0, rho: float = RHO, theta: float = 10.0) -> float:
@@ -26,7 +23,7 @@ def hybrid_min_epsilon(n: float, d: int, k: int, *, r: float = 1.0, rho: float =
     return (X / Y) ** ((2 + d) / (2 * d))
 
 
-class Hybrid(DPClusterer):
+class Hybrid(EUGkM):
     """EUGkM with half the budget, then one DPLloyd iteration with the other half (Su et al. 2016, §6.3).
 
     When Inequality 15 says one noisy Lloyd iteration at epsilon/2 would have
@@ -61,16 +58,9 @@ class Hybrid(DPClusterer):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
                  n_share=0.02, max_cells=MAX_CELLS, rho=RHO, random_state=None):
-        self.n_clusters = n_clusters
-        self.epsilon = epsilon
-        self.bounds = bounds
-        self.theta = theta
-        self.n_init = n_init
-        self.n_samples = n_samples
-        self.n_share = n_share
-        self.max_cells = max_cells
+        super().__init__(n_clusters, epsilon=epsilon, bounds=bounds, theta=theta, n_init=n_init,
+                         n_samples=n_samples, n_share=n_share, max_cells=max_cells, random_state=random_state)
         self.rho = rho
-        self.random_state = random_state
 
     def fit(self, X, y=None):
         """Release the grid synopsis and k centres.
@@ -83,16 +73,12 @@ class Hybrid(DPClusterer):
         -------
         self
         """
-        X, noise = self._begin_fit(X)
-        _check_grid_params(self.theta, self.n_init)
+        X, noise, n_est, eps_left = self._start_fit(X)
         dom = self.bounds_
         k, d = int(self.n_clusters), X.shape[1]
-        n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
         self.min_epsilon_ = hybrid_min_epsilon(n_est, d, k, rho=float(self.rho), theta=float(self.theta))
         refine = eps_left >= self.min_epsilon_
-        eps_grid = eps_left / 2 if refine else eps_left
-        centers, counts, edges = eugkm_fit(X, k, eps_grid, n_est, noise, theta=float(self.theta),
-                                           n_init=int(self.n_init), max_cells=int(self.max_cells), domain=dom)
+        centers = self._fit_grid(X, noise, eps_left / 2 if refine else eps_left, n_est)
         if refine:
             centers = noisy_lloyd_step(X, centers, noise, epsilon=noise.ledger.remaining()[0],
                                        label="DPLloyd refinement", domain=dom)
@@ -104,6 +90,4 @@ class Hybrid(DPClusterer):
             self.branch_reason_ = (f"epsilon {eps_left:.4g} < {self.min_epsilon_:.4g} (Inequality 15 for "
                                    f"N~{n_est:.0f}, d={d}, k={k}): one noisy Lloyd step would hurt, all to EUGkM")
         self.cluster_centers_ = dom.denormalize(centers)
-        self.synopsis_ = _grid_synopsis(counts, edges, dom)
-        self.cells_per_dim_ = counts.shape[0]
         return self

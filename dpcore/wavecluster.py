@@ -66,7 +66,6 @@ from .accountant import split_budget
 from .base import DPClusterer
 from .dplloyd import public_or_noisy_size
 from .grid import eug_cells_per_dim, noisy_grid
-from .mechanisms import NoiseSource
 from .synopsis import WaveletGridSynopsis
 
 #: Cap on the number of quantisation cells (8 bytes each), as in :mod:`dpcore.grid`.
