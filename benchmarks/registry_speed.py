@@ -92,7 +92,6 @@ def _child(conn, job: dict, max_mem_mb: float):
     import threading
     import warnings
 
-    import numpy as np
     sys.path.insert(0, str(REPO))
     from benchmarks._common import TAXI_BOUNDS, PeakRSS, resample, taxi_points
 

@@ -19,7 +19,6 @@ Smith (2011). Privacy-preserving statistical estimation with optimal convergence
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment

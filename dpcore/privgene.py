@@ -21,8 +21,6 @@ import numpy as np
 
 from .base import DPClusterer
 from .dplloyd import public_or_noisy_size
-from .mechanisms import NoiseSource
-from .metrics import assign
 
 #: x and m' of Su et al. §4.1.3 ("empirically set to 1.25e-3 and 10").
 X_FACTOR = 1.25e-3

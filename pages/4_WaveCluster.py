@@ -3,7 +3,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import dpcore
 from dpcore.wavecluster_measures import classification_measures, f_measure, train_test_indices, ud
 from ui import figures as F
 from ui import widgets as W

@@ -1,10 +1,9 @@
 """The shared privacy core: ledger, noise module, validation."""
 import math
-import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 from scipy import stats
 
 from dpcore import BudgetExceededError, BudgetLedger, NoiseSource, PrivacyLeakWarning, split_budget

@@ -1,5 +1,4 @@
 """The private-coresets page renders the taxi coreset, the ledger and the size-per-level chart."""
-import pytest
 from streamlit.testing.v1 import AppTest
 
 

@@ -1,7 +1,6 @@
 """Properties every estimator in dpcore.ALGORITHMS must have (CONTRACT.md), whatever its family."""
 import inspect
 import math
-import warnings
 
 import numpy as np
 import pytest

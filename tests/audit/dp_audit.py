@@ -37,7 +37,7 @@ private is private SGD? NeurIPS (the empirical epsilon lower bound reported here
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import math
 import numbers
 import time
