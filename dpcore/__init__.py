@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from .accountant import BudgetLedger, LedgerEntry, split_budget
-from .exceptions import BudgetExceededError, InfeasibleBudgetError, PrivacyLeakWarning
+from .exceptions import BudgetExceededError, InfeasibleBudgetError, PrivacyLeakWarning, SeededNoiseWarning
 from .mechanisms import NoiseSource
 from .metrics import inertia, nicv, relative_error
 from .validation import Domain
@@ -55,6 +55,6 @@ def _load_registry() -> dict:
 #: dict[str, type]: every algorithm the package offers, keyed by a stable id (CONTRACT.md).
 ALGORITHMS: dict = _load_registry()
 
-__all__ = ["ALGORITHMS", "BudgetLedger", "LedgerEntry", "NoiseSource", "PrivacyLeakWarning",
+__all__ = ["ALGORITHMS", "BudgetLedger", "LedgerEntry", "NoiseSource", "PrivacyLeakWarning", "SeededNoiseWarning",
            "BudgetExceededError", "InfeasibleBudgetError", "Domain", "nicv", "inertia", "relative_error",
            "split_budget", "__version__"]

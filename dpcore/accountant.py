@@ -36,7 +36,13 @@ class LedgerEntry:
         ``"laplace"``, ``"exponential"``, ``"gaussian"``, ...
     sensitivity : float or None
         The sensitivity used to scale the noise (L1 for Laplace, L2 for
-        Gaussian, of the quality score for the exponential mechanism).
+        Gaussian, of the quality score for the exponential mechanism),
+        including what rounding onto the output lattice adds.
+    granularity : float or None
+        The lattice the released values lie on: 1 for integer noise on an
+        integer query, a power of two for a real query rounded onto its
+        lattice (every released value is an integer multiple of it), None
+        for selections (only an index is released).
     """
 
     name: str
@@ -44,6 +50,7 @@ class LedgerEntry:
     delta: float = 0.0
     mechanism: str = ""
     sensitivity: float | None = None
+    granularity: float | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -80,7 +87,8 @@ class BudgetLedger:
 
     # -- spending ---------------------------------------------------------
     def spend(self, name: str, epsilon: float, delta: float = 0.0, *,
-              mechanism: str = "", sensitivity: float | None = None) -> LedgerEntry:
+              mechanism: str = "", sensitivity: float | None = None,
+              granularity: float | None = None) -> LedgerEntry:
         """Record a step's cost, or refuse it if the grant would be exceeded.
 
         Parameters
@@ -124,7 +132,7 @@ class BudgetLedger:
             raise BudgetExceededError(
                 f"step {name!r} asks for delta={delta:.3g}, but only "
                 f"{self.remaining()[1]:.3g} of {self.delta:.3g} is left")
-        entry = LedgerEntry(name, epsilon, delta, mechanism, sensitivity)
+        entry = LedgerEntry(name, epsilon, delta, mechanism, sensitivity, granularity)
         self._entries.append(entry)
         return entry
 

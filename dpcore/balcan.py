@@ -160,7 +160,7 @@ def private_partition(Y: np.ndarray, k: int, lo: np.ndarray, side: float, noise:
         ukey, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
         # empty children of each active cube are thresholded too, without being materialised
         n_empty = n_child - np.bincount(ukey // n_child, minlength=a)
-        keep, extra = noise.laplace_above(cnt.astype(float), threshold=gamma, sensitivity=2.0,
+        keep, extra = noise.laplace_above(cnt, threshold=gamma, sensitivity=2.0,
                                           epsilon=2.0 * eps_p, n_zeros=n_empty,
                                           name=f"{label}level {level}: cube activations")
         extra_keys = []
@@ -308,7 +308,8 @@ def noisy_means(X: np.ndarray, labels: np.ndarray, k: int, center: np.ndarray, w
     sums = np.asarray(M @ X) - counts[:, None] * center[None, :]
     eps_c = epsilon / 2.0
     eps_s = epsilon - eps_c
-    n_counts = noise.laplace(counts, sensitivity=2.0, epsilon=eps_c, name=f"{label}: cluster counts")
+    n_counts = noise.laplace(counts, sensitivity=2.0, epsilon=eps_c, name=f"{label}: cluster counts",
+                             integer=True)
     n_sums = noise.laplace(sums, sensitivity=float(np.sum(width)), epsilon=eps_s,
                            name=f"{label}: cluster sums")
     n_counts = np.maximum(n_counts, 1.0)

@@ -16,7 +16,7 @@ from .accountant import BudgetLedger
 from .mechanisms import NoiseSource
 from .metrics import assign
 from .validation import (Domain, _check_span, check_array, check_bounds, check_delta, check_epsilon,
-                         check_n_clusters, check_random_state)
+                         check_n_clusters, check_random_state, is_seeded, warn_seeded)
 
 
 class DPClusterer(ClusterMixin, BaseEstimator):
@@ -46,6 +46,13 @@ class DPClusterer(ClusterMixin, BaseEstimator):
     n_clipped_ : int
         Rows moved onto the box boundary because they lay outside it.
     n_features_in_ : int
+    simulation_ : bool
+        True when ``random_state`` was given (an int, SeedSequence or
+        Generator): the noise is reproducible from it, so the result is a
+        simulation, not a private release (a private estimator then warns
+        with :class:`~dpcore.exceptions.SeededNoiseWarning`).  False for the
+        default ``random_state=None``: unpredictable noise, nothing about the
+        generator is kept.
     """
 
     display_name: ClassVar[str] = ""
@@ -63,6 +70,11 @@ class DPClusterer(ClusterMixin, BaseEstimator):
         ------
         ValueError, TypeError
             From :mod:`dpcore.validation`, with a sentence saying what to fix.
+
+        Warns
+        -----
+        SeededNoiseWarning
+            A private estimator with a ``random_state``: a simulation.
         """
         X = check_array(X, min_samples=min_samples)
         epsilon = check_epsilon(getattr(self, "epsilon", None), allow_none=not self.private)
@@ -73,7 +85,11 @@ class DPClusterer(ClusterMixin, BaseEstimator):
             else _silent_data_domain(X)
         Xc, n_clipped = domain.clip(X)
         ledger = BudgetLedger(epsilon if self.private else None, delta if self.private else 0.0)
-        noise = NoiseSource(check_random_state(getattr(self, "random_state", None)), ledger)
+        random_state = getattr(self, "random_state", None)
+        noise = NoiseSource(check_random_state(random_state), ledger)
+        self.simulation_ = is_seeded(random_state)
+        if self.simulation_ and self.private:
+            warn_seeded(random_state, stacklevel=3)
         self.bounds_ = domain
         self.n_clipped_ = n_clipped
         self.n_features_in_ = X.shape[1]

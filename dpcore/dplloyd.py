@@ -168,7 +168,8 @@ def noisy_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, *, 
     else:
         eps_c = epsilon * count_share
         eps_s = epsilon - eps_c
-        n_counts = noise.laplace(counts, sensitivity=1.0, epsilon=eps_c, name=f"{label}: cluster counts")
+        n_counts = noise.laplace(counts, sensitivity=1.0, epsilon=eps_c, name=f"{label}: cluster counts",
+                                 integer=True)
         n_sums = noise.laplace(sums, sensitivity=d * r, epsilon=eps_s, name=f"{label}: cluster sums")
     new = centers.copy()
     ok = n_counts >= 1.0
@@ -311,5 +312,5 @@ def public_or_noisy_size(n_true: int, n_public, share: float, epsilon: float, no
     if not 0 < share < 1:
         raise ValueError(f"n_share must be in (0, 1), got {share}")
     e = epsilon * share
-    n_noisy = float(noise.laplace(float(n_true), sensitivity=1.0, epsilon=e, name="dataset size"))
+    n_noisy = float(noise.laplace(int(n_true), sensitivity=1.0, epsilon=e, name="dataset size"))
     return max(n_noisy, 1.0), epsilon - e

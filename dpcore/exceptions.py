@@ -12,6 +12,19 @@ class PrivacyLeakWarning(UserWarning):
     """
 
 
+class SeededNoiseWarning(PrivacyLeakWarning):
+    """A private estimator was fitted with a seed: the result is a simulation, not a private release.
+
+    With an integer ``random_state`` (or a Generator or SeedSequence the
+    caller holds) the noise is reproducible: anyone who knows the seed can
+    regenerate the noise vector and subtract it from the output, which then
+    reveals the exact answers (epsilon = infinity).  Seeds are for tests,
+    papers' figures and teaching on public data; leave ``random_state=None``
+    (the default) for a release.  :func:`dpcore.release.build_release`
+    refuses a seeded fit unless ``simulation=True``.
+    """
+
+
 class BudgetExceededError(RuntimeError):
     """A step asked the budget ledger for more (epsilon, delta) than is left.
 

@@ -82,7 +82,7 @@ def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: 
         np.clip(cell, 0, m - 1, out=cell)
         flat = (cell @ strides).astype(np.intp)  # C-order cell number
         counts += np.bincount(flat, minlength=m ** d)
-    noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name=name)
+    noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name=name, integer=True)
     return (noisy.reshape((m,) * d) if d <= 32 else noisy), np.linspace(-r, r, m + 1)
 
 

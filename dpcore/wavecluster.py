@@ -464,7 +464,7 @@ class PrivQT(WaveCluster):
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
 
     def _noisy_transform(self, counts, noise, epsilon):
-        noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon,
+        noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, integer=True,
                               name="grid cell counts (quantisation)")
         return wavelet_approximation(noisy, self._wavelet_)
 
@@ -554,7 +554,7 @@ class PrivTHR(PrivQT):
         # Lines 11-17: the noisy count of non-positive true transformed values.
         W_true = wavelet_approximation(counts, self._wavelet_)
         s, _ = approximation_influence(self._wavelet_, int(self.num_grid), X.shape[1])
-        z_noisy = float(noise.laplace(float((W_true <= 0).sum()), sensitivity=float(s),
+        z_noisy = float(noise.laplace(int((W_true <= 0).sum()), sensitivity=float(s),
                                       epsilon=noise.ledger.remaining()[0],
                                       name="count of non-positive transformed values"))
         # Lines 4-8: drop the |Z'|/2 smallest noisy positive values, then the threshold.

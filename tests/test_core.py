@@ -60,7 +60,12 @@ def test_laplace_scale_is_sensitivity_over_epsilon():
     draws = noise.laplace(np.zeros(200_000), sensitivity=3.0, epsilon=0.5, name="x")
     # KS test against Lap(0, 6): a wrong scale (e.g. sensitivity ignored) fails by far.
     assert stats.kstest(draws, stats.laplace(scale=6.0).cdf).pvalue > 1e-3
-    assert noise.ledger[0].sensitivity == 3.0
+    entry = noise.ledger[0]
+    # Rounding onto the lattice adds at most m * gamma <= sensitivity * 2^-10 (mechanisms.laplace).
+    assert 3.0 < entry.sensitivity <= 3.0 * (1 + 2.0 ** -10)
+    assert entry.sensitivity == 3.0 + draws.size * entry.granularity
+    assert math.frexp(entry.granularity)[0] == 0.5          # a power of two
+    np.testing.assert_array_equal(draws / entry.granularity, np.rint(draws / entry.granularity))
 
 
 def test_exponential_mechanism_probabilities():
