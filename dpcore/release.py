@@ -5,9 +5,14 @@ holds only differentially private output and public inputs:
 
 * private output: ``cluster_centers_``, ``synopsis_`` (grid counts, coreset,
   WaveCluster grid) and the branch a Hybrid took (chosen from a noisy size);
-* public inputs: the bounds, the parameters, epsilon and delta, the seed
+* public inputs: the bounds, the parameters, epsilon and delta, the noise
   policy, the package version, the column names;
 * the budget ledger: what each step spent.
+
+A private release (``random_state=None``) holds no seed: its noise came from
+a cryptographically secure generator keyed from OS entropy that nobody can
+reproduce.  A seeded fit is a simulation: it is refused unless
+``simulation=True``, and then its guarantee field says it is not private.
 
 It never holds an input row, the dataset size, the number of clipped rows,
 non-private centres or any utility figure computed on the raw data (NICV,
@@ -55,7 +60,8 @@ def _jsonable(v):
     raise TypeError(f"parameter value {v!r} cannot be written to a release")
 
 
-def build_release(est, *, algorithm: str, dataset: str = "", columns=None, created: str | None = None) -> dict:
+def build_release(est, *, algorithm: str, dataset: str = "", columns=None, created: str | None = None,
+                  simulation: bool = False) -> dict:
     """The publishable release of a fitted private estimator.
 
     Parameters
@@ -71,6 +77,12 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
         Column names (public schema).  Default ``x0, x1, ...``.
     created : str or None
         ISO time stamp; default now (UTC).
+    simulation : bool, default False
+        Must be True to export a seeded fit (``est.simulation_``: an integer
+        ``random_state``, SeedSequence or Generator).  Its noise is
+        reproducible from the seed, so the export says in its guarantee that
+        it is NOT private and records the seed (it is a simulation: tests,
+        papers' figures, teaching on public data).
 
     Returns
     -------
@@ -78,7 +90,8 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
     ``dataset``, ``algorithm``, ``parameters``, ``privacy`` (granted and spent
     epsilon/delta, the guarantee in plain words), ``bounds``, ``seed_policy``,
     ``ledger``, ``centroids`` (k rows of d), ``synopsis`` (``synopsis_.to_dict()``
-    or None) and ``notes``.
+    or None) and ``notes``.  ``seed_policy`` holds ``random_state`` only for
+    a simulation; a private release contains no seed anywhere.
 
     Raises
     ------
@@ -86,8 +99,9 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
         If ``est`` is not fitted.
     ValueError
         If ``est`` is a non-private baseline, if its bounds were read from the
-        data (then the output is not private for the extreme records), or if
-        its ledger spent more than it was granted.
+        data (then the output is not private for the extreme records), if
+        its ledger spent more than it was granted, or if it was fitted with a
+        seed and ``simulation`` is not True.
 
     Privacy
     -------
@@ -103,6 +117,12 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
     if est.bounds_.from_data:
         raise ValueError("the bounds were read from the data, so this result is not private for the records at "
                          "the extremes; refit with public bounds before publishing")
+    params_in = est.get_params(deep=False)
+    seeded = bool(getattr(est, "simulation_", params_in.get("random_state") is not None))
+    if seeded and not simulation:
+        raise ValueError("this result was fitted with random_state set, so its noise is reproducible from the seed: "
+                         "it is a simulation, not a private release. Refit with random_state=None (the default) to "
+                         "publish, or pass simulation=True to export it labelled as not private.")
     ledger = est.budget_
     eps_spent, delta_spent = ledger.total()
     if eps_spent > ledger.epsilon * (1 + 1e-9) or delta_spent > ledger.delta * (1 + 1e-9) + 1e-15:
@@ -111,11 +131,26 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
     columns = [str(c) for c in (columns if columns is not None else [f"x{i}" for i in range(d)])]
     if len(columns) != d:
         raise ValueError(f"columns has {len(columns)} names for {d} features")
-    params = {k: _jsonable(v) for k, v in sorted(est.get_params(deep=False).items()) if k not in _NOT_PARAMETERS}
-    seed = est.get_params(deep=False).get("random_state")
-    seed = int(seed) if isinstance(seed, numbers.Integral) else None
+    params = {k: _jsonable(v) for k, v in sorted(params_in.items()) if k not in _NOT_PARAMETERS}
     eps, delta = float(ledger.epsilon), float(ledger.delta)
     guarantee = f"({eps:g}, {delta:.3g})-differential privacy" if delta > 0 else f"{eps:g}-differential privacy"
+    if seeded:
+        seed = params_in.get("random_state")
+        seed = int(seed) if isinstance(seed, numbers.Integral) else f"a caller-supplied {type(seed).__name__}"
+        guarantee = (f"NOT PRIVATE: a simulation. The noise was drawn from a seeded generator (random_state = {seed}) "
+                     "and is reproducible from the seed, so anyone who knows it can subtract the noise and read the "
+                     f"exact answers. The noise level is that of a {guarantee} release, but this output gives no "
+                     "privacy guarantee.")
+        seed_policy = {"random_state": seed,
+                       "policy": ("Simulation: the same data, algorithm, parameters, ε and seed reproduce this output "
+                                  "exactly. Not a private release.")}
+    else:
+        seed_policy = {"policy": ("The noise came from a cryptographically secure generator keyed from the operating "
+                                  "system's entropy and was never stored: nobody, the publisher included, can "
+                                  "reproduce or remove it. Released values are integers (counts) or exact multiples "
+                                  "of the lattice step recorded in the ledger (floating-point safe). Each further "
+                                  "release on the same data spends its ε again (sequential composition): drawing "
+                                  "several releases and keeping the best is a use of the data.")}
     extras = {}
     if hasattr(est, "branch_"):
         extras["hybrid_branch"] = str(est.branch_)  # chosen from a noisy (or public) dataset size
@@ -129,7 +164,7 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
         "parameters": params,
         "privacy": {
             "epsilon": eps, "delta": delta, "epsilon_spent": float(eps_spent), "delta_spent": float(delta_spent),
-            "guarantee": guarantee, "level": level_for(eps).name,
+            "guarantee": guarantee, "private": not seeded, "level": level_for(eps).name,
             "neighbouring": "datasets that differ by adding or removing one record",
             "composition": "basic sequential composition over the ledger's steps (their sum)",
             "statements": [{"title": s.title, "value": s.value, "sentence": s.sentence, "formula": s.formula}
@@ -137,12 +172,7 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
         },
         "bounds": {"lower": [float(v) for v in est.bounds_.lower], "upper": [float(v) for v in est.bounds_.upper],
                    "note": "public bounds given before looking at the data; points outside were clipped onto them"},
-        "seed_policy": {
-            "random_state": seed,
-            "policy": ("The same data, algorithm, parameters, ε and seed reproduce this release exactly. "
-                       "Each further release on the same data (another ε or another seed) spends its ε again "
-                       "(sequential composition): picking the best of several seeds is a use of the data."),
-        },
+        "seed_policy": seed_policy,
         "ledger": [{k: (None if (isinstance(v, float) and not math.isfinite(v)) else v) for k, v in r.items()}
                    for r in ledger.to_records()],
         "centroids": np.asarray(est.cluster_centers_, dtype=float).tolist(),
@@ -171,10 +201,10 @@ def _csv_rows(release: dict):
     for k, v in release["parameters"].items():
         yield ("parameter", "", k, json.dumps(v) if isinstance(v, (list, dict)) else v)
     p = release["privacy"]
-    for k in ("epsilon", "delta", "epsilon_spent", "delta_spent", "guarantee", "level"):
+    for k in ("epsilon", "delta", "epsilon_spent", "delta_spent", "guarantee", "private", "level"):
         yield ("privacy", "", k, p[k])
-    for k in ("random_state", "policy"):
-        yield ("seed_policy", "", k, release["seed_policy"][k])
+    for k, v in release["seed_policy"].items():
+        yield ("seed_policy", "", k, v)
     cols = release["dataset"]["columns"]
     for j, c in enumerate(cols):
         yield ("bounds", c, "lower", release["bounds"]["lower"][j])
@@ -314,7 +344,7 @@ source: {html.escape(a['reference'])}</p>
 <h2>Public inputs</h2>
 {_table(['column', 'lower bound', 'upper bound'], bounds)}
 {_table(['parameter', 'value'], params)}
-<p><b>Seed policy.</b> random_state = {release['seed_policy']['random_state']}.
+<p><b>Noise.</b> {html.escape(' '.join(f"{k} = {v}." for k, v in release['seed_policy'].items() if k != 'policy'))}
 {html.escape(release['seed_policy']['policy'])}</p>
 <p class="note">{html.escape(release['notes'])}</p>
 </body></html>

@@ -24,7 +24,7 @@ if ds.bounds is None:
 delta = {"delta": 1e-8} if dpcore.ALGORITHMS[algo].needs_delta else {}
 est = W.release(ds, fp, algo, n_clusters=k, epsilon=eps, random_state=seed, **delta)
 with W.friendly_errors("Building the release"):
-    rel = R.build_release(est, algorithm=algo, dataset=ds.name, columns=ds.columns)
+    rel = R.build_release(est, algorithm=algo, dataset=ds.name, columns=ds.columns, simulation=est.simulation_)
 account = W.session_account()
 key = W.dataset_key(ds, fp)
 release_id = (key, algo, k, eps, seed, tuple(sorted(delta.items())))

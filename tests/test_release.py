@@ -20,7 +20,7 @@ def fitted(blobs):
     X, bounds, _ = blobs
     out = {}
     for key in ("eugkm", "dplloyd"):
-        est = dpcore.ALGORITHMS[key](n_clusters=3, epsilon=0.7, bounds=bounds, random_state=3).fit(X)
+        est = dpcore.ALGORITHMS[key](n_clusters=3, epsilon=0.7, bounds=bounds).fit(X)   # unseeded: private
         out[key] = (est, R.build_release(est, algorithm=key, dataset="blobs", columns=["x", "y"]))
     return X, out
 
@@ -87,7 +87,7 @@ def test_release_parses_and_holds_the_ledger(fitted, key):
     assert back["privacy"]["epsilon"] == 0.7 and back["privacy"]["delta"] == 0.0
     assert np.allclose(back["centroids"], est.cluster_centers_)
     assert back["bounds"] == {"lower": [0.0, 0.0], "upper": [10.0, 10.0], "note": back["bounds"]["note"]}
-    assert back["seed_policy"]["random_state"] == 3
+    assert back["privacy"]["private"] is True and "random_state" not in back["seed_policy"]
     assert back["package"]["version"] == dpcore.__version__
     assert back["parameters"]["n_clusters"] == 3 and "epsilon" not in back["parameters"]
     if key == "eugkm":
@@ -139,6 +139,40 @@ def test_refuses_non_private_and_data_bounds(blobs):
         R.build_release(leaky, algorithm="dplloyd")
     with pytest.raises(RuntimeError, match="not fitted"):
         R.build_release(dpcore.ALGORITHMS["dplloyd"](n_clusters=3), algorithm="dplloyd")
+
+
+@pytest.mark.parametrize("key", ["eugkm", "dplloyd"])
+def test_private_release_exports_no_seed(fitted, key):
+    """Nothing in a default release lets anyone regenerate its noise: no seed in any export."""
+    _, out = fitted
+    est, rel = out[key]
+    assert est.simulation_ is False and est.random_state is None
+    for name, text in texts(rel).items():
+        assert "random_state" not in text, name
+        assert "NOT PRIVATE" not in text, name
+    # Floating-point safety is visible in the export: counts are integers, other values lie on the lattice.
+    for e in rel["ledger"]:
+        if e["granularity"] is not None:
+            assert math.frexp(e["granularity"])[0] == 0.5
+    if key == "eugkm":
+        counts = np.asarray(rel["synopsis"]["counts"])
+        assert np.array_equal(counts, np.rint(counts))
+
+
+def test_seeded_fit_is_refused_unless_simulation(blobs):
+    X, bounds, _ = blobs
+    with pytest.warns(dpcore.SeededNoiseWarning, match="simulation, not a private release"):
+        est = dpcore.ALGORITHMS["eugkm"](n_clusters=3, epsilon=0.7, bounds=bounds, random_state=3).fit(X)
+    assert est.simulation_ is True
+    with pytest.raises(ValueError, match="simulation=True"):
+        R.build_release(est, algorithm="eugkm")
+    rel = R.build_release(est, algorithm="eugkm", simulation=True)
+    assert rel["privacy"]["private"] is False
+    assert rel["privacy"]["guarantee"].startswith("NOT PRIVATE") and "reproducible from the seed" in \
+        rel["privacy"]["guarantee"]
+    assert rel["seed_policy"]["random_state"] == 3
+    for name, text in texts(rel).items():
+        assert "NOT PRIVATE" in text, name
 
 
 def test_account_sums_and_refuses_over_the_total(fitted):
