@@ -461,10 +461,12 @@ class ReleaseStore:
                     f"{', '.join(sorted(insp_tables)[:5])} and no schema_version); it was left untouched. "
                     "Point DPCORE_STORE at an empty database or a new file.")
             with self._engine.connect().execution_options(dpcore_write=True) as conn, conn.begin():
-                if self.dialect == "postgresql":  # two first openers at once: one creates, one waits
+                # Two first openers at once: one creates, the other waits (BEGIN IMMEDIATE on SQLite,
+                # an advisory lock on PostgreSQL) and then finds the tables there.
+                if self.dialect == "postgresql":
                     conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7312029)")
-                    if sa.inspect(conn).has_table("schema_version"):
-                        return
+                if sa.inspect(conn).has_table("schema_version"):
+                    return
                 _meta.create_all(conn)
                 conn.execute(schema_version.insert().values(version=SCHEMA_VERSION, applied=_now()))
                 conn.execute(store_meta.insert().values(id=1, created=_now()))

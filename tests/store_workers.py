@@ -5,11 +5,13 @@ import os
 import time
 
 
-def race(url: str, dataset: str, release: dict, n: int, out) -> None:
-    """Record ``release`` ``n`` times; put (recorded ids, refusal messages, other errors) on ``out``."""
+def race(url: str, dataset: str, release: dict, n: int, ready, go, out) -> None:
+    """Record ``release`` ``n`` times once ``go`` is set; put (ids, refusal messages, other errors) on ``out``."""
     from dpcore.exceptions import BudgetExceededError
     from dpcore.store import ReleaseStore
     store = ReleaseStore(url, timeout=120)
+    ready.put(os.getpid())
+    go.wait(600)  # all eight start together, so they really race
     ids, refused, errors = [], [], []
     for _ in range(n):
         try:
@@ -33,3 +35,13 @@ def killed_writer(url: str, dataset: str, release: dict, flag: str) -> None:
         time.sleep(600)  # the parent SIGKILLs us here
     store._before_commit = hang
     store.record(dataset, release, who="killed")
+
+
+def open_and_record(url: str, dataset: str, release: dict, out) -> None:
+    """Open a possibly not-yet-created store (first openers race to create it) and record once."""
+    from dpcore.store import ReleaseStore
+    try:
+        with ReleaseStore(url, timeout=120) as store:
+            out.put(store.record(dataset, release))
+    except Exception as exc:
+        out.put(f"{type(exc).__name__}: {exc}")

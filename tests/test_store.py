@@ -209,10 +209,14 @@ def test_eight_processes_racing_never_exceed_the_cap(url, rel_tenth):
     with ReleaseStore(url) as store:
         store.set_cap("taxi", cap)
     ctx = mp.get_context("spawn")
-    out = ctx.Queue()
-    procs = [ctx.Process(target=store_workers.race, args=(url, "taxi", rel_tenth, 50, out)) for _ in range(8)]
+    ready, go, out = ctx.Queue(), ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=store_workers.race, args=(url, "taxi", rel_tenth, 50, ready, go, out))
+             for _ in range(8)]
     for p in procs:
         p.start()
+    for _ in procs:
+        ready.get(timeout=600)
+    go.set()
     results = [out.get(timeout=600) for _ in procs]
     for p in procs:
         p.join(60)
@@ -251,6 +255,21 @@ def test_kill_9_inside_a_transaction_leaves_the_store_consistent(url, rel, tmp_p
         assert store.verify()
         second = store.record("taxi", rel)  # and the store takes writes again
         assert second > first and store.verify()
+
+
+def test_first_openers_racing_create_the_store_once(url, rel):
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=store_workers.open_and_record, args=(url, "taxi", rel, out)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    got = [out.get(timeout=300) for _ in procs]
+    for p in procs:
+        p.join(60)
+    assert sorted(got) == [1, 2, 3, 4], got
+    with ReleaseStore(url) as store:
+        assert store.verify() and store.datasets() == ["taxi"]
+    assert _raw(url, "SELECT count(*) FROM schema_version")[0][0] == 1
 
 
 # -- bad input, nothing lost ----------------------------------------------------------------------
