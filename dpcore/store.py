@@ -304,6 +304,10 @@ class ReleaseStore:
         Seconds a writer waits for another writer (SQLite busy timeout,
         PostgreSQL ``lock_timeout``) and for a PostgreSQL server to answer a
         connection, before a clear error.
+    create : bool, default True
+        Create the store (file and tables) when it does not exist.  Readers
+        such as the gallery pass False: a missing store is then
+        :class:`~dpcore.exceptions.StoreUnavailableError`, and nothing is created.
 
     Raises
     ------
@@ -334,9 +338,10 @@ class ReleaseStore:
     (0.0, 0.0)
     """
 
-    def __init__(self, url: str | None = None, *, timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, url: str | None = None, *, timeout: float = DEFAULT_TIMEOUT, create: bool = True):
         raw = default_store_url() if url is None else str(url).strip()
         self.timeout = float(timeout)
+        self.create = bool(create)
         self._lock = threading.RLock()  # one store object may serve several Streamlit sessions (threads)
         self._before_commit = None      # test seam: called inside record's transaction, before commit
         self.memory = raw in (":memory:", "sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://")
@@ -378,6 +383,10 @@ class ReleaseStore:
         else:
             path = Path(parsed.database)
             if not path.exists():
+                if not self.create:
+                    raise StoreUnavailableError(
+                        f"there is no store file at {path}: nothing has been published there yet. Set "
+                        f"{ENV_VAR} to the store the curator's app writes to.")
                 path.parent.mkdir(parents=True, exist_ok=True)
             eng = sa.create_engine(parsed, connect_args={"timeout": self.timeout, "check_same_thread": False})
 
@@ -455,6 +464,9 @@ class ReleaseStore:
             if "schema_version" in insp_tables:
                 self._check_version(insp_tables)
                 return
+            if not self.create:
+                raise StoreUnavailableError(f"{self._where} holds no dpcore store yet: nothing has been published "
+                                            f"there. Set {ENV_VAR} to the store the curator's app writes to.")
             if insp_tables:
                 raise StoreCorruptError(
                     f"{self._where} is a database but not a dpcore store (it has tables "
