@@ -39,3 +39,31 @@ class InfeasibleBudgetError(ValueError):
     The message names the smallest budget (or largest data size) that would
     work, so the caller knows what to change.
     """
+
+
+class StoreError(RuntimeError):
+    """The release store (:mod:`dpcore.store`) cannot do what was asked.
+
+    Every subclass carries a sentence saying what went wrong and what to do;
+    none of them is raised after a partial write: the store is left as it was.
+    """
+
+
+class StoreLockedError(StoreError):
+    """Another writer held the store longer than the store's ``timeout``."""
+
+
+class StoreCorruptError(StoreError):
+    """The store file is not a readable database, or not a dpcore store."""
+
+
+class StoreVersionError(StoreError):
+    """The store was written by a newer version of dpcore (a newer schema)."""
+
+
+class StoreUnavailableError(StoreError):
+    """The database server named by the store URL cannot be reached."""
+
+
+class ReleaseTooLargeError(StoreError, ValueError):
+    """A release's JSON text is larger than the store's row limit."""

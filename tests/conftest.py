@@ -49,3 +49,22 @@ def blobs():
     centres = np.array([[2.0, 2.0], [8.0, 2.5], [5.0, 8.0]])
     X = np.concatenate([rng.normal(c, 0.4, size=(2000, 2)) for c in centres])
     return np.clip(X, 0, 10), (0.0, 10.0), centres
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A throwaway PostgreSQL server for the session (tests/pg_fixture.py); ``.new_database()`` per test.
+
+    Locally a missing PostgreSQL skips with the reason; in CI (``CI=true``) it is a failure.
+    """
+    from pg_fixture import start_server
+    try:
+        server = start_server()
+    except RuntimeError as exc:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"PostgreSQL is required in CI: {exc}")
+        pytest.skip(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()

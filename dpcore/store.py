@@ -1,0 +1,887 @@
+"""A durable privacy-budget account and release store per dataset, in a real database.
+
+Each release published on a dataset spends its (epsilon, delta); by basic
+sequential composition (Dwork & Roth 2014, Thm. 3.16) the guarantee for the
+people in that data after several releases is the *sum*.  :class:`ReleaseStore`
+keeps that sum in a database (an embedded SQLite file by default, PostgreSQL by
+URL) so that a reload, a second tab, a second analyst or a restart of the
+server cannot start the account again at zero, and a cap the data owner set
+cannot be exceeded by any sequence of actions.
+
+Reserve before reveal
+---------------------
+:meth:`ReleaseStore.record` is one database transaction: take the store's
+write lock, check the dataset's cap against the sum already spent, insert the
+release and its ledger entries, commit.  Only after ``record`` returns may a
+release be shown or exported.  If anything fails after the commit, the budget
+stays spent (conservative), never the other way round.
+
+* SQLite: every write transaction starts with ``BEGIN IMMEDIATE`` (pysqlite's
+  own transaction handling is switched off, as the SQLAlchemy documentation on
+  "Serializable isolation / Savepoints / Transactional DDL" for pysqlite
+  shows), so at most one writer runs at a time, across processes; others wait
+  up to ``timeout`` seconds (SQLite's busy timeout) and then get
+  :class:`~dpcore.exceptions.StoreLockedError`.  The file is in WAL mode, so
+  readers (the gallery) never block a writer.
+* PostgreSQL: every write transaction takes ``SELECT ... FOR UPDATE`` on the
+  single row of ``store_meta`` (the head of the hash chains), then on the
+  dataset row, with ``lock_timeout`` = ``timeout``.
+
+Every table is hash-chained, so appends must be serialised store-wide anyway;
+one lock per store (not per dataset) is what makes the chains linear.  A few
+releases a minute is this store's load: the lock is never the bottleneck.
+
+Append-only, tamper-evident
+---------------------------
+There is no update or delete API.  Every row of ``datasets``, ``caps``,
+``releases`` and ``ledger_entries`` carries ``prev_hash`` (the ``row_hash`` of
+the row before it in the same table, 64 zeros for the first) and ``row_hash`` =
+SHA-256 of ``prev_hash`` and the row's canonical JSON.  :meth:`ReleaseStore.verify`
+walks the chains and names the first broken link: a row changed, inserted or
+deleted in the middle by raw SQL.  Someone with write access to the database
+could rewrite a whole chain; the chain heads (``VerifyReport.heads``, shown by
+the gallery) are what to write down or publish elsewhere to catch that too,
+and also a truncated tail.
+
+Schema versions
+---------------
+A ``schema_version`` table (one row per applied version) instead of Alembic:
+the schema is four append-only tables created by this module, the store is
+opened by library code on users' machines (no ``alembic upgrade`` step anyone
+would run), and a migration here is a short function in :data:`_MIGRATIONS`
+run inside the opening transaction.  A store whose version is *newer* than
+:data:`SCHEMA_VERSION` is refused with :class:`~dpcore.exceptions.StoreVersionError`
+and not written to.
+
+Simulations
+-----------
+A release from a seeded fit (``seed_policy.random_state`` set, or a guarantee
+or flag that says "simulation"/"not private") can be undone by anyone who
+knows the seed, so it is not private.  ``record`` refuses it on a dataset
+unless that dataset was registered ``public=True`` (public data, e.g. for
+teaching); then it is stored with ``simulation=True`` and counted like any
+other release (the account shows what was nominally used).
+
+The row limit is :data:`MAX_RELEASE_BYTES` (16 MiB of JSON text); a larger
+release is refused before anything is written.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import math
+import os
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.pool import StaticPool
+
+from .exceptions import (BudgetExceededError, ReleaseTooLargeError, StoreCorruptError, StoreError,
+                         StoreLockedError, StoreUnavailableError, StoreVersionError)
+
+__all__ = ["ReleaseStore", "StoredRelease", "VerifyReport", "default_store_url", "SCHEMA_VERSION",
+           "MAX_RELEASE_BYTES", "BudgetExceededError", "StoreError", "StoreLockedError", "StoreCorruptError",
+           "StoreVersionError", "StoreUnavailableError", "ReleaseTooLargeError"]
+
+#: Version of the tables this module writes; see :data:`_MIGRATIONS`.
+SCHEMA_VERSION = 1
+#: Largest release (UTF-8 JSON text) one row may hold: 16 MiB.
+MAX_RELEASE_BYTES = 16 * 1024 * 1024
+#: Seconds a writer waits for another writer's lock before StoreLockedError.
+DEFAULT_TIMEOUT = 30.0
+#: Name of the environment variable holding the store URL.
+ENV_VAR = "DPCORE_STORE"
+_GENESIS = "0" * 64
+# Same float slack as the estimator ledger: 0.1 + 0.2 is not exactly 0.3.
+_REL_TOL = 1e-9
+
+# -- schema ----------------------------------------------------------------------------------
+_meta = sa.MetaData()
+_hash_cols = lambda: [sa.Column("prev_hash", sa.String(64), nullable=False),  # noqa: E731
+                      sa.Column("row_hash", sa.String(64), nullable=False)]
+schema_version = sa.Table("schema_version", _meta,
+                          sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+                          sa.Column("applied", sa.String(40), nullable=False))
+store_meta = sa.Table("store_meta", _meta,  # one row: the store-wide write lock (FOR UPDATE)
+                      sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+                      sa.Column("created", sa.String(40), nullable=False))
+datasets = sa.Table("datasets", _meta,
+                    sa.Column("id", sa.Integer, primary_key=True),
+                    sa.Column("name", sa.String(400), nullable=False, unique=True),
+                    sa.Column("fingerprint", sa.String(200)),
+                    sa.Column("bounds", sa.Text),  # JSON {"lower": [...], "upper": [...]} or null
+                    sa.Column("description", sa.Text, nullable=False),
+                    sa.Column("public", sa.Boolean, nullable=False),
+                    sa.Column("created", sa.String(40), nullable=False),
+                    *_hash_cols())
+caps = sa.Table("caps", _meta,
+                sa.Column("id", sa.Integer, primary_key=True),
+                sa.Column("dataset_id", sa.Integer, sa.ForeignKey("datasets.id"), nullable=False, index=True),
+                sa.Column("epsilon", sa.Float(53)),  # null: no cap from here on
+                sa.Column("delta", sa.Float(53), nullable=False),
+                sa.Column("who", sa.String(200), nullable=False),
+                sa.Column("created", sa.String(40), nullable=False),
+                *_hash_cols())
+releases = sa.Table("releases", _meta,
+                    sa.Column("id", sa.Integer, primary_key=True),
+                    sa.Column("dataset_id", sa.Integer, sa.ForeignKey("datasets.id"), nullable=False, index=True),
+                    sa.Column("created", sa.String(40), nullable=False),
+                    sa.Column("who", sa.String(200), nullable=False),
+                    sa.Column("algorithm", sa.String(100), nullable=False),
+                    sa.Column("version", sa.String(40), nullable=False),
+                    sa.Column("guarantee", sa.Text, nullable=False),
+                    sa.Column("epsilon", sa.Float(53), nullable=False),
+                    sa.Column("delta", sa.Float(53), nullable=False),
+                    sa.Column("simulation", sa.Boolean, nullable=False),
+                    sa.Column("body", sa.Text, nullable=False),  # the release, canonical JSON
+                    *_hash_cols())
+ledger_entries = sa.Table("ledger_entries", _meta,
+                          sa.Column("id", sa.Integer, primary_key=True),
+                          sa.Column("release_id", sa.Integer, sa.ForeignKey("releases.id"), nullable=False,
+                                    index=True),
+                          sa.Column("position", sa.Integer, nullable=False),
+                          sa.Column("name", sa.Text, nullable=False),
+                          sa.Column("mechanism", sa.Text, nullable=False),
+                          sa.Column("sensitivity", sa.Float(53)),
+                          sa.Column("epsilon", sa.Float(53), nullable=False),
+                          sa.Column("delta", sa.Float(53), nullable=False),
+                          *_hash_cols())
+_CHAINED = (datasets, caps, releases, ledger_entries)
+
+#: ``{from_version: function(connection)}`` upgrading a store by one version, run in order
+#: inside the opening transaction.  Version 1 is the first; nothing to migrate yet.
+_MIGRATIONS: dict = {}
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def default_store_url() -> str:
+    """The store URL used when none is given.
+
+    ``$DPCORE_STORE`` when set, else a SQLite file ``releases.db`` in the
+    user's data directory for ``dpcore`` (``platformdirs.user_data_dir``:
+    ``~/.local/share/dpcore/releases.db`` on Linux,
+    ``~/Library/Application Support/dpcore/releases.db`` on macOS,
+    ``%LOCALAPPDATA%\\dpcore\\releases.db`` on Windows).
+
+    Returns
+    -------
+    str, an SQLAlchemy URL.
+    """
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return env
+    import platformdirs
+    return "sqlite:///" + str(Path(platformdirs.user_data_dir("dpcore", appauthor=False)) / "releases.db")
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
+
+
+def _canon(obj) -> str:
+    # Sorted keys, no whitespace, floats by repr (exact round trip): the same dict gives the same text.
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _row_hash(prev: str, fields: dict) -> str:
+    return hashlib.sha256((prev + "\n" + _canon(fields)).encode("utf-8")).hexdigest()
+
+
+def _hashed_fields(table: sa.Table, row) -> dict:
+    """The row's columns that its hash covers (all but id and the hash columns), normalised."""
+    m = row._mapping if hasattr(row, "_mapping") else row
+    out = {}
+    for c in table.columns:
+        if c.name in ("id", "prev_hash", "row_hash"):
+            continue
+        v = m[c.name]
+        if isinstance(c.type, sa.Boolean):
+            v = bool(v)
+        elif isinstance(c.type, sa.Float) and v is not None:
+            v = float(v)
+        out[c.name] = v
+    out["id"] = int(m["id"]) if "id" in m and m["id"] is not None else None
+    return out
+
+
+def _over(spent: float, extra: float, cap: float) -> bool:
+    return spent + extra > cap * (1 + _REL_TOL) + 1e-15
+
+
+def _is_simulation(release: dict) -> bool:
+    p = release.get("privacy", {})
+    if p.get("simulation") or release.get("simulation"):
+        return True
+    if release.get("seed_policy", {}).get("random_state") is not None:
+        return True
+    g = str(p.get("guarantee", "")).lower()
+    return "not private" in g or "simulation" in g
+
+
+@dataclass(frozen=True)
+class StoredRelease:
+    """One release as recorded in the store.
+
+    Attributes
+    ----------
+    id : int
+        Its id in the store (what :meth:`ReleaseStore.record` returned).
+    dataset : str
+        The dataset's name in the store.
+    created : datetime
+        When it was recorded (UTC, timezone-aware).
+    who : str
+        Who published it (free text given to ``record``).
+    epsilon, delta : float
+        What it spent (the release ledger's total).
+    algorithm : str
+        Its ``dpcore.ALGORITHMS`` key.
+    release : dict
+        The release itself, as built by :func:`dpcore.release.build_release`.
+    hash : str
+        Its row hash (SHA-256 hex) in the releases chain.
+    simulation : bool
+        True for a seeded simulation on a dataset declared public.
+    """
+
+    id: int
+    dataset: str
+    created: _dt.datetime
+    who: str
+    epsilon: float
+    delta: float
+    algorithm: str
+    release: dict
+    hash: str
+    simulation: bool = False
+
+
+@dataclass
+class VerifyReport:
+    """What :meth:`ReleaseStore.verify` found.  True when every chain is intact.
+
+    Attributes
+    ----------
+    ok : bool
+    checked : int
+        Rows checked, all tables together.
+    first_broken : tuple (table, id, reason) or None
+        The first row whose link is broken, in the order datasets, caps,
+        releases, ledger_entries.
+    heads : dict
+        ``{table: row_hash of its last row}``; write these down or publish
+        them to detect a rewrite of a whole chain or a truncated tail later.
+    """
+
+    ok: bool
+    checked: int
+    first_broken: tuple | None = None
+    heads: dict = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+# -- the store -------------------------------------------------------------------------------
+class ReleaseStore:
+    """Durable per-dataset privacy-budget account and store of published releases.
+
+    Parameters
+    ----------
+    url : str or None
+        ``None``: :func:`default_store_url` (``$DPCORE_STORE`` or a SQLite file
+        under the user's data directory).  ``"sqlite://"`` or ``":memory:"``:
+        an in-memory store for this process (tests, one browser session).
+        ``"sqlite:////abs/path.db"``, or a plain file path: a SQLite file
+        (created with its folder if missing).
+        ``"postgresql+psycopg://user:password@host:port/dbname"``: PostgreSQL.
+    timeout : float, default 30
+        Seconds a writer waits for another writer (SQLite busy timeout,
+        PostgreSQL ``lock_timeout``) and for a PostgreSQL server to answer a
+        connection, before a clear error.
+    create : bool, default True
+        Create the store (file and tables) when it does not exist.  Readers
+        such as the gallery pass False: a missing store is then
+        :class:`~dpcore.exceptions.StoreUnavailableError`, and nothing is created.
+
+    Raises
+    ------
+    StoreCorruptError
+        The file is not a database, or a database that is not a dpcore store.
+    StoreVersionError
+        The store was written by a newer dpcore (its schema version is higher
+        than :data:`SCHEMA_VERSION`); it is left untouched.
+    StoreUnavailableError
+        The PostgreSQL server cannot be reached.
+    StoreLockedError
+        Another writer held the store longer than ``timeout`` while it was
+        being created.
+
+    Notes
+    -----
+    Privacy: the store holds only released (differentially private) output
+    and public inputs; reading it costs nothing.  Recording enforces basic
+    sequential composition (Dwork & Roth 2014, Thm. 3.16) of the releases on
+    each dataset against its cap.  See the module docstring for locking,
+    hash chains and schema versions.
+
+    Examples
+    --------
+    >>> store = ReleaseStore("sqlite://")
+    >>> store.set_cap("taxi", 1.0)
+    >>> store.spent("taxi")
+    (0.0, 0.0)
+    """
+
+    def __init__(self, url: str | None = None, *, timeout: float = DEFAULT_TIMEOUT, create: bool = True):
+        raw = default_store_url() if url is None else str(url).strip()
+        self.timeout = float(timeout)
+        self.create = bool(create)
+        self._lock = threading.RLock()  # one store object may serve several Streamlit sessions (threads)
+        self._before_commit = None      # test seam: called inside record's transaction, before commit
+        self.memory = raw in (":memory:", "sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://")
+        if self.memory:
+            self.url = "sqlite://"
+        elif "://" not in raw:
+            self.url = "sqlite:///" + str(Path(raw).expanduser().resolve())
+        else:
+            self.url = raw
+        try:
+            parsed = sa.engine.make_url(self.url)
+        except sa.exc.ArgumentError as exc:
+            raise StoreError(f"the store URL {raw!r} is not a database URL: use a file path, "
+                             "sqlite:////absolute/path.db or postgresql+psycopg://user@host:port/dbname") from exc
+        self.dialect = parsed.get_backend_name()
+        self._where = (f"the store file {parsed.database}" if self.dialect == "sqlite" and not self.memory else
+                       "the in-memory store" if self.memory else
+                       f"the {self.dialect} store at {parsed.host or 'localhost'}:{parsed.port or ''}"
+                       f"/{parsed.database or ''}")
+        if self.dialect == "sqlite":
+            self._engine = self._sqlite_engine(parsed)
+        elif self.dialect == "postgresql":
+            self._engine = sa.create_engine(parsed, connect_args={"connect_timeout": max(1, int(self.timeout))},
+                                            pool_pre_ping=True)
+        else:
+            raise StoreError(f"dpcore stores releases in SQLite or PostgreSQL, not {self.dialect!r}: "
+                             "use sqlite:///path.db or postgresql+psycopg://...")
+        try:
+            self._open()
+        except BaseException:
+            self._engine.dispose()
+            raise
+
+    # -- engine and transactions ------------------------------------------------------------
+    def _sqlite_engine(self, parsed):
+        if self.memory:
+            eng = sa.create_engine("sqlite://", poolclass=StaticPool,
+                                   connect_args={"check_same_thread": False})
+        else:
+            path = Path(parsed.database)
+            if not path.exists():
+                if not self.create:
+                    raise StoreUnavailableError(
+                        f"there is no store file at {path}: nothing has been published there yet. Set "
+                        f"{ENV_VAR} to the store the curator's app writes to.")
+                path.parent.mkdir(parents=True, exist_ok=True)
+            eng = sa.create_engine(parsed, connect_args={"timeout": self.timeout, "check_same_thread": False})
+
+        @event.listens_for(eng, "connect")
+        def _connect(dbapi_conn, _record):
+            # Let SQLAlchemy's "begin" event emit BEGIN itself (pysqlite would defer it).
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            cur.execute("PRAGMA foreign_keys = ON")
+            if not self.memory:
+                cur.execute("PRAGMA journal_mode = WAL")  # readers never block the writer
+                cur.execute("PRAGMA synchronous = FULL")
+            cur.close()
+
+        @event.listens_for(eng, "begin")
+        def _begin(conn):
+            # Writers take the database's RESERVED lock at BEGIN: no two can read the same
+            # "spent so far" and both commit (reserve before reveal, across processes).
+            write = conn.get_execution_options().get("dpcore_write", False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+        return eng
+
+    @contextmanager
+    def _errors(self):
+        """Turn driver errors into store errors with a sentence saying what to do."""
+        try:
+            yield
+        except StoreError:
+            raise
+        except sa.exc.DBAPIError as exc:
+            raise self._translate(exc) from exc
+
+    def _translate(self, exc) -> StoreError:
+        msg = str(getattr(exc, "orig", exc)).lower()
+        code = getattr(getattr(exc, "orig", None), "sqlstate", None)
+        if "database is locked" in msg or "database table is locked" in msg or code in ("55P03",):
+            return StoreLockedError(
+                f"{self._where} is busy: another writer held it for more than {self.timeout:g} s. Nothing was "
+                "recorded; try again in a moment, or give ReleaseStore a longer timeout.")
+        if "not a database" in msg or "malformed" in msg or "file is encrypted" in msg:
+            return StoreCorruptError(
+                f"{self._where} is not a readable SQLite database (corrupt or another kind of file); it was left "
+                "untouched. Restore it from a backup, or point DPCORE_STORE at another file.")
+        if self.dialect == "postgresql" and (isinstance(exc, sa.exc.OperationalError) and code is None
+                                             or "connection" in msg or "could not connect" in msg):
+            return StoreUnavailableError(
+                f"cannot reach {self._where} ({str(getattr(exc, 'orig', exc)).strip().splitlines()[0]}). Check "
+                "that the server is running and that DPCORE_STORE names the right host, port, database and "
+                "user; nothing was recorded.")
+        if "unable to open database file" in msg:
+            return StoreUnavailableError(
+                f"cannot open {self._where}: check that its folder exists and is writable; nothing was recorded.")
+        return StoreError(f"{self._where} failed: {str(getattr(exc, 'orig', exc)).strip()}. Nothing was recorded.")
+
+    @contextmanager
+    def _read(self):
+        with self._lock, self._errors(), self._engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def _write(self):
+        """One write transaction holding the store-wide lock; commits on exit, rolls back on error."""
+        with self._lock, self._errors(), \
+                self._engine.connect().execution_options(dpcore_write=True) as conn, conn.begin():
+            if self.dialect == "postgresql":
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = {int(self.timeout * 1000)}")
+            conn.execute(sa.select(store_meta.c.id).where(store_meta.c.id == 1).with_for_update())
+            yield conn
+
+    # -- opening: create or check the schema ------------------------------------------------
+    def _open(self):
+        with self._lock, self._errors():
+            insp_tables = set(sa.inspect(self._engine).get_table_names())
+            if "schema_version" in insp_tables:
+                self._check_version(insp_tables)
+                return
+            if not self.create:
+                raise StoreUnavailableError(f"{self._where} holds no dpcore store yet: nothing has been published "
+                                            f"there. Set {ENV_VAR} to the store the curator's app writes to.")
+            if insp_tables:
+                raise StoreCorruptError(
+                    f"{self._where} is a database but not a dpcore store (it has tables "
+                    f"{', '.join(sorted(insp_tables)[:5])} and no schema_version); it was left untouched. "
+                    "Point DPCORE_STORE at an empty database or a new file.")
+            with self._engine.connect().execution_options(dpcore_write=True) as conn, conn.begin():
+                # Two first openers at once: one creates, the other waits (BEGIN IMMEDIATE on SQLite,
+                # an advisory lock on PostgreSQL) and then finds the tables there.
+                if self.dialect == "postgresql":
+                    conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7312029)")
+                if sa.inspect(conn).has_table("schema_version"):
+                    return
+                _meta.create_all(conn)
+                conn.execute(schema_version.insert().values(version=SCHEMA_VERSION, applied=_now()))
+                conn.execute(store_meta.insert().values(id=1, created=_now()))
+
+    def _check_version(self, tables):
+        with self._engine.connect() as conn, conn.begin():
+            version = conn.execute(sa.select(sa.func.max(schema_version.c.version))).scalar()
+        if version is None:
+            raise StoreCorruptError(f"{self._where} has an empty schema_version table; it was left untouched.")
+        if version > SCHEMA_VERSION:
+            raise StoreVersionError(
+                f"{self._where} was written by a newer dpcore (store schema version {version}; this dpcore reads "
+                f"up to {SCHEMA_VERSION}). It was left untouched: upgrade dpcore to use it.")
+        if version < SCHEMA_VERSION:
+            with self._engine.connect().execution_options(dpcore_write=True) as conn, conn.begin():
+                for v in range(version, SCHEMA_VERSION):
+                    _MIGRATIONS[v](conn)
+                    conn.execute(schema_version.insert().values(version=v + 1, applied=_now()))
+        missing = {t.name for t in _meta.sorted_tables} - set(tables)
+        if missing:
+            raise StoreCorruptError(f"{self._where} lacks the tables {', '.join(sorted(missing))}; it was left "
+                                    "untouched. Restore it from a backup.")
+
+    # -- chained inserts -----------------------------------------------------------------------
+    def _append(self, conn, table: sa.Table, values: dict) -> tuple[int, str]:
+        """Insert a row at the end of ``table``'s hash chain (caller holds the write lock)."""
+        prev = conn.execute(sa.select(table.c.row_hash).order_by(table.c.id.desc()).limit(1)).scalar()
+        prev = prev or _GENESIS
+        last_id = conn.execute(sa.select(sa.func.max(table.c.id))).scalar() or 0
+        values = dict(values, id=last_id + 1)  # explicit ids: the chain order is the id order
+        h = _row_hash(prev, _hashed_fields(table, values))
+        conn.execute(table.insert().values(**values, prev_hash=prev, row_hash=h))
+        return values["id"], h
+
+    def _dataset_row(self, conn, name: str, *, lock: bool = False):
+        q = sa.select(datasets).where(datasets.c.name == name)
+        if lock:
+            q = q.with_for_update()
+        return conn.execute(q).first()
+
+    def _ensure_dataset(self, conn, name: str, *, fingerprint=None, bounds=None, description="",
+                        public=False):
+        row = self._dataset_row(conn, name, lock=True)
+        if row is not None:
+            if fingerprint is not None and row.fingerprint is not None and str(fingerprint) != row.fingerprint:
+                raise ValueError(f"the store already has a dataset named {name!r} with another fingerprint "
+                                 f"({row.fingerprint[:12]}… not {str(fingerprint)[:12]}…): it is different data. "
+                                 "Register it under another name.")
+            if public and not row.public:
+                raise ValueError(f"dataset {name!r} is registered as private data; it cannot be declared public "
+                                 "afterwards (the store is append-only). Register the public data under another "
+                                 "name.")
+            return row
+        if bounds is not None:
+            lo, hi = bounds
+            bounds = _canon({"lower": [float(v) for v in _flat(lo)], "upper": [float(v) for v in _flat(hi)]})
+        self._append(conn, datasets, {"name": name, "fingerprint": None if fingerprint is None else str(fingerprint),
+                                      "bounds": bounds, "description": str(description), "public": bool(public),
+                                      "created": _now()})
+        return self._dataset_row(conn, name, lock=True)
+
+    # -- public API ----------------------------------------------------------------------------
+    def register_dataset(self, name: str, *, fingerprint: str | None = None, bounds=None, description: str = "",
+                         public: bool = False) -> None:
+        """Declare a dataset (idempotent; ``set_cap`` and ``record`` also do it implicitly).
+
+        Parameters
+        ----------
+        name : str
+            The account's key (the app uses the dataset's name plus a fingerprint).
+        fingerprint : str or None
+            A content fingerprint, kept with the account for the data owner.  It
+            is never put in a release.
+        bounds : (lower, upper) or None
+            Public bounds (scalars or arrays), stored as JSON.
+        description : str
+        public : bool, default False
+            True for public data (teaching): seeded simulations may then be
+            recorded.  Cannot be switched on later for a private dataset.
+
+        Raises
+        ------
+        ValueError
+            If the name is empty, or a dataset of that name exists with another
+            fingerprint, or ``public`` would turn a private dataset public.
+        """
+        name = _check_name(name)
+        with self._write() as conn:
+            self._ensure_dataset(conn, name, fingerprint=fingerprint, bounds=bounds, description=description,
+                                 public=public)
+
+    def set_cap(self, dataset: str, epsilon: float | None, delta: float = 0.0, *, who: str = "") -> None:
+        """Set the total (epsilon, delta) that releases on ``dataset`` may spend.
+
+        Caps are history too: each call appends a row; the latest one is in
+        force.  ``epsilon=None`` records "no cap from now on".
+
+        Parameters
+        ----------
+        dataset : str
+        epsilon : float > 0, or None
+        delta : float in [0, 1), default 0
+        who : str, default ""
+
+        Raises
+        ------
+        ValueError
+            If epsilon is not positive and finite, delta not in [0, 1), or the
+            releases already recorded exceed the new cap (a cap cannot undo
+            what has been published).
+        """
+        dataset = _check_name(dataset)
+        if epsilon is not None:
+            epsilon, delta = float(epsilon), float(delta)
+            if not (math.isfinite(epsilon) and epsilon > 0):
+                raise ValueError(f"the total budget must be a positive number, got ε = {epsilon}")
+            if not (math.isfinite(delta) and 0.0 <= delta < 1.0):
+                raise ValueError(f"the total δ must be in [0, 1), got {delta}")
+        else:
+            delta = 0.0
+        with self._write() as conn:
+            row = self._ensure_dataset(conn, dataset)
+            if epsilon is not None:
+                eps, dl = self._spent(conn, row.id)
+                if _over(eps, 0.0, epsilon) or _over(dl, 0.0, delta):
+                    raise ValueError(
+                        f"releases already published on {dataset!r} spent ε = {eps:.4g}"
+                        + (f", δ = {dl:.3g}" if dl else "")
+                        + f"; a total of ε = {epsilon:.4g}" + (f", δ = {delta:.3g}" if delta else "")
+                        + " would be below what is already spent. Choose a total of at least what is spent.")
+            self._append(conn, caps, {"dataset_id": row.id, "epsilon": epsilon, "delta": delta, "who": str(who),
+                                      "created": _now()})
+
+    def cap(self, dataset: str) -> tuple[float, float] | None:
+        """The (epsilon, delta) cap in force for ``dataset``, or None if none is set."""
+        with self._read() as conn:
+            row = self._dataset_row(conn, dataset)
+            return None if row is None else self._cap(conn, row.id)
+
+    def _cap(self, conn, dataset_id):
+        r = conn.execute(sa.select(caps.c.epsilon, caps.c.delta).where(caps.c.dataset_id == dataset_id)
+                         .order_by(caps.c.id.desc()).limit(1)).first()
+        return None if r is None or r.epsilon is None else (float(r.epsilon), float(r.delta))
+
+    def _spent(self, conn, dataset_id):
+        rows = conn.execute(sa.select(releases.c.epsilon, releases.c.delta)
+                            .where(releases.c.dataset_id == dataset_id)).all()
+        return math.fsum(r.epsilon for r in rows), math.fsum(r.delta for r in rows)
+
+    def spent(self, dataset: str) -> tuple[float, float]:
+        """Sum of (epsilon, delta) over the releases recorded on ``dataset`` ((0, 0) if unknown)."""
+        with self._read() as conn:
+            row = self._dataset_row(conn, dataset)
+            return (0.0, 0.0) if row is None else self._spent(conn, row.id)
+
+    def remaining(self, dataset: str) -> tuple[float, float] | None:
+        """What is left under the cap of ``dataset``, or None when no cap is set."""
+        with self._read() as conn:
+            row = self._dataset_row(conn, dataset)
+            if row is None:
+                return None
+            c = self._cap(conn, row.id)
+            if c is None:
+                return None
+            eps, dl = self._spent(conn, row.id)
+            return max(c[0] - eps, 0.0), max(c[1] - dl, 0.0)
+
+    def refusal(self, dataset: str, epsilon: float, delta: float = 0.0) -> str | None:
+        """The sentence explaining why a release of (epsilon, delta) would now be refused, or None.
+
+        A preview for interfaces (e.g. to disable a button); only
+        :meth:`record` reserves, atomically.
+        """
+        with self._read() as conn:
+            row = self._dataset_row(conn, dataset)
+            if row is None:
+                return None
+            return self._refusal(dataset, self._cap(conn, row.id), self._spent(conn, row.id), epsilon, delta)
+
+    @staticmethod
+    def _refusal(dataset, cap, spent, epsilon, delta) -> str | None:
+        if cap is None:
+            return None
+        eps, dl = spent
+        if _over(eps, float(epsilon), cap[0]):
+            return (f"This release needs ε = {float(epsilon):.4g}, but only ε = {max(cap[0] - eps, 0.0):.4g} of the "
+                    f"total {cap[0]:.4g} set for {dataset!r} is left (already published: ε = {eps:.4g}). "
+                    "Nothing was recorded: choose a smaller ε or raise the total.")
+        if _over(dl, float(delta), cap[1]):
+            return (f"This release needs δ = {float(delta):.3g}, but only δ = {max(cap[1] - dl, 0.0):.3g} of the "
+                    f"total δ = {cap[1]:.3g} set for {dataset!r} is left. Nothing was recorded: choose an "
+                    "algorithm with δ = 0 or raise the total δ.")
+        return None
+
+    def record(self, dataset: str, release: dict, *, who: str = "") -> int:
+        """Reserve the release's budget and store it, atomically; only then may it be shown.
+
+        Parameters
+        ----------
+        dataset : str
+            The account to charge (registered implicitly if new).
+        release : dict
+            From :func:`dpcore.release.build_release`; its
+            ``privacy.epsilon_spent`` / ``delta_spent`` are charged and its
+            ``ledger`` stored one row per step.
+        who : str, default ""
+            Who publishes it (free text, shown in the history).
+
+        Returns
+        -------
+        int, the release id.
+
+        Raises
+        ------
+        BudgetExceededError
+            If the dataset has a cap and this release would take the sum past
+            it; nothing is recorded.
+        ValueError
+            If ``release`` is not a dpcore release, or is a seeded simulation
+            (not private) on a dataset not declared public.
+        ReleaseTooLargeError
+            If its JSON text exceeds :data:`MAX_RELEASE_BYTES`.
+        StoreLockedError, StoreUnavailableError, StoreError
+            If the database cannot take the write; nothing is recorded.
+
+        Notes
+        -----
+        One transaction: lock, read cap and spent, check, insert release and
+        ledger entries, commit (module docstring).  Basic sequential
+        composition (Dwork & Roth 2014, Thm. 3.16).
+        """
+        dataset = _check_name(dataset)
+        eps, dl, body, entries = _check_release(release)
+        sim = _is_simulation(release)
+        with self._write() as conn:
+            row = self._ensure_dataset(conn, dataset)
+            if sim and not row.public:
+                raise ValueError(
+                    f"this release is a simulation (seeded noise, random_state = "
+                    f"{release.get('seed_policy', {}).get('random_state')}): anyone who knows the seed can remove "
+                    f"the noise, so it is not private and cannot be published on {dataset!r}. Refit with "
+                    "random_state=None, or, if the data is public, register it with public=True.")
+            why = self._refusal(dataset, self._cap(conn, row.id), self._spent(conn, row.id), eps, dl)
+            if why is not None:
+                raise BudgetExceededError(why)
+            rid, _ = self._append(conn, releases, {
+                "dataset_id": row.id, "created": _now(), "who": str(who)[:200],
+                "algorithm": str(release["algorithm"]["key"]),
+                "version": str(release.get("package", {}).get("version", "")),
+                "guarantee": str(release["privacy"].get("guarantee", "")), "epsilon": eps, "delta": dl,
+                "simulation": sim, "body": body})
+            for i, e in enumerate(entries):
+                self._append(conn, ledger_entries, dict(e, release_id=rid, position=i))
+            if self._before_commit is not None:
+                self._before_commit()
+            return rid
+
+    def releases(self, dataset: str | None = None) -> list[StoredRelease]:
+        """The releases recorded (on ``dataset``, or on all), oldest first."""
+        q = (sa.select(releases, datasets.c.name.label("dataset_name"))
+             .join(datasets, releases.c.dataset_id == datasets.c.id).order_by(releases.c.id))
+        if dataset is not None:
+            q = q.where(datasets.c.name == dataset)
+        with self._read() as conn:
+            rows = conn.execute(q).all()
+        return [StoredRelease(id=r.id, dataset=r.dataset_name, created=_dt.datetime.fromisoformat(r.created),
+                              who=r.who, epsilon=float(r.epsilon), delta=float(r.delta), algorithm=r.algorithm,
+                              release=json.loads(r.body), hash=r.row_hash, simulation=bool(r.simulation))
+                for r in rows]
+
+    def history(self, dataset: str) -> list[dict]:
+        """Rows for a table of the releases on ``dataset``, oldest first.
+
+        Returns
+        -------
+        list of dict with keys ``id``, ``time`` (ISO UTC), ``who``,
+        ``algorithm``, ``epsilon``, ``delta``, ``total_epsilon``,
+        ``total_delta`` (running sums including this release),
+        ``cap_epsilon``, ``cap_delta`` (the cap in force when it was recorded,
+        None if none) and ``simulation``.
+        """
+        with self._read() as conn:
+            row = self._dataset_row(conn, dataset)
+            if row is None:
+                return []
+            rels = conn.execute(sa.select(releases.c.id, releases.c.created, releases.c.who, releases.c.algorithm,
+                                          releases.c.epsilon, releases.c.delta, releases.c.simulation)
+                                .where(releases.c.dataset_id == row.id).order_by(releases.c.id)).all()
+            cap_rows = conn.execute(sa.select(caps.c.created, caps.c.epsilon, caps.c.delta)
+                                    .where(caps.c.dataset_id == row.id).order_by(caps.c.id)).all()
+        out, te, td, ci, cap = [], [], [], 0, None
+        for r in rels:
+            while ci < len(cap_rows) and cap_rows[ci].created <= r.created:
+                cap = cap_rows[ci]
+                ci += 1
+            te.append(float(r.epsilon))
+            td.append(float(r.delta))
+            has_cap = cap is not None and cap.epsilon is not None
+            out.append({"id": r.id, "time": r.created, "who": r.who, "algorithm": r.algorithm,
+                        "epsilon": float(r.epsilon), "delta": float(r.delta), "total_epsilon": math.fsum(te),
+                        "total_delta": math.fsum(td), "cap_epsilon": float(cap.epsilon) if has_cap else None,
+                        "cap_delta": float(cap.delta) if has_cap else None, "simulation": bool(r.simulation)})
+        return out
+
+    def datasets(self) -> list[str]:
+        """Names of the datasets in the store, sorted."""
+        with self._read() as conn:
+            return sorted(conn.execute(sa.select(datasets.c.name)).scalars())
+
+    def dataset_info(self, dataset: str) -> dict | None:
+        """The dataset's declaration: name, fingerprint, bounds (dict or None), description, public, created."""
+        with self._read() as conn:
+            r = self._dataset_row(conn, dataset)
+        if r is None:
+            return None
+        return {"name": r.name, "fingerprint": r.fingerprint, "bounds": json.loads(r.bounds) if r.bounds else None,
+                "description": r.description, "public": bool(r.public), "created": r.created}
+
+    def verify(self) -> VerifyReport:
+        """Walk every table's hash chain; report the first broken link.
+
+        Returns
+        -------
+        VerifyReport
+            ``ok`` (and truthiness) True when every row's ``prev_hash`` is the
+            previous row's ``row_hash`` and every ``row_hash`` matches the row's
+            content; else ``first_broken = (table, id, reason)``.
+        """
+        checked, heads = 0, {}
+        with self._read() as conn:
+            for table in _CHAINED:
+                prev = _GENESIS
+                for r in conn.execute(sa.select(table).order_by(table.c.id)):
+                    checked += 1
+                    if r.prev_hash != prev:
+                        return VerifyReport(False, checked, (table.name, r.id, "its prev_hash is not the hash of the "
+                                                             "row before it: a row was deleted or inserted"), heads)
+                    if _row_hash(prev, _hashed_fields(table, r)) != r.row_hash:
+                        return VerifyReport(False, checked, (table.name, r.id, "its content does not match its "
+                                                             "hash: the row was changed"), heads)
+                    prev = r.row_hash
+                heads[table.name] = prev
+        return VerifyReport(True, checked, None, heads)
+
+    def close(self) -> None:
+        """Release the database connections (an in-memory store is gone after this)."""
+        self._engine.dispose()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ReleaseStore({self._engine.url.render_as_string(hide_password=True)!r})"
+
+
+# -- input checks ----------------------------------------------------------------------------
+def _flat(v):
+    try:
+        return [x for x in v]
+    except TypeError:
+        return [v]
+
+
+def _check_name(name) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"a dataset needs a non-empty name, got {name!r}")
+    if len(name) > 400:
+        raise ValueError(f"a dataset name may have at most 400 characters, this one has {len(name)}")
+    return name
+
+
+def _check_release(release) -> tuple[float, float, str, list[dict]]:
+    """(epsilon_spent, delta_spent, canonical JSON, ledger rows) of a build_release dict, or ValueError."""
+    if not isinstance(release, dict) or not str(release.get("format", "")).startswith("dpcore-release/"):
+        raise ValueError("record() takes the dict built by dpcore.release.build_release(...); this is not one "
+                         "(no 'format': 'dpcore-release/...')")
+    try:
+        p = release["privacy"]
+        eps, dl = float(p["epsilon_spent"]), float(p["delta_spent"])
+        release["algorithm"]["key"]
+        ledger = list(release["ledger"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"this release lacks its privacy, algorithm or ledger fields ({exc!r}); build it with "
+                         "dpcore.release.build_release") from exc
+    if not (math.isfinite(eps) and eps > 0) or not (math.isfinite(dl) and 0 <= dl < 1):
+        raise ValueError(f"a release must spend a positive finite ε and a δ in [0, 1), this one says "
+                         f"ε = {eps}, δ = {dl}")
+    try:
+        body = _canon(release)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"this release cannot be written as JSON ({exc})") from exc
+    size = len(body.encode("utf-8"))
+    if size > MAX_RELEASE_BYTES:
+        raise ReleaseTooLargeError(
+            f"this release is {size / 2**20:.1f} MiB of JSON, more than the store's row limit of "
+            f"{MAX_RELEASE_BYTES / 2**20:.0f} MiB; nothing was recorded. Use a coarser grid or a smaller coreset.")
+    entries = []
+    for e in ledger:
+        s = e.get("sensitivity")
+        entries.append({"name": str(e.get("name", "")), "mechanism": str(e.get("mechanism", "")),
+                        "sensitivity": None if s is None or not math.isfinite(float(s)) else float(s),
+                        "epsilon": float(e.get("epsilon", 0.0)), "delta": float(e.get("delta", 0.0))})
+    return eps, dl, body, entries

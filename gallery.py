@@ -1,0 +1,127 @@
+"""dpcore public gallery: what has been published from private data, and what it cost.
+
+Run with ``streamlit run gallery.py``.  It reads only the release store (``$DPCORE_STORE``, else the
+default SQLite file, see README): the datasets, their published releases redrawn from the released
+values, the guarantee in words, the budget history and downloads.  It cannot publish, needs no
+account, and never imports the dataset loaders: this process refuses to (see ``_NoDataLoaders``),
+so not even a curator page reached by URL can open a data file here.
+"""
+from __future__ import annotations
+
+import importlib.abc
+import sys
+
+import streamlit as st
+
+# Modules that read raw data.  The gallery must never import them; a page of the curator's app that
+# Streamlit might run from the pages/ folder beside this file would fail here rather than load data.
+FORBIDDEN = ("dpcore.datasets", "dpcore.sources", "ui.widgets")
+
+
+class _NoDataLoaders(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name in FORBIDDEN or name.startswith(tuple(f + "." for f in FORBIDDEN)):
+            raise ImportError(f"{name} reads raw data; the public gallery only reads the release store")
+        return None
+
+
+if not any(isinstance(f, _NoDataLoaders) for f in sys.meta_path):
+    sys.meta_path.insert(0, _NoDataLoaders())
+
+from dpcore import release as R  # noqa: E402  (after the import guard)
+from dpcore.exceptions import StoreError  # noqa: E402
+from dpcore.store import ReleaseStore, default_store_url  # noqa: E402
+from ui import gallery_view as G  # noqa: E402
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str) -> ReleaseStore:
+    return ReleaseStore(url, create=False)  # a reader: never creates a store
+
+
+def gallery() -> None:
+    st.title("Published private releases")
+    st.caption("Everything on this page is differentially private output or a public input, read from the release "
+               "store. This page has no access to any raw data and cannot publish.")
+    url = default_store_url()
+    try:
+        store = _store(url)
+        names = store.datasets()
+    except StoreError as exc:
+        st.info(f"No releases to show. {exc}")
+        return
+    if not names:
+        st.info("The store is empty: nothing has been published yet.")
+        return
+    name = st.sidebar.selectbox("Dataset", names, key="dataset")
+    info = store.dataset_info(name) or {}
+    rows = store.history(name)
+    spent = store.spent(name)
+    cap = store.cap(name)
+
+    st.header(name)
+    if info.get("description"):
+        st.write(info["description"])
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Releases published", len(rows))
+    c2.metric("ε spent on this data", f"{spent[0]:.4g}", help="Sum over all releases (sequential composition).")
+    c3.metric("Total ε allowed", f"{cap[0]:.4g}" if cap else "no cap set")
+    st.subheader("Budget history")
+    st.caption("Each release spends its ε; the guarantee for a person in this data after all of them is the "
+               "running total (basic sequential composition, Dwork & Roth 2014, Thm. 3.16).")
+    st.dataframe(G.history_frame(rows), hide_index=True, width="stretch")
+    report = store.verify()
+    if report:
+        st.caption(f"✓ Store integrity: {report.checked} records checked, every hash-chain link intact.")
+    else:
+        table, rid, why = report.first_broken
+        st.error(f"The store's record has been altered: row {rid} of {table} — {why}. Do not rely on this history; "
+                 "tell the data owner.")
+    with st.expander("Chain heads (write these down to detect a rewritten history later)"):
+        st.code("\n".join(f"{t}: {h}" for t, h in report.heads.items()) or "—")
+
+    stored = store.releases(name)
+    if not stored:
+        st.info("No release has been published on this dataset yet.")
+        return
+    labels = {s.id: f"#{s.id} · {s.release['algorithm']['name']} · ε = {s.epsilon:.4g} · "
+                    f"{s.created:%Y-%m-%d %H:%M} UTC" for s in stored}
+    rid = st.selectbox("Release", list(reversed(list(labels))), format_func=labels.get, key="release")
+    s = next(x for x in stored if x.id == rid)
+    rel = s.release
+    p = rel["privacy"]
+    st.subheader(f"Release #{s.id}: {rel['algorithm']['name']}")
+    if s.simulation:
+        st.warning("This is a simulation on public data (seeded noise): it is not a private release.")
+    st.markdown(f"**{p['guarantee']}** ({p['level']}) · published {s.created:%Y-%m-%d %H:%M} UTC"
+                + (f" by {s.who}" if s.who else "") + f" · source: {rel['algorithm']['reference']}")
+    kind, fig = G.release_view(rel)
+    if kind == "map":
+        st.pydeck_chart(fig, height=520)
+        st.caption("Orange discs: private centres" + (" · cells: noisy counts, blue below 0, red above"
+                                                       if (rel.get("synopsis") or {}).get("kind") == "grid" else "")
+                   + ". Drawn from the released values only.")
+    else:
+        st.plotly_chart(fig, width="stretch")
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**What this guarantees one person in the data**")
+        for stmt in p["statements"]:
+            st.markdown(f"- **{stmt['title']}: {stmt['value']}.** {stmt['sentence']}")
+    with right:
+        st.markdown("**Private centres**")
+        st.dataframe(G.centres_table(rel), hide_index=True, width="stretch")
+        st.markdown("**This release's budget ledger**")
+        st.dataframe(G.ledger_table(rel), hide_index=True, width="stretch")
+    stem = f"release_{s.id}_{rel['algorithm']['key']}"
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("Download JSON", R.to_json(rel), file_name=f"{stem}.json", mime="application/json",
+                       key="dl_json")
+    d2.download_button("Download CSV", R.to_csv(rel), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
+    d3.download_button("Download report (HTML)", R.to_html(rel), file_name=f"{stem}.html", mime="text/html",
+                       key="dl_html")
+
+
+st.set_page_config(page_title="dpcore · published releases", page_icon="🔓", layout="wide")
+# One page only: with st.navigation Streamlit does not offer the curator's pages/ beside this file.
+st.navigation([st.Page(gallery, title="Published releases")], position="hidden").run()

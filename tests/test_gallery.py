@@ -1,0 +1,137 @@
+"""The public gallery (gallery.py) on a store seeded with real private releases, through Streamlit's AppTest.
+
+It shows the datasets, the budget history and each release redrawn from released values, offers
+the downloads, reports a tampered store, creates nothing when there is no store, and (checked in a
+separate interpreter with an audit hook on every file open) never imports the dataset loaders
+nor opens a data file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sqlalchemy as sa
+from streamlit.testing.v1 import AppTest
+
+from dpcore import ALGORITHMS
+from dpcore.release import build_release
+from dpcore.store import ReleaseStore
+
+REPO = Path(__file__).resolve().parents[1]
+TAXI_COLUMNS = ["pickup_longitude", "pickup_latitude"]
+
+
+@pytest.fixture(scope="module")
+def releases(taxi_X, taxi_bounds, blobs):
+    """Real private fits (random_state=None): EUGkM on the taxi pickups, DPLloyd on blobs."""
+    taxi = ALGORITHMS["eugkm"](epsilon=1.0, bounds=taxi_bounds, n_clusters=5).fit(taxi_X)
+    X, bounds, _ = blobs
+    blob = ALGORITHMS["dplloyd"](epsilon=0.5, bounds=bounds, n_clusters=3).fit(X)
+    return (build_release(taxi, algorithm="eugkm", dataset="nyc taxi", columns=TAXI_COLUMNS),
+            build_release(blob, algorithm="dplloyd", dataset="blobs", columns=["x", "y"]))
+
+
+@pytest.fixture
+def store_url(tmp_path, releases, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    taxi, blob = releases
+    with ReleaseStore(url) as store:
+        store.register_dataset("nyc taxi", description="NYC taxi pickups, 2009-2015 sample")
+        store.set_cap("nyc taxi", 3.0, who="data owner")
+        store.record("nyc taxi", taxi, who="ana")
+        store.register_dataset("blobs")
+        store.record("blobs", blob, who="ben")
+    monkeypatch.setenv("DPCORE_STORE", url)
+    return url
+
+
+def _run(**kw) -> AppTest:
+    at = AppTest.from_file(str(REPO / "gallery.py"), default_timeout=120).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_gallery_shows_the_taxi_release_with_a_map(store_url, releases):
+    at = _run()
+    assert at.sidebar.selectbox[0].options == ["blobs", "nyc taxi"]
+    at.sidebar.selectbox[0].select("nyc taxi").run()
+    assert not at.exception
+    assert [m.value for m in at.metric] == ["1", "1", "3"]  # releases, ε spent, cap
+    hist = at.dataframe[0].value
+    assert list(hist["by"]) == ["ana"] and list(hist["algorithm"]) == ["eugkm"] and list(hist["cap ε"]) == ["3"]
+    assert any("every hash-chain link intact" in c.value for c in at.caption)
+    assert "Release #1: EUGkM" in [s.value for s in at.subheader]
+    assert any("1-differential privacy" in m.value for m in at.markdown)
+    assert len(at.get("deck_gl_json_chart")) == 1  # lon/lat release: a map
+    spec = json.loads(at.get("deck_gl_json_chart")[0].proto.json)
+    layer_ids = {layer["id"] for layer in spec["layers"]}
+    assert {"synopsis", "private"} <= layer_ids and "raw" not in layer_ids
+    centres = at.dataframe[1].value
+    np.testing.assert_allclose(centres[TAXI_COLUMNS].to_numpy(), releases[0]["centroids"])
+    assert len(at.get("download_button")) == 3
+
+
+def test_gallery_draws_a_scatter_for_other_data(store_url):
+    at = _run()
+    at.sidebar.selectbox[0].select("blobs").run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 1 and len(at.get("deck_gl_json_chart")) == 0
+    assert [m.value for m in at.metric][2] == "no cap set"
+
+
+def test_gallery_reports_a_tampered_store(store_url):
+    eng = sa.create_engine(store_url)
+    with eng.begin() as conn:
+        conn.execute(sa.text("UPDATE releases SET who = 'someone else' WHERE id = 1"))
+    eng.dispose()
+    at = _run()
+    at.sidebar.selectbox[0].select("nyc taxi").run()
+    assert any("altered: row 1 of releases" in e.value for e in at.error)
+
+
+def test_gallery_without_a_store_creates_nothing(tmp_path, monkeypatch):
+    missing = tmp_path / "nowhere" / "store.db"
+    monkeypatch.setenv("DPCORE_STORE", f"sqlite:///{missing}")
+    at = _run()
+    assert any("there is no store file" in i.value for i in at.info)
+    assert not missing.exists() and not missing.parent.exists()
+
+
+def test_gallery_never_imports_the_loaders_nor_opens_a_data_file(store_url):
+    """A fresh interpreter runs the gallery with an audit hook that sees every file it opens."""
+    data_dirs = [str(REPO / "sample_data"), os.environ.get("DPCORE_DATA") or str(REPO.parent / "shared" / "data")]
+    code = textwrap.dedent(f"""
+        import sys
+        opened = []
+        sys.addaudithook(lambda ev, args: opened.append(str(args[0])) if ev == "open" and args else None)
+        from streamlit.testing.v1 import AppTest
+        at = AppTest.from_file({str(REPO / "gallery.py")!r}, default_timeout=120).run()
+        at.sidebar.selectbox[0].select("nyc taxi").run()
+        assert not at.exception, [e.message for e in at.exception]
+        assert len(at.get("deck_gl_json_chart")) == 1
+        loaders = sorted(m for m in sys.modules if m in ("dpcore.datasets", "dpcore.sources", "ui.widgets"))
+        try:
+            import dpcore.datasets
+            guard = "import allowed"
+        except ImportError as exc:
+            guard = str(exc)
+        data = [p for p in opened if any(p.startswith(d) for d in {data_dirs!r})
+                or p.endswith((".csv", ".csv.gz", ".parquet", ".npz", ".npy"))]
+        print("LOADERS", loaders)
+        print("DATA", data)
+        print("GUARD", guard)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=dict(os.environ, DPCORE_STORE=store_url),
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = dict(line.split(" ", 1) for line in out.stdout.splitlines() if line.split(" ", 1)[0] in
+                 ("LOADERS", "DATA", "GUARD"))
+    assert lines["LOADERS"] == "[]"
+    assert lines["DATA"] == "[]"
+    assert "the public gallery only reads the release store" in lines["GUARD"]

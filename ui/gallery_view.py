@@ -1,0 +1,101 @@
+"""What the public gallery draws from a stored release: figures and tables from released values only.
+
+No Streamlit here and no access to data: every function takes the release dict that
+:func:`dpcore.release.build_release` made (private output and public inputs) or rows of
+:meth:`dpcore.store.ReleaseStore.history`.  Redrawing is post-processing of a differentially
+private output, so it costs no privacy (Dwork & Roth 2014, Prop. 2.1).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .figures import MAX_MAP_CELLS, cluster_rgba, label_grid_figure, map_deck, scatter_figure
+
+
+def is_geo(release: dict) -> bool:
+    """True when the first two columns are longitude, latitude (by name) inside world bounds.
+
+    A release carries its column names and public bounds, not the dataset's
+    ``geo`` flag; a map is drawn only when both say longitude/latitude.
+    """
+    cols = [c.lower() for c in release["dataset"]["columns"]]
+    if len(cols) < 2 or not any(t in cols[0] for t in ("lon", "lng")) or "lat" not in cols[1]:
+        return False
+    lo, hi = (np.asarray(release["bounds"][k][:2], dtype=float) for k in ("lower", "upper"))
+    return bool(lo[0] >= -180 and hi[0] <= 180 and lo[1] >= -90 and hi[1] <= 90)
+
+
+def release_view(release: dict):
+    """The picture of a release: ``("map", pydeck.Deck)`` on lon/lat data, else ``("plot", plotly Figure)``.
+
+    Private centres always; a 2-D grid synopsis as noisy cell counts, a
+    coreset as weighted discs, a WaveCluster grid as cluster-coloured cells.
+    Only the first two columns are drawn.
+    """
+    bounds = tuple(np.asarray(release["bounds"][k][:2], dtype=float) for k in ("lower", "upper"))
+    centres = np.asarray(release["centroids"], dtype=float).reshape(-1, len(release["dataset"]["columns"]))[:, :2]
+    centres = centres if len(centres) else None
+    syn = release.get("synopsis") or {}
+    kind = syn.get("kind")
+    edges = [np.asarray(e, dtype=float) for e in syn.get("edges", [])]
+    two_d = len(edges) == 2
+    if is_geo(release):
+        kw = {}
+        if kind == "grid" and two_d:
+            kw = dict(synopsis_edges=edges, synopsis_counts=np.asarray(syn["counts"], dtype=float))
+        elif "labels" in syn and two_d and np.asarray(syn["labels"]).size <= MAX_MAP_CELLS:
+            labels = np.asarray(syn["labels"])
+            kw = dict(synopsis_edges=edges, synopsis_counts=np.zeros(labels.shape),
+                      cell_labels_rgba=cluster_rgba(labels))
+        elif kind == "coreset":
+            kw = dict(coreset_points=np.asarray(syn["points"], dtype=float)[:, :2],
+                      coreset_weights=np.asarray(syn["weights"], dtype=float))
+        return "map", map_deck(bounds=bounds, private_centers=centres, **kw)
+    cols = release["dataset"]["columns"]
+    title = f"{release['algorithm']['name']}, ε = {release['privacy']['epsilon']:g}"
+    if "labels" in syn and two_d:
+        return "plot", label_grid_figure(edges=edges, labels=np.asarray(syn["labels"]), columns=cols[:2],
+                                         title=title)
+    kw = dict(synopsis_edges=edges, synopsis_counts=np.asarray(syn["counts"], dtype=float)) \
+        if kind == "grid" and two_d else {}
+    fig = scatter_figure(columns=cols[:2], bounds=bounds, private_centers=centres, title=title, **kw)
+    if kind == "coreset":
+        pts, w = np.asarray(syn["points"], dtype=float), np.asarray(syn["weights"], dtype=float)
+        fig.add_scatter(x=pts[:, 0], y=pts[:, 1], mode="markers", name="private coreset (area ∝ weight)",
+                        marker=dict(size=4 + 16 * np.sqrt(w / w.max()), color="rgba(49,163,84,0.5)"))
+    return "plot", fig
+
+
+def history_frame(rows: list[dict]) -> pd.DataFrame:
+    """:meth:`ReleaseStore.history` rows as a display table (running total and cap side by side)."""
+    if not rows:
+        return pd.DataFrame(columns=["release", "published (UTC)", "by", "algorithm", "ε", "δ", "ε so far", "cap ε"])
+    df = pd.DataFrame(rows)
+    out = pd.DataFrame({"release": df["id"], "published (UTC)": df["time"].str.slice(0, 19).str.replace("T", " "),
+                        "by": df["who"], "algorithm": df["algorithm"], "ε": df["epsilon"].map("{:.4g}".format),
+                        "δ": df["delta"].map("{:.3g}".format), "ε so far": df["total_epsilon"].map("{:.4g}".format),
+                        "cap ε": df["cap_epsilon"].map(lambda c: "none" if c is None or pd.isna(c) else f"{c:.4g}")})
+    if df["simulation"].any():
+        out["simulation"] = df["simulation"].map({True: "yes (not private)", False: ""})
+    return out
+
+
+def ledger_table(release: dict) -> pd.DataFrame:
+    """The release's own budget ledger: one row per noisy step."""
+    df = pd.DataFrame(release["ledger"], columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
+    out = pd.DataFrame({"step": df["name"], "mechanism": df["mechanism"],
+                        "sensitivity": df["sensitivity"].map(lambda s: "" if s is None or pd.isna(s) else f"{s:.4g}"),
+                        "ε": df["epsilon"].map("{:.4g}".format)})
+    if (df["delta"] > 0).any():
+        out["δ"] = df["delta"].map("{:.3g}".format)
+    return out
+
+
+def centres_table(release: dict) -> pd.DataFrame:
+    """The private centres, one row each, in data units."""
+    cols = release["dataset"]["columns"]
+    c = np.asarray(release["centroids"], dtype=float).reshape(-1, len(cols))
+    df = pd.DataFrame(c, columns=cols)
+    df.insert(0, "centre", np.arange(1, len(c) + 1))
+    return df
