@@ -110,10 +110,10 @@ def test_structure_is_public_on_random_neighbours(key):
     @given(neighbours())
     def check(case):
         X, Xp, k, epsilon, public_n, seed = case
-        extra = {} if key != "coreset" else {"n_clusters": 2}
-        make = _maker(key, k=k, epsilon=epsilon, public_n=public_n, **extra)
         if key == "coreset":
-            make = _maker(key, k=2)  # its own public size and epsilon (FAST)
+            make = _maker(key, k=2)  # its own public size and epsilon (FAST): rounds run on tiny data
+        else:
+            make = _maker(key, k=k, epsilon=epsilon, public_n=public_n)
         assert_same_structure(key, make, X, Xp, seed=seed)
 
     check()
@@ -204,7 +204,7 @@ def test_coreset_issue_reproduction_size_and_ledger_identical_on_every_seed():
 @pytest.mark.parametrize("key", PRIVATE_KEYS)
 def test_k_larger_than_n_is_not_an_error(key):
     cls = dpcore.ALGORITHMS[key]
-    make = _maker(key, k=4) if key != "coreset" else _maker(key, k=4)
+    make = _maker(key, k=4)  # the coreset's FAST settings (public size 20000, epsilon 20) make k = 4 feasible
     for n in (0, 1, 3):
         est = make(0).fit(_spread(n) if n else np.empty((0, 2)))
         assert np.asarray(est.cluster_centers_).shape[1] == 2
