@@ -316,3 +316,19 @@ def test_structural_audit_catches_an_exception_that_depends_on_n(monkeypatch):
     with pytest.raises(AssertionError, match="outcome"):
         assert_same_structure("dplloyd", lambda seed: dpcore.ALGORITHMS["dplloyd"](
             3, epsilon=1.0, bounds=BOUNDS, random_state=seed), X, Xp)
+
+
+def test_structural_audit_catches_a_grid_size_from_the_true_n(monkeypatch):
+    """The same bug as test_grid_size_from_true_n_is_caught, found exactly (no sampling): EUGkM's
+    grid side read from len(X) differs between neighbours at a size boundary."""
+    from .test_structural_audit import BOUNDS, assert_same_structure
+
+    def make(seed):
+        return dpcore.ALGORITHMS["eugkm"](1, epsilon=1.0, bounds=BOUNDS, n_init=1, random_state=seed)
+
+    D = corner_data(22, 2)
+    Dp = np.vstack([D, [[-1.0, -1.0]]])
+    assert_same_structure("eugkm", make, D, Dp)  # the correct estimator passes on the same pair
+    monkeypatch.setattr(grid_module, "public_or_noisy_size", _true_size)
+    with pytest.raises(AssertionError, match="cells_per_dim_|synopsis"):
+        assert_same_structure("eugkm", make, D, Dp)
