@@ -324,8 +324,9 @@ def observe(make, X, tape: NoiseTape, key: str) -> dict:
     Returns
     -------
     dict with ``outcome`` (``"fitted"`` or the exception's type and message), ``warnings``
-    (category and message of each, in order), and for a fitted estimator ``release``
-    (:func:`release_structure`) and ``estimator`` (:func:`estimator_structure`).
+    (category and message of each, in order), and for a fitted estimator ``export`` (the
+    whole export), ``release`` (:func:`release_structure`) and ``estimator``
+    (:func:`estimator_structure`).
     """
     from dpcore.release import build_release
     est = make()
@@ -352,6 +353,7 @@ def observe(make, X, tape: NoiseTape, key: str) -> dict:
                             **_build_release_kwargs())
         for fact in RAW_FACTS:  # a raw fact must never reach the export
             assert fact not in repr(rel), f"{fact} appears in the release"
+        seen["export"] = rel
         seen["release"] = release_structure(rel)
         seen["estimator"] = estimator_structure(est)
     return seen
@@ -365,6 +367,20 @@ def coupled_pair(make, X, Xp, key: str, seed: int = 0) -> tuple[dict, dict, list
     b = observe(lambda: make(seed), Xp, tape, key)
     tape.finish()
     return a, b, tape.mismatches
+
+
+def value_differences(a: dict, b: dict) -> list[str]:
+    """Export sections whose *values* differ between the coupled fits.
+
+    With the released values coupled, every value of the export is a function of public
+    inputs and mechanism outputs only if it is identical on D and D'.  A value computed from
+    the rows without going through the noise module (a true mean, a true count) differs.
+    """
+    ea, eb = a.get("export"), b.get("export")
+    if ea is None or eb is None:
+        return [] if ea is eb else ["export: one side has none"]
+    return [f"export.{k}: D {ea.get(k)!r:.300} != D' {eb.get(k)!r:.300}"
+            for k in sorted(set(ea) | set(eb)) if ea.get(k) != eb.get(k)]
 
 
 def structural_differences(a: dict, b: dict, mismatches: list[str]) -> list[str]:

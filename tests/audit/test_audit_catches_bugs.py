@@ -332,3 +332,27 @@ def test_structural_audit_catches_a_grid_size_from_the_true_n(monkeypatch):
     monkeypatch.setattr(grid_module, "public_or_noisy_size", _true_size)
     with pytest.raises(AssertionError, match="cells_per_dim_|synopsis"):
         assert_same_structure("eugkm", make, D, Dp)
+
+
+class DPLloydPublishingATrueMean(dpcore.ALGORITHMS["dplloyd"]):
+    """Same structure as DPLloyd, but the first centre is the raw mean of the rows (no noise)."""
+
+    def fit(self, X, y=None):
+        super().fit(X)
+        X = np.asarray(X, dtype=float)
+        if len(X):
+            self.cluster_centers_[0] = X.mean(axis=0)
+        return self
+
+
+def test_value_audit_catches_a_value_that_bypasses_the_noise_module():
+    from .test_structural_audit import BOUNDS, assert_same_structure, assert_same_values
+    X = np.random.default_rng(2).uniform(-1, 1, (6, 2))
+    Xp = np.vstack([X, [[0.9, 0.9]]])
+
+    def make(seed):
+        return DPLloydPublishingATrueMean(2, epsilon=1.0, bounds=BOUNDS, random_state=seed)
+
+    assert_same_structure("dplloyd", make, X, Xp)  # its structure is fine...
+    with pytest.raises(AssertionError, match="centroids"):
+        assert_same_values("dplloyd", make, X, Xp)  # ...its values are not
