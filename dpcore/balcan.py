@@ -449,7 +449,7 @@ class BalcanKMeans(DPClusterer):
         self
         """
         delta, shares = self._check_params()     # first: delta here is not a privacy parameter
-        X, noise = self._begin_fit(X, min_samples=3)
+        X, noise = self._begin_fit(X)
         dom = self.bounds_
         d = X.shape[1]
         k = int(self.n_clusters)

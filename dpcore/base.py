@@ -66,21 +66,38 @@ class DPClusterer(ClusterMixin, BaseEstimator):
     def _begin_fit(self, X, *, min_samples: int = 1) -> tuple[np.ndarray, NoiseSource]:
         """Validate inputs, set the common fitted attributes, return (clipped X, noise source).
 
+        Parameters
+        ----------
+        X : array-like (n, d)
+        min_samples : int, default 1
+            Fewest rows a *non-private* baseline needs.  Private estimators
+            ignore it: they accept any n >= 0, because an exception that
+            depends on n would publish n (see "Structure" in
+            docs/ARCHITECTURE.md).
+
         Raises
         ------
         ValueError, TypeError
             From :mod:`dpcore.validation`, with a sentence saying what to fix.
+            For a private estimator every one of them depends on public inputs
+            only (the parameters, the bounds, the number of columns, the
+            dtype), never on the number or the values of the rows, except
+            NaN/infinite values, which are the caller's to remove before
+            anything is computed.
 
         Warns
         -----
         SeededNoiseWarning
             A private estimator with a ``random_state``: a simulation.
         """
-        X = check_array(X, min_samples=min_samples)
+        # The release's structure must not depend on n (issue #19): a private fit accepts n = 0
+        # (its release is then pure noise) and k > n (clusters without points get centres from
+        # their noisy sums, as a cluster emptied during the iterations does).
+        X = check_array(X, min_samples=0 if self.private else min_samples)
         epsilon = check_epsilon(getattr(self, "epsilon", None), allow_none=not self.private)
         delta = check_delta(getattr(self, "delta", 0.0), required=self.needs_delta and self.private)
         if hasattr(self, "n_clusters"):
-            check_n_clusters(self.n_clusters, X.shape[0])
+            check_n_clusters(self.n_clusters, None if self.private else X.shape[0])
         domain = check_bounds(getattr(self, "bounds", None), X) if (self.private or self.bounds is not None) \
             else _silent_data_domain(X)
         Xc, n_clipped = domain.clip(X)

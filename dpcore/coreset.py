@@ -603,7 +603,10 @@ class PrivateKMeans(DPClusterer):
     ``eps' = 3 eps / (8 k ln n)`` and ``delta' = 3 delta / (8 k ln n)`` each.
     Round i is ``(eps', delta')``-DP given the earlier outputs
     (:func:`good_radius`, :func:`good_center`); the weights ``w_i`` and the
-    number of rounds come from the (public or noisy) size only.  Removing the
+    number of rounds come from the (public or noisy) size only, so
+    ``coreset_size_ == plan_.n_rounds``, the synopsis shapes ``(m, d)`` and
+    ``(m,)`` and the ledger's entries are functions of public inputs and of
+    the released noisy size, never of the data.  Removing the
     ``w_i`` points nearest the released centre from neighbouring data sets
     leaves neighbouring data sets (Feldman et al. Thm. 3.6 (i)), so by
     adaptive sequential composition the coreset is ``(eps, delta)``-DP, and
@@ -618,6 +621,22 @@ class PrivateKMeans(DPClusterer):
     ``(|X|+1)^d < (2^d n + 1)`` cells, refused above
     :data:`MAX_GRID_CELLS`).  The points left after the last round are not
     represented (Alg. 1), which is the additive error ``O(t_min)``.
+
+    *Empty rounds.*  When the size used for the plan (the noisy count, or a
+    declared ``n_samples``) exceeds the true n, the points can run out before
+    the planned rounds do.  Those rounds still run, spend their ``(eps',
+    delta')`` and publish what their mechanisms draw on the empty set:
+    GOOD-RADIUS selects a radius from the all-zero profile (every ``L(r) = 0``),
+    GOOD-CENTER picks a box from all-zero counts and releases the Gaussian
+    noise on a zero sum and count; with a noisy count below 1 the centre is
+    that box's centre (a data-independent point).  The weight is the planned
+    ``w_i``, a public number.  This is private for the same reason as any
+    round: the remaining sets of neighbouring data sets are neighbours (one
+    of them may be empty, the other hold one point), and the mechanisms are
+    DP for every pair of neighbours, the empty set included.  Stopping
+    instead would make the number of rounds, ``coreset_size_`` and the
+    ledger a deterministic function of n (issue #19: n = 6797 vs 6798 with
+    ``n_samples=20000``, epsilon = 20, k = 2 gave 2 vs 3 points).
 
     References
     ----------
@@ -712,20 +731,9 @@ class PrivateKMeans(DPClusterer):
                       counts[occ].astype(np.int64), side)
         del counts, flat
 
-        centers, weights, radii = [], [], []
-        for i, w_i in enumerate(plan.weights):
-            sub = noise.sub(f"round {i + 1}: SMALL-BALL", plan.eps_round, plan.delta_round)
-            if cs.cells.shape[0] == 0:
-                break  # nothing left (the noisy size overestimated n): the reserved round is unused
-            t = int(w_i + plan.slack)
-            r = good_radius(cs, t, plan, sub)
-            c = good_center(cs, r, plan, sub, box_factor=float(self.box_factor))
-            cs.remove_nearest(c, w_i)
-            centers.append(c)
-            weights.append(float(w_i))
-            radii.append(r)
+        centers, weights, radii = self._run_rounds(cs, plan, noise)
 
-        C = np.array(centers, dtype=float) / (side - 1)  # unit cube [0, 1]^d of §3
+        C = np.array(centers, dtype=float).reshape(-1, d) / (side - 1)  # unit cube [0, 1]^d of §3
         W = np.array(weights, dtype=float)
         pts = dom.lower + C * dom.width
         self.synopsis_ = CoresetSynopsis(points=pts, weights=W)
@@ -733,6 +741,37 @@ class PrivateKMeans(DPClusterer):
         self.radii_ = np.array(radii, dtype=float) / (side - 1) * dom.width[0]
         self.cluster_centers_ = dom.lower + self._weighted_kmeans(C, W, k, noise.rng) * dom.width
         return self
+
+    def _run_rounds(self, cs: _CellSet, plan: CoresetPlan, noise: NoiseSource):
+        """Alg. 1 lines 3-11: one SMALL-BALL call per planned round, removing ``w_i`` points each time.
+
+        Returns
+        -------
+        centers : list of ndarray (d,), grid coordinates
+        weights : list of float, the planned ``w_i``
+        radii : list of int, grid cells
+
+        Privacy
+        -------
+        Every round of ``plan.weights`` runs and reserves ``(plan.eps_round,
+        plan.delta_round)``, whatever the data: the number of rounds and the
+        ledger are functions of the plan (public or noisy size) only.
+        """
+        centers, weights, radii = [], [], []
+        for i, w_i in enumerate(plan.weights):
+            # Every planned round runs, even on an empty remainder (the noisy or declared size
+            # overestimated n): stopping early would publish, through coreset_size_ and the ledger,
+            # exactly when the data ran out, i.e. n (issue #19).  An empty round is the same
+            # mechanism on the empty set: see "Empty rounds" in the class docstring.
+            sub = noise.sub(f"round {i + 1}: SMALL-BALL", plan.eps_round, plan.delta_round)
+            t = int(w_i + plan.slack)
+            r = good_radius(cs, t, plan, sub)
+            c = good_center(cs, r, plan, sub, box_factor=float(self.box_factor))
+            cs.remove_nearest(c, w_i)
+            centers.append(c)
+            weights.append(float(w_i))
+            radii.append(r)
+        return centers, weights, radii
 
     def _weighted_kmeans(self, C: np.ndarray, W: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
         """Alg. 1 line 12: non-private weighted k-means on the released coreset (post-processing)."""

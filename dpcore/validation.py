@@ -244,7 +244,7 @@ class Domain:
         """Clip rows into the box; return the clipped copy and how many rows moved."""
         # Column extremes first: data inside the box (the common case) costs two passes, no copy.
         # Column by column: numpy's axis-0 reduction of an (n, d) array is ~15x slower.
-        if all(X[:, j].min() >= self.lower[j] and X[:, j].max() <= self.upper[j] for j in range(X.shape[1])):
+        if X.shape[0] == 0 or all(X[:, j].min() >= self.lower[j] and X[:, j].max() <= self.upper[j] for j in range(X.shape[1])):
             return X, 0
         outside = ((X < self.lower) | (X > self.upper)).any(axis=1)
         return np.clip(X, self.lower, self.upper), int(outside.sum())
@@ -287,6 +287,9 @@ def check_bounds(bounds, X: np.ndarray | None = None, *, d: int | None = None) -
     if bounds is None:
         if X is None:
             raise ValueError("bounds are required")
+        if X.shape[0] == 0:
+            raise ValueError("bounds were not given and X has no rows to read them from: "
+                             "pass bounds=(lower, upper) known without looking at the data")
         warnings.warn(
             "No public bounds were given, so they are read from the data (its min and max). "
             "That release is NOT differentially private for the extreme records: anyone who sees "

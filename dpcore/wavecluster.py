@@ -288,7 +288,9 @@ class WaveCluster(DPClusterer):
     cluster_centers_ : ndarray (n_clusters_, d), data units
         Per cluster, the mean of its cells' centres weighted by their transformed values.
     labels_ : ndarray (n,) int
-        Cluster of each training point, ``-1`` for noise.
+        Cluster of each training point, ``-1`` for noise.  Baseline only: the
+        private variants do not store training labels (their length is the
+        private n); call ``predict(X)`` or ``fit_predict(X)``.
     n_clusters_ : int
     significant_cells_ : ndarray of bool, transformed-grid shape
     n_significant_ : int
@@ -375,7 +377,11 @@ class WaveCluster(DPClusterer):
         self.cells_per_dim_ = m
         self.synopsis_ = WaveletGridSynopsis(edges=edges, labels=labels, values=W)
         self.cluster_centers_ = _weighted_cluster_centres(edges, labels, W, n_clusters)
-        self.labels_ = self._label_points(X)
+        if not self.private:
+            # Only the baseline keeps training labels: a private estimator's labels_ would have the
+            # private length n and hold a function of every row (issue #19); fit_predict and
+            # predict(X) label the caller's own rows from the released grid instead.
+            self.labels_ = self._label_points(X)
 
     def _label_points(self, X: np.ndarray) -> np.ndarray:
         dom = self.bounds_

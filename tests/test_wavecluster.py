@@ -204,8 +204,10 @@ def test_fitted_attributes_and_predict(blobs):
     assert syn.labels.shape == (16, 16) and [len(e) for e in syn.edges] == [17, 17]
     assert syn.edges[0][0] == 0.0 and syn.edges[0][-1] == 10.0
     assert est.cluster_centers_.shape == (est.n_clusters_, 2)
-    assert np.array_equal(est.predict(X), est.labels_)
-    assert set(np.unique(est.labels_)) <= set(range(-1, est.n_clusters_))
+    labels = est.predict(X)
+    assert not hasattr(est, "labels_")  # a private estimator keeps no training labels (length n is private)
+    assert np.array_equal(est.fit_predict(X), labels)  # ClusterMixin's fit_predict still works
+    assert set(np.unique(labels)) <= set(range(-1, est.n_clusters_))
     assert est.n_clusters_ == 3
     # Each true blob centre is near one found centre.
     dist = np.linalg.norm(centres[:, None] - est.cluster_centers_[None], axis=2)

@@ -241,3 +241,118 @@ def test_counts_noised_outside_the_ledger_are_caught(monkeypatch):
     assert [name for name, _ in rec.releases] == ["iteration 1: cluster sums"]
     # ...but the released centre carries both, and the audit of the output sees 2 epsilon.
     _assert_caught(run_estimator_case(case, n_runs=6000))
+
+
+# ---------------------------------------------------------------------------------------
+# Structural leaks (the exact audit of tests/audit/test_structural_audit.py)
+# ---------------------------------------------------------------------------------------
+
+
+class CoresetWithEarlyBreak(dpcore.ALGORITHMS["coreset"]):
+    """The bug of issue #19: the round loop reserves round i+1, then stops when no point is left,
+    so coreset_size_ and the ledger publish when the data ran out (i.e. n)."""
+
+    def _run_rounds(self, cs, plan, noise):
+        from dpcore.coreset import good_center, good_radius
+        centers, weights, radii = [], [], []
+        for i, w_i in enumerate(plan.weights):
+            sub = noise.sub(f"round {i + 1}: SMALL-BALL", plan.eps_round, plan.delta_round)
+            if cs.cells.shape[0] == 0:
+                break
+            r = good_radius(cs, int(w_i + plan.slack), plan, sub)
+            c = good_center(cs, r, plan, sub, box_factor=float(self.box_factor))
+            cs.remove_nearest(c, w_i)
+            centers.append(c)
+            weights.append(float(w_i))
+            radii.append(r)
+        return centers, weights, radii
+
+
+def test_structural_audit_catches_the_coresets_early_break():
+    from .test_structural_audit import BOUNDS, assert_same_structure, coreset_boundary_pairs
+
+    def make(cls):
+        return lambda seed: cls(2, epsilon=20.0, delta=1e-6, bounds=BOUNDS, n_samples=20000, random_state=seed)
+
+    c, X, Xp = coreset_boundary_pairs(rounds=(1,))[0]
+    assert_same_structure("coreset", make(dpcore.ALGORITHMS["coreset"]), X, Xp)  # the fixed estimator passes
+    with pytest.raises(AssertionError, match="coreset_size_|ledger"):
+        assert_same_structure("coreset", make(CoresetWithEarlyBreak), X, Xp)
+
+
+class PrivTHRWithTrainingLabels(dpcore.ALGORITHMS["privthr"]):
+    """A private estimator that keeps labels_ of the training rows (length n)."""
+
+    def fit(self, X, y=None):
+        super().fit(X)
+        self.labels_ = self.predict(X)
+        return self
+
+
+def test_structural_audit_catches_training_labels_of_length_n():
+    from .test_structural_audit import BOUNDS, assert_same_structure
+    X = np.random.default_rng(0).uniform(-1, 1, (10, 2))
+    Xp = np.vstack([X, [[0.5, 0.5]]])
+    with pytest.raises(AssertionError, match="labels_"):
+        assert_same_structure("privthr", lambda seed: PrivTHRWithTrainingLabels(
+            epsilon=1.0, bounds=BOUNDS, num_grid=8, random_state=seed), X, Xp)
+
+
+def test_structural_audit_catches_an_exception_that_depends_on_n(monkeypatch):
+    """Validation that refuses k > n on private data (the old check_n_clusters) is caught."""
+    from dpcore import base as base_module
+    from dpcore.validation import check_n_clusters
+    from .test_structural_audit import BOUNDS, assert_same_structure
+
+    X = np.random.default_rng(1).uniform(-1, 1, (2, 2))
+    Xp = np.vstack([X, [[0.1, 0.1]]])
+
+    def begin_fit(self, X_, **kw):
+        check_n_clusters(self.n_clusters, len(X_))  # the removed, data-dependent check
+        return orig(self, X_, **kw)
+
+    orig = base_module.DPClusterer._begin_fit
+    monkeypatch.setattr(base_module.DPClusterer, "_begin_fit", begin_fit)
+    with pytest.raises(AssertionError, match="outcome"):
+        assert_same_structure("dplloyd", lambda seed: dpcore.ALGORITHMS["dplloyd"](
+            3, epsilon=1.0, bounds=BOUNDS, random_state=seed), X, Xp)
+
+
+def test_structural_audit_catches_a_grid_size_from_the_true_n(monkeypatch):
+    """The same bug as test_grid_size_from_true_n_is_caught, found exactly (no sampling): EUGkM's
+    grid side read from len(X) differs between neighbours at a size boundary."""
+    from .test_structural_audit import BOUNDS, assert_same_structure
+
+    def make(seed):
+        return dpcore.ALGORITHMS["eugkm"](1, epsilon=1.0, bounds=BOUNDS, n_init=1, random_state=seed)
+
+    D = corner_data(22, 2)
+    Dp = np.vstack([D, [[-1.0, -1.0]]])
+    assert_same_structure("eugkm", make, D, Dp)  # the correct estimator passes on the same pair
+    monkeypatch.setattr(grid_module, "public_or_noisy_size", _true_size)
+    with pytest.raises(AssertionError, match="cells_per_dim_|synopsis"):
+        assert_same_structure("eugkm", make, D, Dp)
+
+
+class DPLloydPublishingATrueMean(dpcore.ALGORITHMS["dplloyd"]):
+    """Same structure as DPLloyd, but the first centre is the raw mean of the rows (no noise)."""
+
+    def fit(self, X, y=None):
+        super().fit(X)
+        X = np.asarray(X, dtype=float)
+        if len(X):
+            self.cluster_centers_[0] = X.mean(axis=0)
+        return self
+
+
+def test_value_audit_catches_a_value_that_bypasses_the_noise_module():
+    from .test_structural_audit import BOUNDS, assert_same_structure, assert_same_values
+    X = np.random.default_rng(2).uniform(-1, 1, (6, 2))
+    Xp = np.vstack([X, [[0.9, 0.9]]])
+
+    def make(seed):
+        return DPLloydPublishingATrueMean(2, epsilon=1.0, bounds=BOUNDS, random_state=seed)
+
+    assert_same_structure("dplloyd", make, X, Xp)  # its structure is fine...
+    with pytest.raises(AssertionError, match="centroids"):
+        assert_same_values("dplloyd", make, X, Xp)  # ...its values are not
