@@ -285,7 +285,7 @@ class WaveCluster(DPClusterer):
 
     Attributes
     ----------
-    cluster_centers_ : ndarray (n_clusters_, d), data units
+    cluster_centers_ : ndarray of shape (number of clusters found, d), data units
         Per cluster, the mean of its cells' centres weighted by their transformed values.
     labels_ : ndarray (n,) int
         Cluster of each training point, ``-1`` for noise.
