@@ -10,16 +10,19 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.metrics.pairwise import euclidean_distances
 
 from .accountant import BudgetLedger
 from .mechanisms import NoiseSource
 from .metrics import assign
+from .preprocessing import warn_if_after_fitted_transformer
 from .validation import (Domain, _check_span, check_array, check_bounds, check_delta, check_epsilon,
                          check_n_clusters, check_random_state, is_seeded, warn_seeded)
 
 
-class DPClusterer(ClusterMixin, BaseEstimator):
+class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
     """Base of all dpcore clusterers (private and non-private baselines).
 
     Class attributes (registry metadata, shown in the app)
@@ -53,6 +56,8 @@ class DPClusterer(ClusterMixin, BaseEstimator):
         with :class:`~dpcore.exceptions.SeededNoiseWarning`).  False for the
         default ``random_state=None``: unpredictable noise, nothing about the
         generator is kept.
+    feature_names_in_ : ndarray (n_features_in_,) of str
+        Only when ``fit`` got a pandas DataFrame whose column names are all strings.
     """
 
     display_name: ClassVar[str] = ""
@@ -90,6 +95,9 @@ class DPClusterer(ClusterMixin, BaseEstimator):
         SeededNoiseWarning
             A private estimator with a ``random_state``: a simulation.
         """
+        feature_names = _feature_names(X)
+        if self.private:
+            warn_if_after_fitted_transformer(self)
         # The release's structure must not depend on n (issue #19): a private fit accepts n = 0
         # (its release is then pure noise) and k > n (clusters without points get centres from
         # their noisy sums, as a cluster emptied during the iterations does).
@@ -110,20 +118,97 @@ class DPClusterer(ClusterMixin, BaseEstimator):
         self.bounds_ = domain
         self.n_clipped_ = n_clipped
         self.n_features_in_ = X.shape[1]
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         self.budget_ = ledger
         self.synopsis_ = None
         return Xc, noise
 
     def _check_fitted(self):
         if not hasattr(self, "budget_"):
-            raise RuntimeError(f"this {type(self).__name__} is not fitted yet: call fit(X) first")
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                                 "appropriate arguments before using this estimator.")
 
     def _check_predict_X(self, X) -> np.ndarray:
         self._check_fitted()
+        names = _feature_names(X)
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if fitted_names is not None and names is not None and not np.array_equal(names, fitted_names):
+            raise ValueError("The feature names should match those that were passed during fit: "
+                             f"got {names.tolist()}, fitted on {fitted_names.tolist()}")
         X = check_array(X)
         if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} columns, but the model was fitted on {self.n_features_in_}")
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input: pass the columns it was fitted on")
         return X
+
+    def transform(self, X) -> np.ndarray:
+        """Distances from each row of ``X`` to every released centre.
+
+        Parameters
+        ----------
+        X : array-like (n, d), data units
+
+        Returns
+        -------
+        ndarray (n, k) float, Euclidean distances in data units.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        ValueError
+            ``X`` has another number of columns than the fitted data.
+
+        Notes
+        -----
+        Post-processing of the released centres: costs no privacy budget.  The
+        distances are a function of ``X`` and as private as ``X`` itself.
+        """
+        X = self._check_predict_X(X)
+        C = np.asarray(self.cluster_centers_, dtype=float)
+        if C.shape[0] == 0:  # a grid-cluster release may find no cluster at all
+            return np.empty((X.shape[0], 0))
+        return euclidean_distances(X, C)
+
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """Opposite of the k-means objective (inertia) of ``X`` under the released centres.
+
+        Parameters
+        ----------
+        X : array-like (n, d), data units
+        y : ignored
+        sample_weight : array-like (n,), optional
+
+        Returns
+        -------
+        float, ``-sum_i w_i * min_j ||x_i - c_j||^2`` (higher is better), as scikit-learn's
+        ``KMeans.score``.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError, ValueError
+            As :meth:`transform`.
+
+        Notes
+        -----
+        Computed on the caller's ``X``: when that is the raw private data the
+        score is **not private** (it is for the data owner's eyes only); on
+        public or held-out data it is free post-processing of the release.
+        """
+        D = self.transform(X)
+        if D.shape[1] == 0:
+            return -np.inf
+        sq = np.min(D, axis=1) ** 2
+        if sample_weight is not None:
+            sq = sq * np.asarray(sample_weight, dtype=float)
+        return -float(np.sum(sq))
+
+    @property
+    def _n_features_out(self) -> int:
+        return int(np.shape(self.cluster_centers_)[0])
 
     def predict(self, X) -> np.ndarray:
         """Label each row with its nearest released centre.
@@ -150,7 +235,31 @@ class DPClusterer(ClusterMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
         return tags
+
+    def _expected_failed_checks(self) -> dict[str, str]:
+        """scikit-learn estimator checks this estimator fails on purpose, with the reason in words.
+
+        Passed to :func:`sklearn.utils.estimator_checks.parametrize_with_checks`
+        (``expected_failed_checks``) by the test suite; subclasses add their own.
+        """
+        if not self.private:
+            return {}
+        return {"check_clustering": (
+            "a private estimator keeps no labels_ of its training rows (that would publish one exact label per "
+            "private record), and at the check's sizes (n = 150, epsilon = 1) the noise is meant to dominate, "
+            "so the check's adjusted-Rand threshold is not a property of a private release")}
+
+
+def _feature_names(X) -> np.ndarray | None:
+    """Column names of a DataFrame when all are strings (scikit-learn's rule), else None."""
+    cols = getattr(X, "columns", None)
+    if cols is None or not hasattr(X, "dtypes"):
+        return None
+    names = np.asarray(list(cols), dtype=object)
+    return names if len(names) and all(isinstance(c, str) for c in names) else None
 
 
 def _silent_data_domain(X: np.ndarray) -> Domain:

@@ -46,7 +46,16 @@ __all__ = ["Dataset", "available", "info", "load", "read_table", "dataset_from_f
 Progress = Callable[[float, str], None]
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLE_DIR = REPO / "sample_data"
+
+
+def _sample_dir() -> Path:
+    """The embedded datasets: package data ``dpcore/sample_data`` (a link to the repository's
+    ``sample_data/`` in a checkout, real files in an installed wheel)."""
+    from importlib import resources
+    return Path(str(resources.files("dpcore") / "sample_data"))
+
+
+SAMPLE_DIR = _sample_dir()
 
 #: Feldman et al. (2017), §5.1: "latitude between 73.9°W and 74.1°W, longitude between
 #: 40.7°N and 40.9°N" (the paper swaps the two words; the degrees are unambiguous).
@@ -256,12 +265,12 @@ def _data_dir() -> Path | None:
 
 def _file_spec(stem: str, path: Path) -> _Spec | None:
     """Registry entry for a known real file, or None for a file we do not know."""
-    if re.fullmatch(r"nyc_taxi_.+_pickups", stem) and path.name.endswith(".csv.gz"):
+    if re.fullmatch(r"nyc_taxi_.+_pickups", stem) and _is_table(path):
         return _Spec(stem, "file", f"NYC taxi pickups ({stem[9:-8]}, local copy)",
                      _TAXI_DESCRIPTION + " Local file from $DPCORE_DATA (see its README for the origin).",
                      geo=True, bounds=TAXI_BOUNDS, columns=("pickup_longitude", "pickup_latitude"),
                      n_clusters_hint=5, path=path, box_filter=True)
-    if re.fullmatch(r"gowalla_nyc_.+", stem) and path.name.endswith(".csv.gz"):
+    if re.fullmatch(r"gowalla_nyc_.+", stem) and _is_table(path):
         what = "distinct check-in locations" if stem.endswith("locations") else "check-ins"
         return _Spec(stem, "file", f"Gowalla NYC {what}",
                      f"Gowalla {what} in New York City (SNAP loc-gowalla, Cho, Myers & Leskovec, KDD 2011; "
@@ -269,7 +278,7 @@ def _file_spec(stem: str, path: Path) -> _Spec | None:
                      "(lon −74.26..−73.70, lat 40.48..40.92).",
                      geo=True, bounds=GOWALLA_BOUNDS, columns=("longitude", "latitude"),
                      n_clusters_hint=5, path=path, box_filter=True)
-    if stem in _BENCH and path.name.endswith(".csv.gz"):
+    if stem in _BENCH and _is_table(path):
         xl, yl, xh, yh, k, basis, title = _BENCH[stem]
         src = _BENCH_SOURCE[stem.split("_")[0]]
         box = f"x {xl:g}..{xh:g}, y {yl:g}..{yh:g}"
@@ -278,7 +287,7 @@ def _file_spec(stem: str, path: Path) -> _Spec | None:
                      bounds=(np.array([xl, yl], float), np.array([xh, yh], float)), columns=("x", "y"),
                      label_col="label" if not stem.startswith("birch_") else None,
                      n_clusters_hint=k, path=path, box_filter=True)
-    if stem == "adult" and path.name.endswith(".csv.gz"):
+    if stem == "adult" and _is_table(path):
         return _Spec(stem, "file", "UCI Adult, six numeric attributes",
                      "48,842 census records (UCI ML Repository, Becker & Kohavi 1996, CC BY 4.0), the six "
                      "numeric attributes of Adult-num. Bounds from the UCI documentation (age 17..90, "
@@ -296,6 +305,11 @@ def _file_spec(stem: str, path: Path) -> _Spec | None:
     return None
 
 
+def _is_table(path: Path) -> bool:
+    """A file ``load`` reads as a table: gzipped CSV or Parquet."""
+    return path.name.endswith((".csv.gz", ".parquet"))
+
+
 def _file_specs() -> dict[str, _Spec]:
     folder = _data_dir()
     if folder is None:
@@ -303,7 +317,7 @@ def _file_specs() -> dict[str, _Spec]:
     specs = {}
     for path in sorted(folder.iterdir()):
         name = path.name
-        stem = name[:-7] if name.endswith(".csv.gz") else name[:-4] if name.endswith(".npz") else None
+        stem = next((name[:-len(ext)] for ext in (".csv.gz", ".npz", ".parquet") if name.endswith(ext)), None)
         if stem is None or not path.is_file():
             continue
         spec = _file_spec(stem, path)
@@ -464,8 +478,11 @@ def _read_csv_columns(path, columns, label_col):
     import pandas as pd
     usecols = list(columns) + ([label_col] if label_col else [])
     try:
-        df = pd.read_csv(path, usecols=usecols)
-    except ValueError as exc:
+        if str(path).endswith(".parquet"):
+            df = pd.read_parquet(path, columns=usecols)
+        else:
+            df = pd.read_csv(path, usecols=usecols)
+    except (ValueError, KeyError) as exc:
         raise ValueError(f"{Path(path).name} does not have the expected columns {usecols}: {exc}") from None
     X = df[list(columns)].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
     labels = df[label_col].to_numpy() if label_col else None

@@ -104,9 +104,16 @@ def warn_seeded(random_state, *, stacklevel: int = 3) -> None:
 def check_array(X, *, name: str = "X", min_samples: int = 1) -> np.ndarray:
     """Validate data as a finite float array of shape (n, d).
 
+    Messages follow scikit-learn's wording (so ``check_estimator`` and users who
+    know scikit-learn recognise them) and then say what to do.
+
     Parameters
     ----------
     X : array-like (n, d) or pandas.DataFrame
+        Dense numeric data.  Sparse matrices are refused (every algorithm here
+        clips and normalises rows, which densifies them anyway).
+    name : str, default "X"
+        How the data is called in messages.
     min_samples : int, default 1
 
     Returns
@@ -116,11 +123,14 @@ def check_array(X, *, name: str = "X", min_samples: int = 1) -> np.ndarray:
     Raises
     ------
     TypeError
-        Non-numeric (text) columns.
+        Sparse input; non-numeric (text), complex or object columns.
     ValueError
         Wrong number of dimensions, fewer than ``min_samples`` rows, no
         columns, NaN or infinite values.
     """
+    if _is_sparse(X):
+        raise TypeError(f"Sparse data was passed for {name}, but dense data is required: "
+                        "call X.toarray() first (dpcore clips and normalises rows, which densifies them anyway)")
     if hasattr(X, "select_dtypes") and hasattr(X, "columns"):  # pandas DataFrame
         bad = [str(c) for c in X.columns if not np.issubdtype(np.asarray(X[c]).dtype, np.number)
                and not np.issubdtype(np.asarray(X[c]).dtype, np.bool_)]
@@ -128,31 +138,45 @@ def check_array(X, *, name: str = "X", min_samples: int = 1) -> np.ndarray:
             raise TypeError(f"{name} has non-numeric column(s) {bad}: choose numeric columns only, "
                             "or convert them to numbers first")
     arr = np.asarray(X)
+    if arr.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has complex values; "
+                         "pass the real part (X.real) or the magnitude (abs(X))")
     if arr.dtype.kind in "OUSV":
         try:
             arr = arr.astype(float)
         except (TypeError, ValueError):
-            raise TypeError(f"{name} contains text or other non-numeric values: "
-                            "pass numeric columns only") from None
+            raise TypeError(f"{name} contains text or other non-numeric values (argument must be a string or "
+                            "a number convertible to float): pass numeric columns only") from None
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
     if arr.ndim == 1:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features); got a 1-D array. "
-                         "Use X.reshape(-1, 1) for a single feature.")
+        raise ValueError(f"Expected a 2D array for {name}, got a 1D array instead. Reshape your data either "
+                         "using array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) "
+                         "if it contains a single sample.")
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got {arr.ndim} dimensions")
     n, d = arr.shape
     if d == 0:
-        raise ValueError(f"{name} has no columns: choose at least one numeric column")
+        raise ValueError(f"Found array with 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is required: "
+                         "choose at least one numeric column")
     if n < min_samples:
-        raise ValueError(f"{name} has {n} row(s); at least {min_samples} needed: give more rows of data")
+        raise ValueError(f"Found array with {n} sample(s) (shape=({n}, {d})) while a minimum of {min_samples} "
+                         f"is required (at least {min_samples} needed: give more rows of data)")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     finite = np.isfinite(arr)
     if not finite.all():
         bad_rows = int((~finite.all(axis=1)).sum())
-        raise ValueError(f"{name} has {bad_rows} row(s) with NaN or infinite values: "
-                         "drop or impute them before clustering")
+        raise ValueError(f"Input {name} contains NaN or infinity: {bad_rows} row(s) with NaN or infinite "
+                         "values: drop or impute them before clustering")
     return arr
+
+
+def _is_sparse(X) -> bool:
+    try:
+        from scipy import sparse
+    except ImportError:  # pragma: no cover - scipy is a hard dependency
+        return False
+    return sparse.issparse(X)
 
 
 def check_epsilon(epsilon, *, allow_none: bool = False) -> float | None:
