@@ -94,6 +94,7 @@ def test_bounds_scaler_pipeline_is_silent_and_matches_units():
                          dpcore.ALGORITHMS["eugkm"](n_clusters=3, bounds=(-1, 1), epsilon=1.0, random_state=0))
     with warnings.catch_warnings():
         warnings.simplefilter("error", dpcore.PrivacyLeakWarning)
+        warnings.simplefilter("ignore", dpcore.exceptions.SeededNoiseWarning)  # a seeded simulation, on purpose
         pipe.fit(X)
     scaler, est = pipe[0], pipe[-1]
     assert est.n_clipped_ == 0
