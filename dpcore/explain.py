@@ -49,8 +49,11 @@ def level_for(epsilon: float) -> PrivacyLevel:
 
 
 def odds_ratio_bound(epsilon: float) -> float:
-    """Largest factor by which one record can change the odds of any conclusion: ``e^epsilon``."""
-    return math.exp(epsilon)
+    """Largest factor by which one record can change the odds of any conclusion: ``e^epsilon``.
+
+    ``inf`` beyond epsilon of about 709, where ``e^epsilon`` exceeds the largest float.
+    """
+    return math.exp(epsilon) if epsilon < 709 else math.inf
 
 
 def attacker_advantage_bound(epsilon: float, delta: float = 0.0) -> float:
@@ -59,8 +62,8 @@ def attacker_advantage_bound(epsilon: float, delta: float = 0.0) -> float:
     For delta = 0 this is the tight bound of Kairouz et al. (2015) at the
     equal-error point; with delta it is their (epsilon, delta) extension.
     """
-    e = math.exp(epsilon)
-    return min(1.0, (e - 1 + 2 * delta) / (e + 1))
+    r = math.exp(-epsilon)  # e^-eps: no overflow at any accepted epsilon
+    return min(1.0, (1 - r + 2 * delta * r) / (1 + r))
 
 
 def posterior_bound(epsilon: float, prior: float = 0.5, delta: float = 0.0) -> float:
@@ -71,8 +74,10 @@ def posterior_bound(epsilon: float, prior: float = 0.5, delta: float = 0.0) -> f
     """
     if not 0 <= prior <= 1:
         raise ValueError("prior must be a probability in [0, 1]")
-    e = math.exp(epsilon)
-    return min(1.0, prior * e / (prior * e + 1 - prior) + delta)
+    if prior == 0:
+        return min(1.0, delta)
+    r = math.exp(-epsilon)
+    return min(1.0, prior / (prior + (1 - prior) * r) + delta)
 
 
 # -- plain-word explanations (Explain page, release report) ------------------------------------
@@ -131,13 +136,14 @@ def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5
     """
     epsilon, delta = _check_eps_delta(epsilon, delta)
     odds = odds_ratio_bound(epsilon)
+    odds_text = f"{odds:.3g}" if math.isfinite(odds) else f"e^{epsilon:g} (more than 10^307)"
     adv = attacker_advantage_bound(epsilon, delta)
     post = posterior_bound(epsilon, prior, delta)
     out = [
         EpsilonStatement(
-            "Odds ratio", f"at most {odds:.3g}×",
+            "Odds ratio", f"at most {odds_text}×",
             f"Whatever anyone concludes from the release, the odds of that conclusion change by a factor of at "
-            f"most {odds:.3g} whether or not any one person's record is in the data.",
+            f"most {odds_text} whether or not any one person's record is in the data.",
             "e^ε"),
         EpsilonStatement(
             "Attacker's advantage", f"at most {adv:.1%}",

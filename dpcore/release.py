@@ -38,7 +38,11 @@ import numpy as np
 from . import __version__
 from .explain import epsilon_statements, level_for
 
-FORMAT = "dpcore-release/1"
+FORMAT = "dpcore-release/2"
+#: The JSON Schema every export validates against (package data).
+SCHEMA_FILE = "schemas/dpcore-release-2.schema.json"
+#: Default privacy unit: what one neighbouring step adds or removes.
+DEFAULT_PRIVACY_UNIT = "one record (one row of the input data)"
 #: Parameters that are not algorithm settings (they have their own fields) or not JSON.
 _NOT_PARAMETERS = {"epsilon", "delta", "bounds", "random_state"}
 
@@ -61,7 +65,7 @@ def _jsonable(v):
 
 
 def build_release(est, *, algorithm: str, dataset: str = "", columns=None, created: str | None = None,
-                  simulation: bool = False) -> dict:
+                  simulation: bool = False, privacy_unit: str | None = None) -> dict:
     """The publishable release of a fitted private estimator.
 
     Parameters
@@ -151,6 +155,7 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
                                   "of the lattice step recorded in the ledger (floating-point safe). Each further "
                                   "release on the same data spends its ε again (sequential composition): drawing "
                                   "several releases and keeping the best is a use of the data.")}
+    measure = _privacy_measure(eps, delta)
     extras = {}
     if hasattr(est, "branch_"):
         extras["hybrid_branch"] = str(est.branch_)  # chosen from a noisy (or public) dataset size
@@ -162,7 +167,10 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
         "algorithm": {"key": algorithm, "name": cls.display_name or cls.__name__, "reference": cls.reference,
                       "family": cls.family},
         "parameters": params,
+        "privacy_unit": {"unit": privacy_unit or DEFAULT_PRIVACY_UNIT,
+                         "neighbouring": "add or remove one unit (unbounded differential privacy)"},
         "privacy": {
+            "measure": measure,
             "epsilon": eps, "delta": delta, "epsilon_spent": float(eps_spent), "delta_spent": float(delta_spent),
             "guarantee": guarantee, "private": not seeded, "level": level_for(eps).name,
             "neighbouring": "datasets that differ by adding or removing one record",
@@ -173,15 +181,76 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
         "bounds": {"lower": [float(v) for v in est.bounds_.lower], "upper": [float(v) for v in est.bounds_.upper],
                    "note": "public bounds given before looking at the data; points outside were clipped onto them"},
         "seed_policy": seed_policy,
-        "ledger": [{k: (None if (isinstance(v, float) and not math.isfinite(v)) else v) for k, v in r.items()}
-                   for r in ledger.to_records()],
+        "ledger": [_ledger_row(r) for r in ledger.to_records()],
         "centroids": np.asarray(est.cluster_centers_, dtype=float).tolist(),
         "synopsis": est.synopsis_.to_dict() if est.synopsis_ is not None else None,
         "private_extras": extras,
+        "environment": _environment(),
         "notes": ("Only differentially private output and public inputs. No input row, no dataset size, no "
                   "non-private centres and no utility figure computed on the raw data are included."),
     }
     return rel
+
+
+def _privacy_measure(eps: float, delta: float) -> dict:
+    """The privacy measure in words and in OpenDP's terms (``MaxDivergence``, ``Approximate(MaxDivergence)``)."""
+    if delta > 0:
+        return {"name": "approximate differential privacy", "opendp": "Approximate(MaxDivergence)",
+                "parameters": {"epsilon": eps, "delta": delta}}
+    return {"name": "pure differential privacy", "opendp": "MaxDivergence", "parameters": {"epsilon": eps}}
+
+
+def _noise_scale(row: dict) -> float | None:
+    """Scale of one ledger step's noise in query units: b of the (discrete) Laplace, sigma of the Gaussian."""
+    mech = str(row.get("mechanism") or "")
+    sens, eps, delta = row.get("sensitivity"), float(row["epsilon"]), float(row.get("delta") or 0.0)
+    if sens is None or not (isinstance(sens, (int, float)) and math.isfinite(sens)):
+        return None
+    if "laplace" in mech:
+        return float(sens) / eps
+    if "gaussian" in mech and delta > 0:
+        from .mechanisms import analytic_gaussian_sigma
+        return float(analytic_gaussian_sigma(float(sens), eps, delta))
+    return None
+
+
+def _ledger_row(row: dict) -> dict:
+    out = {k: (None if (isinstance(v, float) and not math.isfinite(v)) else v) for k, v in row.items()}
+    out.setdefault("noise_scale", _noise_scale(out))
+    return out
+
+
+def _environment() -> dict:
+    """Versions of the libraries a release was computed with (public facts about the software)."""
+    import platform
+    from importlib import metadata
+    out = {"python": platform.python_version(), "dpcore": __version__}
+    for dist in ("numpy", "scipy", "scikit-learn", "randomgen", "PyWavelets"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def release_schema() -> dict:
+    """The JSON Schema (draft 2020-12) of ``dpcore-release/2``, shipped as package data."""
+    from importlib import resources
+    return json.loads((resources.files("dpcore") / SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+def validate_release(release: dict) -> None:
+    """Check a release against :func:`release_schema`.
+
+    Raises
+    ------
+    jsonschema.ValidationError
+        Naming the first field that does not conform.
+    ImportError
+        If the optional ``jsonschema`` package is not installed.
+    """
+    import jsonschema
+    jsonschema.validate(release, release_schema(), cls=jsonschema.Draft202012Validator)
 
 
 # -- writers ----------------------------------------------------------------------------------

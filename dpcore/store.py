@@ -853,6 +853,22 @@ def _check_name(name) -> str:
     return name
 
 
+def _check_schema(release: dict) -> None:
+    """Validate a current-format release against the published JSON Schema (older formats are read as they are)."""
+    from .release import FORMAT, validate_release
+    if release.get("format") != FORMAT:
+        return
+    try:
+        import jsonschema
+    except ImportError:  # pragma: no cover - jsonschema comes with dpcore[store]
+        return
+    try:
+        validate_release(release)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
+        raise ValueError(f"this release does not follow the {FORMAT} schema at {where}: {exc.message}") from None
+
+
 def _check_release(release) -> tuple[float, float, str, list[dict]]:
     """(epsilon_spent, delta_spent, canonical JSON, ledger rows) of a build_release dict, or ValueError."""
     if not isinstance(release, dict) or not str(release.get("format", "")).startswith("dpcore-release/"):
@@ -866,6 +882,7 @@ def _check_release(release) -> tuple[float, float, str, list[dict]]:
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"this release lacks its privacy, algorithm or ledger fields ({exc!r}); build it with "
                          "dpcore.release.build_release") from exc
+    _check_schema(release)
     if not (math.isfinite(eps) and eps > 0) or not (math.isfinite(dl) and 0 <= dl < 1):
         raise ValueError(f"a release must spend a positive finite ε and a δ in [0, 1), this one says "
                          f"ε = {eps}, δ = {dl}")
