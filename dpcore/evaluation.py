@@ -3,7 +3,9 @@
 Privacy-utility curves
 ----------------------
 :func:`privacy_utility_curve` fits one algorithm at each epsilon of a grid
-with ``n_seeds`` seeds (0, 1, ..., each a different noisy release) and
+``n_seeds`` times (each a different noisy release: fresh unpredictable noise
+by default, or seeds ``random_state, random_state + 1, ...`` for a
+reproducible simulation) and
 measures each release against the non-private reference with the family's
 own measure (:func:`measure_for`):
 
@@ -218,8 +220,8 @@ def subsample(X, max_rows: int | None, *, random_state: int = 0) -> np.ndarray:
 def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILONS, n_seeds: int = DEFAULT_SEEDS,
                           n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
                           sample_seed: int = 0, reference: Reference | None = None,
-                          progress: Progress | None = None, _done: int = 0, _total: int | None = None
-                          ) -> UtilityCurve:
+                          progress: Progress | None = None, random_state: int | None = None,
+                          _done: int = 0, _total: int | None = None) -> UtilityCurve:
     """Utility against epsilon of one algorithm over ``n_seeds`` seeded releases per epsilon.
 
     Parameters
@@ -229,7 +231,7 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     algorithm : str, a private key of ``dpcore.ALGORITHMS``
     epsilons : sequence of float > 0
     n_seeds : int >= 1
-        Seeds ``0 .. n_seeds - 1``.
+        Releases per epsilon.
     n_clusters : int or None
         k, for the centroid family.
     params : dict or None
@@ -243,6 +245,10 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
         Reuse a reference fitted on the same (subsampled) rows.
     progress : callable (fraction, message) -> bool or None
         Called after each release; returning False cancels.
+    random_state : int or None, default None
+        None: every release draws fresh unpredictable noise (as a real release
+        would).  An int ``s``: release ``j`` uses seed ``s + j``, so the curve
+        is reproducible (a simulation; tests, papers' figures).
 
     Returns
     -------
@@ -285,7 +291,8 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
         for i, e in enumerate(eps):
             for s in range(n_seeds):
                 try:
-                    est = cls(epsilon=float(e), bounds=bounds, random_state=s, **kw).fit(Xs)
+                    seed = None if random_state is None else int(random_state) + s
+                    est = cls(epsilon=float(e), bounds=bounds, random_state=seed, **kw).fit(Xs)
                     values[i, s] = utility(est, Xs, bounds, reference)
                 except InfeasibleBudgetError as exc:
                     failures[float(e)] = str(exc)
@@ -304,7 +311,8 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
 
 def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds: int = DEFAULT_SEEDS,
                    n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
-                   sample_seed: int = 0, progress: Progress | None = None) -> list[UtilityCurve]:
+                   sample_seed: int = 0, progress: Progress | None = None,
+                   random_state: int | None = None) -> list[UtilityCurve]:
     """:func:`privacy_utility_curve` for several algorithms, sharing the reference and one progress bar.
 
     Returns
@@ -321,7 +329,7 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
         if bkey not in refs:
             refs[bkey] = fit_reference(Xs, bounds, a, n_clusters=n_clusters, params=params)
         c = privacy_utility_curve(Xs, bounds, a, epsilons=epsilons, n_seeds=n_seeds, n_clusters=n_clusters,
-                                  params=params, reference=refs[bkey], progress=progress,
+                                  params=params, reference=refs[bkey], progress=progress, random_state=random_state,
                                   _done=j * len(list(epsilons)) * int(n_seeds), _total=total)
         out.append(c)
         if not c.complete:

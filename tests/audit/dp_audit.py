@@ -397,9 +397,10 @@ def audit_samples(samples_d: dict, samples_dp: dict, *, epsilon: float, delta: f
                     best = (float(sc[i]), int(c1[i]), Event(fname, op, float(t[i]), note_map.get(fname, "")))
 
         consider(s1, s2, notes)
-        # Orthant events over the most promising continuous features.
+        # Orthant events over the most promising non-categorical features: integer noisy
+        # counts (discrete Laplace, a few dozen values) count as well as continuous ones.
         ranked = [f for f, _ in sorted(per_feature.items(), key=lambda kv: -kv[1])
-                  if np.unique(s1[f][np.isfinite(s1[f])]).size > 64][:n_pair_features]
+                  if np.unique(s1[f][np.isfinite(s1[f])]).size > 8][:n_pair_features]
         derived, params = ([], {})
         if ranked:
             derived, params = _derived_features(s1, s2, ranked, notes)
