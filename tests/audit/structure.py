@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 import copy
+import hashlib
 import inspect
 import numbers
 import warnings
@@ -82,6 +83,16 @@ def _arg_sig(v, with_shape: bool = True):
     return ("array", a.shape if with_shape else None, a.dtype.str)
 
 
+def _value_key(v):
+    """A hashable stand-in for an argument's exact value (arrays by shape, dtype and bytes)."""
+    if isinstance(v, (bool, str, type(None), numbers.Number)):
+        return v
+    a = np.ascontiguousarray(v)
+    if a.dtype == object:
+        return ("object", repr(v))
+    return ("array", a.shape, a.dtype.str, hashlib.sha1(a.tobytes()).hexdigest())
+
+
 def _data_sig(v, sized: bool):
     """A data-derived argument: its shape when that is structure, never its values or dtype."""
     return ("array", np.shape(v)) if sized else "data"
@@ -114,7 +125,11 @@ class _TapedGenerator:
             return target
 
         def call(*args, **kwargs):
-            key = (attr, tuple(_arg_sig(a) for a in args), tuple(sorted((k, _arg_sig(x)) for k, x in kwargs.items())))
+            # Keyed by the arguments' values, not only their shapes: a draw whose probabilities
+            # or range come from the raw rows (not from released values) must not be coupled,
+            # or the audit would hide it.
+            key = (attr, tuple(_value_key(a) for a in args),
+                   tuple(sorted((k, _value_key(x)) for k, x in kwargs.items())))
             return self._tape._rng_call(key, lambda: target(*args, **kwargs))
         return call
 
@@ -142,7 +157,7 @@ class TapedSource:
             return compose
         if attr in self._tape.mechanisms:
             def mechanism(*args, **kwargs):
-                return self._tape._mechanism_call(self._inner, attr, args, kwargs)
+                return self._tape._mechanism_call(self._inner, attr, args, kwargs, self)
             return mechanism
         return target
 
@@ -193,7 +208,7 @@ class NoiseTape:
         return draw()  # a data-sized call (e.g. a permutation of the n rows): fresh, uncoupled
 
     # -- mechanisms ----------------------------------------------------------------------
-    def _mechanism_call(self, inner: NoiseSource, method: str, args, kwargs):
+    def _mechanism_call(self, inner: NoiseSource, method: str, args, kwargs, outer=None):
         sized = method not in _DATA_SIZED_ARGS and method not in _SPARSE
         saved = inner.rng
         inner.rng = self._mech_rng  # the mechanisms' own draws never disturb the coupled stream
@@ -201,6 +216,15 @@ class NoiseTape:
             out = getattr(inner, method)(*args, **kwargs)
         finally:
             inner.rng = saved
+        # A public method that hands out sources (a composer this module does not know by name)
+        # is wrapped, not replayed.
+        if isinstance(out, NoiseSource):
+            out.rng = saved
+            return TapedSource(self, out)
+        if isinstance(out, list) and out and all(isinstance(o, NoiseSource) for o in out):
+            for o in out:
+                o.rng = saved
+            return [TapedSource(self, o) for o in out]
         # The data-derived arguments (the true answers, the scores) contribute their shape only;
         # the parameters (name, epsilon, delta, sensitivity, threshold, ...) their value.
         sig = (method, inner.prefix, tuple(_data_sig(a, sized) for a in args),
