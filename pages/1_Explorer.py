@@ -1,8 +1,5 @@
 """Explorer: one private k-means release on a map or scatter plot, beside non-private k-means."""
-import json
-
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from dpcore.metrics import nicv, relative_error
@@ -13,7 +10,7 @@ W.page_setup(__file__)
 st.title("Private k-means explorer")
 st.caption("Pick data, an algorithm, k and a privacy level, and see what that level does to the clustering.")
 
-ds, fp, algo, k, eps, seed = W.release_controls()
+ds, fp, algo, k, eps = W.release_controls()
 extra = {}
 with st.sidebar.expander("Algorithm settings"):
     if algo == "dplloyd":
@@ -24,16 +21,16 @@ with st.sidebar.expander("Algorithm settings"):
     if algo in ("eugkm", "hybrid"):
         extra["theta"] = float(st.number_input("θ (grid-size constant of Eq. 4)", 1.0, 100.0, 10.0, key="theta"))
     show_raw = st.checkbox("Show the raw points (not private)", value=False, key="show_raw")
-W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps, seed=seed)
+W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps)
 
 n, d = ds.X.shape
-st.markdown(f"**{ds.title}** · {n:,} points · {d} column(s): {', '.join(ds.columns)}")
+st.markdown(f"**{ds.title}** · {d} column(s): {', '.join(ds.columns)}")
 if ds.bounds is None:
     st.warning("No public bounds: the domain is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
 
-est = W.release(ds, fp, algo, n_clusters=k, epsilon=eps, random_state=seed, **extra)
-base = W.release(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+est = W.private_release(ds, fp, algo, who="Explorer", n_clusters=k, epsilon=eps, **extra)
+base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
 bounds = (est.bounds_.lower, est.bounds_.upper)
 syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" else None
 raw = ds.X[np.random.default_rng(0).permutation(n)[:20_000]] if show_raw else None
@@ -74,17 +71,12 @@ with side:
     st.caption("NICV (Su et al. 2016, Eq. 1) on the [-1, 1]-normalised domain; lower is better. Both figures are "
                "computed on the raw data: not private, for the data owner's eyes only.")
     if hasattr(est, "branch_"):
-        st.info(f"Hybrid branch: {est.branch_reason_}")
-    if getattr(est, "n_iter_", None):
-        st.caption(f"DPLloyd ran {est.n_iter_} iterations.")
-    if est.n_clipped_:
-        st.caption(f"{est.n_clipped_:,} point(s) outside the public bounds were clipped onto them "
-                   "(an exact count: not private, for the data owner's eyes only).")
+        st.info(f"Hybrid branch: {getattr(est, 'branch_reason_', est.branch_)}")
     st.subheader("Privacy budget")
     W.show_ledger(est)
+    W.draw_controls(est)
+    W.account_caption(ds)
     st.subheader("Publish")
-    centres_csv = W.csv_bytes(pd.DataFrame(est.cluster_centers_, columns=ds.columns))
-    st.download_button("Private centres (CSV)", centres_csv, file_name=f"{algo}_eps{eps:g}_centres.csv")
-    if est.synopsis_ is not None:
-        st.download_button("Private synopsis (JSON)", json.dumps(est.synopsis_.to_dict()),
-                           file_name=f"{algo}_eps{eps:g}_synopsis.json")
+    W.publish_buttons(est, ds, stem=f"{algo}_eps{eps:g}")
+
+W.raw_facts(ds, fit=est)

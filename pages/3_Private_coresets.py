@@ -24,18 +24,18 @@ if ds is None:
 k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=50,
                                 value=W.url_default("k", 5, int), key="k"))
 eps = W.epsilon_slider(default=2.0)
-seed = W.seed_input()
 budget = st.sidebar.selectbox("Budget per round", list(BUDGETS), format_func=BUDGETS.get, key="budget")
-W.set_url(dataset=ds.name, k=k, epsilon=eps, seed=seed)
+W.set_url(dataset=ds.name, k=k, epsilon=eps)
 
 n, d = ds.X.shape
-st.markdown(f"**{ds.title}** · {n:,} points · δ = {DELTA:g}")
+st.markdown(f"**{ds.title}** · δ = {DELTA:g}")
 if ds.bounds is None:
     st.warning("No public bounds: the grid is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
 
-est = W.release(ds, fp, "coreset", n_clusters=k, epsilon=eps, delta=DELTA, budget=budget, random_state=seed)
-base = W.release(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+est = W.private_release(ds, fp, "coreset", who="Private coresets", n_clusters=k, epsilon=eps, delta=DELTA,
+                        budget=budget)
+base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
 syn = est.synopsis_
 bounds = (est.bounds_.lower, est.bounds_.upper)
 
@@ -54,18 +54,21 @@ with view:
 with side:
     st.metric("Coreset size", f"{est.coreset_size_} points", help="One point per SMALL-BALL round.")
     W.show_ledger(est)
-    st.download_button("Download the coreset (CSV)",
-                       W.csv_bytes(pd.DataFrame(np.c_[syn.points, syn.weights], columns=[*ds.columns, "weight"])),
-                       file_name=f"private_coreset_eps{eps:g}.csv", mime="text/csv")
+    W.draw_controls(est)
+    W.account_caption(ds)
+    if est.release_id is not None:   # a recorded release: downloading it is publishing what was recorded
+        st.download_button("Download the coreset (CSV)",
+                           W.csv_bytes(pd.DataFrame(np.c_[syn.points, syn.weights], columns=[*ds.columns, "weight"])),
+                           file_name=f"private_coreset_eps{eps:g}.csv", mime="text/csv", key="dl_coreset")
 
-st.subheader("Coreset size at each privacy level")
+# Planning from the true number of rows: a raw fact, so it lives in the raw-facts panel.
 levels = W.EPSILON_VALUES
 sizes = [plan_coreset(n, k, d, e * 0.98, DELTA, budget=budget).n_rounds for e in levels]
 need = min_feasible_epsilon(n, k, d, DELTA, n_share=0.02, budget=budget)
+facts = W.raw_facts(ds, fit=est, lines=[
+    f"Coreset size planned at each privacy level from the true number of rows (below; the release itself plans "
+    f"from a noisy count). Below ε ≈ {need:.3g} no round can run with k = {k} (Table 2 of the paper)."])
 fig = px.line(pd.DataFrame({"ε": levels, "coreset points": sizes}), x="ε", y="coreset points", markers=True,
-              log_x=True)
+              log_x=True, title="Planned coreset size (true number of rows: not private)")
 fig.add_vline(x=eps, line_dash="dot")
-st.plotly_chart(fig, width="stretch")
-st.caption(f"Planned from the number of points (rounds are fixed before the points are looked at). "
-           f"Below ε ≈ {need:.3g} no round can run for {n:,} points and k = {k} (Table 2 of the paper); "
-           "this table uses the true n and is for the data owner's planning.")
+facts.plotly_chart(fig, width="stretch")

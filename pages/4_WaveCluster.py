@@ -3,6 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import dpcore
 from dpcore.wavecluster_measures import classification_measures, f_measure, train_test_indices, ud
 from ui import figures as F
 from ui import widgets as W
@@ -20,7 +21,6 @@ if ds is None:
     st.stop()
 algo = W.algorithm_picker(family="grid clusters", default="privthr")
 eps = W.epsilon_slider()
-seed = W.seed_input()
 side = st.sidebar
 num_grid = int(side.slider("Grid cells per side (num_grid)", 8, 400, W.url_default("num_grid", 50, int), step=2,
                            key="num_grid", help="The data box is cut into num_grid × num_grid cells. More cells: "
@@ -36,17 +36,17 @@ if algo in SPLIT_DEFAULT:
                         help="The rest goes to the density threshold. The paper's best: 90 % (PrivTHR), "
                              "70 % (PrivTHR_EM).")
     params["quantization_share"] = share / 100
-W.set_url(dataset=ds.name, algorithm=algo, epsilon=eps, seed=seed, num_grid=num_grid, density=density)
+W.set_url(dataset=ds.name, algorithm=algo, epsilon=eps, num_grid=num_grid, density=density)
 
 n, d = ds.X.shape
-st.markdown(f"**{ds.title}** · {n:,} points · {d} column(s): {', '.join(ds.columns)}")
+st.markdown(f"**{ds.title}** · {d} column(s): {', '.join(ds.columns)}")
 if ds.bounds is None:
     st.warning("No public bounds: the grid box is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
 
-est = W.release(ds, fp, algo, epsilon=eps, random_state=seed, **params)
-base = W.release(ds, fp, "wavecluster", epsilon=None,
-                 **{k: v for k, v in params.items() if k != "quantization_share"})
+est = W.private_release(ds, fp, algo, who="WaveCluster", epsilon=eps, **params)
+base = W.baseline(ds, fp, "wavecluster", epsilon=None, **{k: v for k, v in params.items() if k != "quantization_share"})
+name = dpcore.ALGORITHMS[algo].display_name
 
 view, measures = st.columns([3, 1], gap="large")
 with view:
@@ -54,7 +54,7 @@ with view:
         st.info(f"The grid view draws two columns; this data has {d}. The measures on the right still apply.")
     else:
         left, right = st.columns(2)
-        for col, e, title in [(left, est, f"Private · {type(est).display_name}, {W.epsilon_label(eps)}"),
+        for col, e, title in [(left, est, f"Private · {name}, {W.epsilon_label(eps)}"),
                               (right, base, f"Non-private ({F.NOT_PRIVATE})")]:
             with col:
                 st.markdown(f"**{title}**")
@@ -74,20 +74,15 @@ with measures:
     c1, c2 = st.columns(2)
     c1.metric("Clusters, private", est.n_clusters_)
     c2.metric("Clusters, non-private", base.n_clusters_)
-    c1.metric("Dense cells k′", est.threshold_rank_)
-    c2.metric("Dense cells k", base.threshold_rank_)
+    c1.metric("Significant cells, private", est.n_significant_)
+    c2.metric("Significant cells, non-private", base.n_significant_)
     # Held-out points for the classifier measures (the paper's 90 / 10 split); seed 0, not private randomness.
     tr, te = train_test_indices(n, np.random.default_rng(0))
-    box = (est.bounds_.lower, est.bounds_.upper)
-    box_key = tuple(tuple(map(float, v)) for v in box)
     base_params = {k: v for k, v in params.items() if k != "quantization_share"}
     with W.friendly_errors("The measures"):
-        est_tr = W.fit_release(ds.X[tr], f"{ds.name}:{fp}:train90", algo,
-                               tuple(sorted(dict(params, epsilon=eps, random_state=seed).items())) + (("bounds", box_key),),
-                               _bounds=box)
-        base_tr = W.fit_release(ds.X[tr], f"{ds.name}:{fp}:train90", "wavecluster",
-                                tuple(sorted(dict(base_params, epsilon=None).items())) + (("bounds", box_key),),
-                                _bounds=box)
+        # The refit on 90 % of the rows draws its own fresh noise (never the release's): kept, not shown.
+        est_tr = W.private_refit(est, ds, fp, tr, algo, epsilon=eps, **params)
+        base_tr = W.baseline(W.rows_subset(ds, tr, "train90"), fp, "wavecluster", epsilon=None, **base_params)
         cm = classification_measures(ds.X[te], base_tr, est_tr)
         table = pd.DataFrame({
             "measure": ["UD", "DCOM", "DC2E", "F-measure"],
@@ -98,5 +93,12 @@ with measures:
     st.dataframe(table.round(3), hide_index=True, width="stretch")
     st.caption("UD: share of dense cells that differ, clusters matched one to one. DCOM / DC2E: how often "
                "classifiers trained on each result disagree on held-out points (single points / pairs). "
-               f"All compare with the non-private result, so they are {F.NOT_PRIVATE}.")
+               f"All compare with the non-private result, so they are {F.NOT_PRIVATE}. DCOM and DC2E use a "
+               f"second private fit on 90 % of the rows with its own fresh noise (ε = {eps:g}); it is never shown "
+               f"or published. Were both fits seen together they would cost ε = {2 * eps:g} (sequential "
+               "composition).")
     W.show_ledger(est)
+    W.draw_controls(est)
+    W.account_caption(ds)
+
+W.raw_facts(ds, fit=est)

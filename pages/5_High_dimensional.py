@@ -20,16 +20,13 @@ ds, fp = W.dataset_picker(default="digits")
 if ds is None:
     st.stop()
 eps = W.epsilon_slider()
-seed = W.seed_input()
 k = int(st.sidebar.slider("Number of clusters (k)", 2, 32, W.url_default("k", 10, int), key="k"))
-W.set_url(dataset=ds.name, epsilon=eps, seed=seed, k=k)
+W.set_url(dataset=ds.name, epsilon=eps, k=k)
 
 n, d = ds.X.shape
-st.markdown(f"**{ds.title}** · {n:,} points · {d} columns")
-est = W.release(ds, fp, "balcan", n_clusters=k, epsilon=eps, random_state=seed)
-base = W.release(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=seed)
-if est is None or base is None:
-    st.stop()
+st.markdown(f"**{ds.title}** · {d} columns")
+est = W.private_release(ds, fp, "balcan", who="High-dimensional", n_clusters=k, epsilon=eps)
+base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
 
 # 2-D PCA view (display only: fitted on the data shown on this screen).
 rng = np.random.default_rng(0)
@@ -62,4 +59,7 @@ if side * side == d and d >= 16:
         st.plotly_chart(f, width="stretch")
 
 W.show_ledger(est)
+W.draw_controls(est)
+W.account_caption(ds)
 W.not_private_caption()
+W.raw_facts(ds, fit=est)

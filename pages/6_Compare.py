@@ -12,17 +12,17 @@ from ui import widgets as W
 
 W.page_setup(__file__)
 st.title("Compare privacy levels")
-st.caption("The same data, algorithm, k and seed at several ε side by side, then how utility moves with ε over many "
+st.caption("The same data, algorithm and k at several ε side by side, then how utility moves with ε over many "
            "releases. Use it to choose ε with your eyes open.")
 
-ds, fp, algo, k, eps, seed = W.release_controls(epsilon_label="Chosen privacy level (ε)")
+ds, fp, algo, k, eps = W.release_controls(epsilon_label="Chosen privacy level (ε)")
 n, d = ds.X.shape
-st.markdown(f"**{ds.title}** · {n:,} points · {d} column(s): {', '.join(ds.columns)}")
+st.markdown(f"**{ds.title}** · {d} column(s): {', '.join(ds.columns)}")
 if ds.bounds is None:
     st.warning("No public bounds: the domain is read from the data, so these releases are NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
-st.warning("Looking at many ε on the real data is itself a use of the data: every picture below is a real release. "
-           "Choose ε on public or synthetic data where you can; what you publish is accounted on the Release page.",
+st.warning("Looking at many ε on the real data is itself a use of the data: every panel below is a real release, "
+           "recorded in this dataset's account before it is shown. Choose ε on public or synthetic data where you can.",
            icon="⚠️")
 delta = {"delta": 1e-8} if dpcore.ALGORITHMS[algo].needs_delta else {}
 
@@ -32,16 +32,17 @@ default_multiples = sorted({0.05, 0.2, 1.0, 5.0, eps})[:6]
 multiples = st.multiselect("Privacy levels to compare (3 to 6)", W.EPSILON_VALUES, default=default_multiples,
                            format_func=W.epsilon_label, key="multiples")
 show_base = st.checkbox(f"Show the non-private centres ({NOT_PRIVATE})", value=True, key="show_base")
-W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps, seed=seed)
+W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps)
+fits = None
 if not 3 <= len(multiples) <= 6:
     st.info("Choose between 3 and 6 privacy levels to see them side by side.")
 else:
     multiples = sorted(multiples)
-    base = W.release(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+    fits = W.compare_panels(ds, fp, algo, multiples, who="Compare", n_clusters=k, **delta)
+if fits:
+    base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
     panels, rows = [], []
-    bar = st.progress(0.0, text="Computing the releases…")
-    for i, e in enumerate(multiples):
-        est = W.release(ds, fp, algo, n_clusters=k, epsilon=e, random_state=seed, **delta)
+    for e, est in zip(multiples, fits):
         bounds = (est.bounds_.lower, est.bounds_.upper)
         ratio = nicv(ds.X, est.cluster_centers_, bounds) / nicv(ds.X, base.cluster_centers_, bounds)
         syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" and d == 2 else None
@@ -51,8 +52,6 @@ else:
                        "synopsis_edges": syn.edges if syn else None, "synopsis_counts": syn.counts if syn else None})
         rows.append({"ε": e, "privacy level": level_for(e).name, "NICV ratio (1 = non-private)": round(ratio, 4),
                      "ε spent": est.budget_.total()[0]})
-        bar.progress((i + 1) / len(multiples), text=f"ε = {e:g} done")
-    bar.empty()
     if d >= 2:
         view_bounds = (bounds[0][:2], bounds[1][:2])
         st.plotly_chart(F.small_multiples_figure(panels, bounds=view_bounds, columns=ds.columns[:2], geo=ds.geo,
@@ -62,9 +61,11 @@ else:
             st.caption(f"Showing the first two of {d} columns.")
     else:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
-    st.caption(f"Same seed ({seed}), same axes and one colour scale in every panel: cells are noisy point density "
-               "(blue = negative noise). ● private centres. The figure under each title (private NICV / "
+    st.caption("Same axes and one colour scale in every panel: cells are noisy point density (blue = negative noise). "
+               "● private centres. Each panel is its own draw with fresh, unpredictable noise, so no combination of "
+               "panels cancels the noise. The figure under each title (private NICV / "
                f"non-private NICV − 1, Su et al. Eq. 1; 0 % = as good as non-private) is computed on the raw data: {NOT_PRIVATE}.")
+    W.account_caption(ds)
 
 # -- privacy-utility curve -----------------------------------------------------------------------
 st.subheader("Privacy–utility curve")
@@ -77,9 +78,10 @@ algos = c1.multiselect("Algorithms", same_measure, default=[algo], key="curve_al
 grid = c2.multiselect("ε values", W.EPSILON_VALUES, default=list(E.DEFAULT_EPSILONS), key="curve_eps",
                       format_func=lambda e: f"{e:g}")
 n_seeds = int(c3.number_input("Releases per ε", min_value=20, max_value=200, value=E.DEFAULT_SEEDS, key="curve_seeds"))
-row_opts = [None] + [r for r in (5_000, 20_000, 50_000) if r < n]
-max_rows = c4.selectbox("Rows used", row_opts, index=row_opts.index(20_000) if 20_000 in row_opts else 0,
-                        key="curve_rows", format_func=lambda r: f"all {n:,}" if r is None else f"a sample of {r:,}",
+# The same options whatever the data's size (offering only sizes below n would reveal n).
+row_opts = [None, 5_000, 20_000, 50_000]
+max_rows = c4.selectbox("Rows used", row_opts, index=2,
+                        key="curve_rows", format_func=lambda r: "all rows" if r is None else f"a sample of ≤ {r:,}",
                         help="A uniform sample makes the curve faster. With fewer rows the same ε gives noisier "
                              "results, so a curve on a sample is pessimistic for the full data.")
 
@@ -90,7 +92,8 @@ def _stop():
 
 
 on = st.toggle("Compute the curve", value=W.url_default("curve", 0, int) == 1, key="curve",
-               help=f"{n_seeds} seeded releases at each ε for each algorithm; results are cached.")
+               help=f"{n_seeds} releases at each ε for each algorithm, each with fresh unpredictable noise; "
+                    "the curve is cached.")
 W.set_url(curve=int(on))
 curves, complete = [], False
 if st.session_state.pop("curve_stopped", False):
@@ -107,26 +110,29 @@ if on and algos and grid:
 elif on:
     st.info("Choose at least one algorithm and one ε value.")
 
-left, right = st.columns([3, 2], gap="large")
-with left:
-    if curves:
-        frame = E.curves_frame(curves)
-        names = {a: dpcore.ALGORITHMS[a].display_name or a for a in algos}
-        st.plotly_chart(F.utility_curve_figure(frame, measure=measure, reference_line=curves[0].reference_line,
-                                               chosen_epsilon=eps, names=names), width="stretch", key="curve_fig")
-        rows_used = curves[0].n_rows
-        st.caption(f"Median and 10–90 % band of {measure} over {n_seeds} seeded releases per ε, on "
-                   f"{'all' if rows_used == n else f'a uniform sample of {rows_used:,} of the'} {n:,} rows. "
-                   f"Dashed: non-private. Dotted: your chosen ε. Computed on the raw data: {NOT_PRIVATE}.")
-        for c in curves:
-            for e_fail, msg in c.failures.items():
-                st.caption(f"{names[c.algorithm]} could not run at ε = {e_fail:g}: {msg}")
-        with st.expander("Numbers"):
-            st.dataframe(frame.round(4), hide_index=True)
-    elif not on:
-        st.info("Switch on “Compute the curve” to fit many seeded releases at each ε (cached afterwards).")
-with right:
-    st.markdown("**What Su et al. (2016, §6) predict**")
+if curves:
+    frame = E.curves_frame(curves)
+    names = {a: dpcore.ALGORITHMS[a].display_name or a for a in algos}
+    st.plotly_chart(F.utility_curve_figure(frame, measure=measure, reference_line=curves[0].reference_line,
+                                           chosen_epsilon=eps, names=names), width="stretch", key="curve_fig")
+    st.caption(f"Median and 10–90 % band of {measure} over {n_seeds} releases per ε, each with fresh unpredictable "
+               f"noise, on {'all rows' if max_rows is None else f'a uniform sample of at most {max_rows:,} rows'}. "
+               f"Dashed: non-private. Dotted: your chosen ε. Computed on the raw data: {NOT_PRIVATE}; never recorded "
+               "or published.")
+    for c in curves:
+        for e_fail, msg in c.failures.items():
+            st.caption(f"{names[c.algorithm]} could not run at ε = {e_fail:g}: {msg}")
+    with st.expander("Numbers"):
+        st.dataframe(frame.round(4), hide_index=True)
+elif not on:
+    st.info("Switch on “Compute the curve” to fit many releases at each ε (cached afterwards).")
+
+# -- raw facts, with the Su et al. advisor: it needs the true dataset size, so it is a raw fact too --------
+facts = W.raw_facts(ds, fit=fits[0] if fits else None, lines=[
+    f"**What Su et al. (2016, §6) predict** from the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and "
+    "Inequality 15; DPLloyd with the iterations it runs by default). Its figures are functions of the exact N: "
+    "not private."])
+with facts:
     if dpcore.ALGORITHMS[algo].family != "centroids":
         st.caption("The advisor covers DPLloyd, EUGkM and Hybrid (k-means centroids).")
     else:
@@ -145,5 +151,3 @@ with right:
         elif curves:
             st.caption("Add DPLloyd, EUGkM and Hybrid to the curve to check the prediction against measurement.")
         st.dataframe(table, hide_index=True)
-        st.caption(f"Predictions use the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and Inequality 15; DPLloyd "
-                   f"with the iterations it runs by default). N is {NOT_PRIVATE}.")

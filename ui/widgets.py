@@ -1,19 +1,25 @@
 """Streamlit widgets and caches shared by every page.
 
-Pages stay thin: they call these to read inputs, call dpcore through
-:func:`fit_release` (cached on data, algorithm, parameters, epsilon and seed:
-a rerun never silently draws fresh noise) and draw with :mod:`ui.figures`.
+Pages stay thin: they call these to read inputs, get private results through
+:func:`private_release` (drawn once with unpredictable noise, recorded in the
+release store before it is shown, and kept until the person asks for a new
+draw: a rerun, a page switch, a reload or a restart never draws fresh noise),
+non-private references through :func:`baseline`, and draw with :mod:`ui.figures`.
+Exact facts about the raw data go in the one :func:`raw_facts` panel.
 """
 from __future__ import annotations
 
 import contextlib
 import hashlib
 import io
+import json
 import math
+import os
 import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import dpcore
@@ -123,16 +129,6 @@ def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", d
     return float(eps)
 
 
-def seed_input(*, key: str = "seed", sidebar: bool = True) -> int:
-    """The release seed: the same data, algorithm, ε and seed always give the same picture."""
-    where = st.sidebar if sidebar else st
-    return int(where.number_input("Release seed", min_value=0, max_value=2 ** 31 - 1,
-                                  value=url_default("seed", 0, int, valid=lambda v: 0 <= v <= 2 ** 31 - 1),
-                                  step=1, key=key,
-                                  help="Each seed is one possible noisy release. Looking at many seeds "
-                                       "on real data is itself a use of the data."))
-
-
 @st.cache_data(show_spinner="Loading data…", max_entries=8)
 def load_dataset(name: str, max_rows: int | None = None):
     """Load a named dataset once per (name, max_rows); returns (Dataset, fingerprint)."""
@@ -206,8 +202,8 @@ def _upload(where, key):
     with friendly_errors("Using the file"):
         ds = datasets.dataset_from_frame(df, cols, bounds=bounds, name=f"upload:{up.name}")
     if ds.n_dropped:
-        st.info(f"{ds.n_dropped:,} row(s) with a missing or infinite value in {', '.join(ds.columns)} were left out; "
-                f"{ds.n:,} rows are clustered.")
+        st.info(f"Rows with a missing or infinite value in {', '.join(ds.columns)} were left out (how many: "
+                f"in the raw data facts panel, for the data owner only).")
     return ds, _fingerprint(ds.X) + (_bounds_key(bounds))
 
 
@@ -267,14 +263,17 @@ def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:
 
 
 def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algorithm: str = "eugkm"):
-    """The sidebar every centroid page shares: dataset, algorithm, k, ε, seed (all in the URL).
+    """The sidebar every centroid page shares: dataset, algorithm, k, ε (all in the URL).
 
-    Stops the page with a sentence when no data is chosen yet or k exceeds the
-    number of points.
+    Stops the page with a sentence when no data is chosen yet.  There is no
+    seed: private releases draw unpredictable noise once and are kept (see
+    :func:`private_release`).  k larger than the number of rows is not an
+    error here: the number of rows is private, and the algorithms give an
+    empty cluster a centre from its noisy sums.
 
     Returns
     -------
-    (Dataset, fingerprint, algorithm key, k, epsilon, seed)
+    (Dataset, fingerprint, algorithm key, k, epsilon)
     """
     ds, fp = dataset_picker()
     if ds is None:
@@ -282,36 +281,449 @@ def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algor
     algo = algorithm_picker(default=default_algorithm)
     k = n_clusters_input(ds)
     eps = epsilon_slider(epsilon_label)
-    seed = seed_input()
-    n = ds.X.shape[0]
-    if k > n:
-        st.error(f"k = {k} is larger than the number of points ({n}): choose at most {n} clusters.")
-        st.stop()
-    return ds, fp, algo, k, eps, seed
+    return ds, fp, algo, k, eps
 
 
-# -- fitting ------------------------------------------------------------------
-@st.cache_data(show_spinner="Computing the private release…", max_entries=256)
-def fit_release(_X: np.ndarray, data_key: str, algorithm: str, params: tuple, _bounds=None):
-    """Fit ``dpcore.ALGORITHMS[algorithm](**params)`` on X, cached on (data_key, algorithm, params).
+# -- the release store: a private result is recorded before anyone sees it -----------------------
+@st.cache_resource(show_spinner=False)
+def _open_store(url: str | None):
+    from dpcore.store import ReleaseStore
+    return ReleaseStore(url)
 
-    ``params`` is a sorted tuple of (name, value) pairs including epsilon,
-    random_state and the bounds (as a tuple), so each distinct release is
-    computed once and replayed identically afterwards.
+
+def release_store():
+    """The persistent release store (``dpcore.store.ReleaseStore``) at ``$DPCORE_STORE`` or its default file.
+
+    One store object per URL for the whole server: every tab, session and
+    rerun spends from the same account, and a restart reopens the same file.
+    Stops the page with a sentence if the store cannot be opened.
     """
+    try:
+        return _open_store(os.environ.get("DPCORE_STORE") or None)
+    except Exception as exc:  # corrupt, locked, newer schema, unreachable server: the store says which
+        st.error(f"The release store could not be opened, so nothing private can be shown or published: {exc}")
+        st.stop()
+
+
+def publishable(ds) -> bool:
+    """True when releases of ``ds`` are private (public bounds) and so go through the store."""
+    return ds.bounds is not None
+
+
+def _is_upload(ds) -> bool:
+    return str(ds.name).startswith("upload:")
+
+
+class ReleasedFit:
+    """A recorded release seen through the fitted attributes the pages draw.
+
+    Built only from the release dict that the store accepted
+    (:func:`dpcore.release.build_release`), so what a page shows after a
+    rerun, a reload or a server restart is exactly what was recorded, and
+    nothing the release does not hold (the dataset size, clipped rows, the
+    per-point labels) can reach a page through it.
+
+    Attributes
+    ----------
+    release : dict, the recorded release
+    release_id : int or None, its id in the store
+    draw : int, 1 for the first draw of these settings on this dataset, 2 for the next, ...
+    cluster_centers_ : ndarray (k, d)
+    synopsis_ : GridSynopsis, CoresetSynopsis, WaveletGridSynopsis or None
+    budget_ : BudgetLedger rebuilt from the release's ledger
+    bounds_ : Domain, the public bounds
+    branch_ : str (Hybrid only)
+    coreset_size_ : int (coreset only)
+    n_clusters_, n_significant_ : int (grid clusters only)
+    """
+
+    def __init__(self, release: dict, release_id: int | None = None, draw: int = 1, key=None):
+        from dpcore.accountant import BudgetLedger
+        from dpcore.synopsis import CoresetSynopsis, GridSynopsis, WaveletGridSynopsis
+        from dpcore.validation import Domain
+        self.release, self.release_id, self.draw, self.key = release, release_id, draw, key
+        cls = dpcore.ALGORITHMS[release["algorithm"]["key"]]
+        self.display_name = cls.display_name or release["algorithm"]["key"]
+        lower = np.asarray(release["bounds"]["lower"], dtype=float)
+        upper = np.asarray(release["bounds"]["upper"], dtype=float)
+        self.bounds_ = Domain(lower, upper)
+        self.n_features_in_ = d = lower.size
+        self.cluster_centers_ = np.asarray(release["centroids"], dtype=float).reshape(-1, d)
+        p = release["privacy"]
+        ledger = BudgetLedger(p["epsilon"], p["delta"])
+        for e in release["ledger"]:
+            ledger.spend(e["name"], e["epsilon"], e.get("delta") or 0.0, mechanism=e.get("mechanism", ""),
+                         sensitivity=e.get("sensitivity"))
+        self.budget_ = ledger
+        syn = release.get("synopsis")
+        self.synopsis_ = None
+        if syn is not None and syn["kind"] == "grid":
+            self.synopsis_ = GridSynopsis([np.asarray(e, dtype=float) for e in syn["edges"]],
+                                          np.asarray(syn["counts"], dtype=float))
+        elif syn is not None and syn["kind"] == "coreset":
+            self.synopsis_ = CoresetSynopsis(np.asarray(syn["points"], dtype=float).reshape(-1, d),
+                                             np.asarray(syn["weights"], dtype=float))
+            self.coreset_size_ = int(self.synopsis_.weights.size)
+        elif syn is not None and syn["kind"] == "wavelet_grid":
+            labels = np.asarray(syn["labels"], dtype=int)
+            self.synopsis_ = WaveletGridSynopsis([np.asarray(e, dtype=float) for e in syn["edges"]], labels,
+                                                 np.asarray(syn["values"], dtype=float) if "values" in syn else None)
+            self.n_clusters_ = int(labels.max() + 1) if labels.size and labels.max() >= 0 else 0
+            self.n_significant_ = int((labels >= 0).sum())
+        branch = (release.get("private_extras") or {}).get("hybrid_branch")
+        if branch:
+            self.branch_ = branch
+
+    def predict(self, X) -> np.ndarray:
+        """Labels from the released output only: nearest released centre, or the released grid's cluster id.
+
+        Costs no privacy, but the labels are a function of X and as private as X.
+        """
+        from dpcore.metrics import assign
+        X = np.asarray(X, dtype=float)
+        syn = self.synopsis_
+        if getattr(syn, "kind", None) != "wavelet_grid":
+            return assign(X, self.cluster_centers_)
+        idx = [np.clip(np.searchsorted(e, X[:, j], side="right") - 1, 0, len(e) - 2)
+               for j, e in enumerate(syn.edges)]
+        inside = np.all((X >= self.bounds_.lower) & (X <= self.bounds_.upper), axis=1)
+        return np.where(inside, syn.labels[tuple(idx)], -1)
+
+
+def _settings(ds, fingerprint: str, algorithm: str, params: dict):
+    """(session key, public parameters as the release records them) of one release setting."""
+    cls = dpcore.ALGORITHMS[algorithm]
+    skip = ("epsilon", "delta", "bounds", "random_state")
+    public = {k: v for k, v in sorted(cls(**params).get_params(deep=False).items()) if k not in skip}
+    public = json.loads(json.dumps(public, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
+    bounds = None if ds.bounds is None else [np.broadcast_to(np.asarray(b, dtype=float), (ds.X.shape[1],)).tolist()
+                                             for b in ds.bounds]
+    key = json.dumps([ds.name, fingerprint, algorithm, public, float(params["epsilon"]),
+                      float(params.get("delta") or 0.0), bounds])
+    return key, public, bounds
+
+
+def _recorded(store, ds, algorithm: str, public: dict, params: dict, bounds) -> list:
+    """The store's releases of exactly these settings on this dataset, oldest first."""
+    eps, delta = float(params["epsilon"]), float(params.get("delta") or 0.0)
+    out = []
+    for r in store.releases(ds.name):
+        rel = r.release
+        if (rel["algorithm"]["key"] == algorithm and rel["parameters"] == public
+                and rel["privacy"]["epsilon"] == eps and rel["privacy"]["delta"] == delta
+                and [rel["bounds"]["lower"], rel["bounds"]["upper"]] == bounds):
+            out.append(r)
+    return out
+
+
+def _kept() -> dict:
+    return st.session_state.setdefault("_dp_draws", {})
+
+
+def request_new_draw(key: str) -> None:
+    """Button callback: the next run draws these settings afresh (and spends again)."""
+    st.session_state.setdefault("_dp_new_draw", set()).add(key)
+
+
+def _refuse(why: str) -> None:
+    st.error(f"Refused, to protect privacy: {why}")
+
+
+def _fit_private(ds, algorithm: str, params: dict):
+    """One fit with unpredictable noise (random_state=None): never cached, never seeded."""
+    kwargs = {k: v for k, v in params.items() if k != "random_state"}
+    with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm), warnings.catch_warnings():
+        # Pages state a missing-bounds leak in words; the Python warning would only reach the log.
+        warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
+        return dpcore.ALGORITHMS[algorithm](**kwargs, bounds=ds.bounds, random_state=None).fit(ds.X)
+
+
+def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, draw_missing: bool = True,
+                     **params):
+    """Private releases of one setting at several ε, each its own draw, recorded before any is shown.
+
+    For each ε: the draw kept for exactly these settings (this session, else
+    the store's latest for this dataset) or, when there is none or the person
+    asked for a new draw, a fresh fit with unpredictable noise
+    (``random_state=None``) that is recorded in the release store
+    (:meth:`dpcore.store.ReleaseStore.record`, atomic reserve-before-reveal)
+    before it is returned.  Results shown together are therefore independent
+    draws, and together they cost the sum of their ε (sequential composition).
+
+    Data without public bounds is not private: its fits are kept for this
+    session only, never recorded and never offered for download.
+
+    ``draw_missing=False`` only looks: settings with no kept draw give None
+    (nothing is fitted or spent), so a page can say what drawing them would cost first.
+
+    Returns
+    -------
+    list of ReleasedFit (or fitted estimators, for data without public bounds), one per ε;
+    or None when the store refused: the refusal is then shown and nothing of the new draws is.
+    """
+    params = {k: v for k, v in params.items() if k != "random_state"}
+    kept, fresh = _kept(), st.session_state.setdefault("_dp_new_draw", set())
+    store = release_store() if publishable(ds) else None
+    out, todo = [], []
+    for e in epsilons:
+        p = dict(params, epsilon=float(e))
+        key, public, bounds = _settings(ds, fingerprint, algorithm, p)
+        hit = None
+        if key not in fresh:
+            hit = kept.get(key)
+            if hit is None and store is not None and not _is_upload(ds):
+                recs = _recorded(store, ds, algorithm, public, p, bounds)
+                if recs:   # kept across reloads and restarts: the store's latest draw of these settings
+                    hit = ReleasedFit(recs[-1].release, recs[-1].id, draw=len(recs), key=key)
+                    kept[key] = hit
+        out.append(hit)
+        if hit is None:
+            todo.append((len(out) - 1, key, public, bounds, p))
+    if not todo or not draw_missing:
+        return out
+    if store is not None:
+        need_e = math.fsum(p["epsilon"] for *_, p in todo)
+        need_d = math.fsum(float(p.get("delta") or 0.0) for *_, p in todo)
+        left = store.remaining(ds.name)
+        if left is not None and (need_e > left[0] * (1 + 1e-9) + 1e-12 or need_d > left[1] * (1 + 1e-9) + 1e-15):
+            # Checked before fitting: no fit, nothing kept, nothing shown.
+            fresh.difference_update(k for _, k, *_ in todo)
+            what = "this release" if len(todo) == 1 else f"these {len(todo)} releases together (sequential composition)"
+            _refuse(f"{what} would spend ε = {need_e:.4g}" + (f", δ = {need_d:.3g}" if need_d else "")
+                    + f", but only ε = {left[0]:.4g}" + (f", δ = {left[1]:.3g}" if need_d else "")
+                    + " of the total set for this dataset is left. Choose a smaller ε, or raise the total on the "
+                      "Release page.")
+            return None
+    for i, key, public, bounds, p in todo:
+        est = _fit_private(ds, algorithm, p)
+        if store is None:
+            fresh.discard(key)
+            prev = kept.get(key)
+            est.draw, est.key, est.release_id = (getattr(prev, "draw", 0) + 1), key, None
+            kept[key] = out[i] = est
+            continue
+        from dpcore.release import build_release
+        with friendly_errors("Building the release"):
+            rel = build_release(est, algorithm=algorithm, dataset=ds.name, columns=ds.columns)
+        del est   # from here on only the release dict exists: what the store accepts is what is shown
+        try:
+            rid = store.record(ds.name, rel, who=who)
+        except BudgetExceededError as exc:
+            fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
+            _refuse(str(exc))
+            return None
+        fresh.discard(key)
+        number = len(_recorded(store, ds, algorithm, public, p, bounds)) if not _is_upload(ds) else \
+            getattr(kept.get(key), "draw", 0) + 1
+        kept[key] = out[i] = ReleasedFit(rel, rid, draw=number, key=key)
+    return out
+
+
+def private_release(ds, fingerprint: str, algorithm: str, *, who: str, **params):
+    """One private release (see :func:`private_releases`); stops the page after showing a refusal."""
+    fits = private_releases(ds, fingerprint, algorithm, [params.pop("epsilon")], who=who, **params)
+    if fits is None:
+        st.stop()
+    return fits[0]
+
+
+def private_refit(fit, ds, fingerprint: str, rows, algorithm: str, **params):
+    """A second private fit on some rows (e.g. the 90 % training split), with its own fresh noise.
+
+    Used only for utility measures computed on the raw data (not private,
+    never shown as a release, never published, so not recorded).  It never
+    reuses the release's noise: a refit that shared it would let anyone who
+    saw both subtract one from the other.  Kept in the session with the draw
+    it belongs to, so a rerun shows the same measures and a new draw gets a
+    new refit.
+    """
+    refits = st.session_state.setdefault("_dp_refits", {})
+    key = json.dumps([getattr(fit, "key", None), getattr(fit, "release_id", None), getattr(fit, "draw", 1),
+                      fingerprint, np.asarray(rows).size, algorithm])
+    if key not in refits:
+        sub = rows_subset(ds, rows, "refit")
+        sub.bounds = (fit.bounds_.lower, fit.bounds_.upper)
+        refits.clear()   # only the current draw's refit is needed
+        refits[key] = _fit_private(sub, algorithm, params)
+    return refits[key]
+
+
+def rows_subset(ds, rows, tag: str):
+    """Some rows of ``ds`` with the same public bounds and columns (for fits on a split), named ``name:tag``."""
+    from types import SimpleNamespace
+    return SimpleNamespace(name=f"{ds.name}:{tag}", X=ds.X[rows], bounds=ds.bounds, columns=ds.columns,
+                           title=getattr(ds, "title", ""), geo=getattr(ds, "geo", False))
+
+
+@st.cache_data(show_spinner="Computing the non-private reference…", max_entries=64)
+def _fit_baseline(_X: np.ndarray, data_key: str, algorithm: str, params: tuple, _bounds=None):
     kwargs = {k: v for k, v in params if k != "bounds"}
     return dpcore.ALGORITHMS[algorithm](**kwargs, bounds=_bounds).fit(_X)
 
 
-def release(ds, fingerprint: str, algorithm: str, **params):
-    """Cached private (or baseline) release on a Dataset, with friendly errors on bad input."""
-    bounds_key = None if ds.bounds is None else tuple(tuple(map(float, b)) for b in ds.bounds)
+def baseline(ds, fingerprint: str, algorithm: str, **params):
+    """A non-private reference fit (k-means, WaveCluster), cached on data, algorithm and parameters.
+
+    Deterministic (k-means with a fixed seed), so caching it shares nothing
+    a rerun would not recompute; it is never a release.
+    """
+    if dpcore.ALGORITHMS[algorithm].private:
+        raise ValueError(f"{algorithm} is private: use private_release, which records it before it is shown")
+    bounds_key = None if ds.bounds is None else tuple(tuple(np.ravel(b).astype(float)) for b in ds.bounds)
     items = tuple(sorted(params.items())) + (("bounds", bounds_key),)
     with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm):
-        with warnings.catch_warnings():
-            # Pages state a missing-bounds leak in words; the Python warning would only reach the log.
-            warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
-            return fit_release(ds.X, f"{ds.name}:{fingerprint}", algorithm, items, _bounds=ds.bounds)
+        return _fit_baseline(ds.X, f"{ds.name}:{fingerprint}", algorithm, items, _bounds=ds.bounds)
+
+
+def release(ds, fingerprint: str, algorithm: str, *, who: str = "", **params):
+    """A private release (recorded before it is shown) or a non-private baseline, by the algorithm's kind."""
+    if dpcore.ALGORITHMS[algorithm].private:
+        return private_release(ds, fingerprint, algorithm, who=who, **params)
+    return baseline(ds, fingerprint, algorithm, **params)
+
+
+def compare_panels(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, **params):
+    """The releases of one setting at several ε for side-by-side panels, drawn only after the person agrees.
+
+    Each panel is its own draw with fresh, unpredictable noise (a shared
+    draw scaled by 1/ε would let ``ε_b·y_b − ε_a·y_a`` cancel it), and seeing
+    them together costs the sum of their ε (sequential composition).  Panels
+    already drawn (on this page or another, e.g. the Explorer's release at the
+    chosen ε) are shown again at no cost; the others are drawn and recorded
+    only when the person presses the button that states their cost.
+
+    Returns
+    -------
+    list of fits, one per ε; or None (nothing drawn yet, or refused).
+    """
+    epsilons = [float(e) for e in epsilons]
+    fits = private_releases(ds, fingerprint, algorithm, epsilons, who=who, draw_missing=False, **params)
+    missing = [e for e, f in zip(epsilons, fits) if f is None]
+    delta = float(params.get("delta") or 0.0)
+    total = math.fsum(epsilons)
+    together = (f"Seen together these {len(epsilons)} panels cost ε = {total:.4g}"
+                + (f", δ = {delta * len(epsilons):.3g}" if delta else "")
+                + " on this dataset (sequential composition: the sum of their ε).")
+    if missing:
+        new = math.fsum(missing)
+        st.info(together + f" {len(missing)} of them are not drawn yet: drawing them spends ε = {new:.4g} now"
+                + (" and records each in the dataset's account before it is shown." if publishable(ds) else
+                   " (kept for this session only: without public bounds they are not private).")
+                + " Panels are previews for choosing ε, not the release you publish.")
+        if not st.button(f"Draw {len(missing)} panel(s): spend ε = {new:.4g}", key="draw_panels", type="primary"):
+            return None
+        fits = private_releases(ds, fingerprint, algorithm, epsilons, who=who, **params)
+        if fits is None:
+            return None
+    st.caption(together + " Each panel is its own recorded draw with fresh, unpredictable noise; they are previews "
+                          "for choosing ε, not the release you publish.")
+    if st.button("New draws of these panels (spends again)", key="redraw_panels"):
+        for f in fits:
+            request_new_draw(f.key)
+        st.rerun()
+    return fits
+
+
+def draw_controls(fit, *, where=None, key: str = "new_draw") -> None:
+    """Which draw is shown, where it is recorded, and the "New draw" button (spends again)."""
+    where = where or st
+    eps = fit.budget_.total()[0]
+    if getattr(fit, "release_id", None) is not None:
+        where.caption(f"Draw {fit.draw} of these settings on this dataset · release #{fit.release_id} in the "
+                      "release store, recorded before it was shown. Reruns, page switches, reloads and restarts "
+                      "show this same draw.")
+    else:
+        where.caption(f"Draw {getattr(fit, 'draw', 1)} of these settings, kept for this session only: "
+                      "without public bounds it is not private and is never recorded or published.")
+    where.button(f"New draw (fresh noise: spends ε = {eps:.4g} again)", key=key,
+                 on_click=request_new_draw, args=(fit.key,),
+                 help="Draws these settings again with fresh, unpredictable noise and records it in the "
+                      "dataset's account. Drawing until a result looks good is itself a use of the data.")
+
+
+def publish_buttons(fit, ds, *, stem: str, where=None) -> None:
+    """Downloads of a recorded release: its private centres (CSV) and synopsis (JSON).
+
+    A download is a publication: only a release the store has accepted
+    (``fit.release_id`` set) is offered, and the files hold exactly what was
+    recorded.  Data without public bounds gets a sentence and no download.
+    """
+    where = where or st
+    if getattr(fit, "release_id", None) is None:
+        where.info("Nothing to publish: without public bounds this result is not private. Enter bounds known in "
+                   "advance in the sidebar.")
+        return
+    rel = fit.release
+    cols = rel["dataset"]["columns"]
+    where.download_button("Private centres (CSV)", csv_bytes(pd.DataFrame(rel["centroids"], columns=cols)),
+                          file_name=f"{stem}_centres.csv", mime="text/csv", key=f"dl_centres_{fit.release_id}")
+    if rel["synopsis"] is not None:
+        where.download_button("Private synopsis (JSON)", json.dumps(rel["synopsis"]),
+                              file_name=f"{stem}_synopsis.json", mime="application/json",
+                              key=f"dl_synopsis_{fit.release_id}")
+    where.caption(f"Release #{fit.release_id}, already recorded in this dataset's account: downloading it costs "
+                  "nothing more (it is the same output). The Release page has the full release (JSON, CSV, HTML).")
+
+
+def account_caption(ds, *, where=None) -> None:
+    """ "Published so far on this dataset", from the release store."""
+    where = where or st
+    if not publishable(ds):
+        return
+    store = release_store()
+    e, dl = store.spent(ds.name)
+    cap = store.cap(ds.name)
+    where.caption(f"Published so far on this dataset: ε = {e:.4g}" + (f", δ = {dl:.3g}" if dl else "")
+                  + (f" of the total ε = {cap[0]:.4g} set for it" if cap else " (no total set)")
+                  + ". Every private result shown in this app is recorded in the release store first; the "
+                    "Release page has the history.")
+
+
+def account_panel(ds, *, where=None) -> None:
+    """The dataset's account from the release store: what was published, the total set, and the history.
+
+    Setting a total below what is already spent is refused by the store with
+    a sentence; a total can be raised or lowered down to what is spent, never
+    below (what is published cannot be taken back).
+    """
+    where = where or st
+    store = release_store()
+    name = ds.name
+    where.subheader("Budget account for this data")
+    where.warning("Every release of the same data adds up (sequential composition). Every private result shown in "
+                  "this app (Explorer, Compare, Release, ...) is recorded here before it is shown.", icon="⚠️")
+    spent_e, spent_d = store.spent(name)
+    cap = store.cap(name)
+    c1, c2 = where.columns(2)
+    c1.metric("ε published so far", f"{spent_e:.4g}", f"δ = {spent_d:.3g}" if spent_d else None, delta_color="off")
+    if cap:
+        left = store.remaining(name)
+        c2.metric("ε left", f"{left[0]:.4g}", f"of {cap[0]:.4g}", delta_color="off")
+    else:
+        c2.metric("ε left", "no total set")
+    with where.form("cap_form", border=True):
+        st.markdown("**Total budget for this data** (kept in the store; releases beyond it are refused)")
+        a, b = st.columns(2)
+        total = a.number_input("Total ε", min_value=0.001, max_value=1000.0,
+                               value=float(cap[0]) if cap else max(1.0, round(spent_e, 3)), step=0.1, format="%.3f",
+                               key="cap_eps")
+        total_delta = b.number_input("Total δ", min_value=0.0, max_value=0.1, value=float(cap[1]) if cap else 1e-6,
+                                     format="%.1e", key="cap_delta")
+        set_it = st.form_submit_button("Set the total")
+    if set_it:
+        try:
+            store.set_cap(name, float(total), float(total_delta))
+        except ValueError as exc:
+            where.error(f"That total cannot be set: {exc}")
+        else:
+            st.rerun()
+    hist = store.history(name)
+    if hist:
+        frame = pd.DataFrame(hist)
+        where.markdown(f"**History** ({len(frame)} release(s) recorded on *{ds.title}*)")
+        where.dataframe(frame, hide_index=True, width="stretch", key="history")
+    else:
+        where.caption("No release of this data has been recorded yet.")
 
 
 def show_ledger(est, *, where=None) -> None:
@@ -334,20 +746,37 @@ def csv_bytes(df) -> bytes:
     return buf.getvalue().encode()
 
 
-# -- choosing epsilon: session account, cached curves ---------------------------------------
-def session_account():
-    """The per-dataset privacy budget account of this browser session (``dpcore.session_budget``)."""
-    from dpcore.session_budget import SessionBudget
-    if "dpcore_session_budget" not in st.session_state:
-        st.session_state["dpcore_session_budget"] = SessionBudget()
-    return st.session_state["dpcore_session_budget"]
+# -- raw facts: the one place non-private facts about the data are shown ----------------------------
+RAW_FACTS = "Raw data facts: for the data owner only, not private"
 
 
-def dataset_key(ds, fingerprint: str) -> str:
-    """The account key of a dataset: its name and a fingerprint of its rows (never published)."""
-    return f"{ds.name}:{fingerprint}"
+def raw_facts(ds, *, fit=None, lines=(), where=None):
+    """The one panel that shows exact, non-private facts about the data.
+
+    The exact number of rows, rows dropped on reading, rows outside the public
+    bounds (clipped) and any check made on the raw data appear here and
+    nowhere else: never in a release, an export, an error message or a
+    caption next to private results.  ``lines`` are further markdown lines
+    from the page.  Returns the expander, so a page can add a figure to it.
+    """
+    where = where or st
+    box = where.expander(RAW_FACTS, expanded=False)
+    n, d = ds.X.shape
+    facts = [f"Rows: **{n:,}** · columns: {d} ({', '.join(map(str, ds.columns))})"]
+    if getattr(ds, "n_dropped", 0):
+        facts.append(f"Rows left out on reading (missing or infinite values, or outside the public box): "
+                     f"{ds.n_dropped:,}")
+    if fit is not None:
+        lo, hi = fit.bounds_.lower, fit.bounds_.upper
+        outside = int(np.count_nonzero(np.any((ds.X < lo) | (ds.X > hi), axis=1)))
+        facts.append(f"Rows outside the public bounds, clipped onto them: {outside:,}")
+    box.markdown("\n".join(f"- {f}" for f in [*facts, *lines]))
+    box.caption("Exact counts and checks computed on the raw data. No noise protects them: keep them out of "
+                "anything published.")
+    return box
 
 
+# -- privacy-utility curves ---------------------------------------------------------------------------
 class CurveCancelled(Exception):
     """Raised out of the cached curve computation so a cancelled (partial) result is never cached."""
 
@@ -363,7 +792,8 @@ def _curves_cached(_X, data_key: str, algorithms: tuple, epsilons: tuple, n_seed
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         curves = compare_curves(_X, _bounds, list(algorithms), epsilons=list(epsilons), n_seeds=n_seeds,
-                                n_clusters=n_clusters, params=dict(params), max_rows=max_rows, progress=_progress)
+                                n_clusters=n_clusters, params=dict(params), max_rows=max_rows, progress=_progress,
+                                random_state=None)
     if not curves or not curves[-1].complete or len(curves) < len(algorithms):
         raise CurveCancelled(curves)
     return curves
@@ -372,7 +802,12 @@ def _curves_cached(_X, data_key: str, algorithms: tuple, epsilons: tuple, n_seed
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,
                    max_rows=None, progress=None):
     """Privacy-utility curves (``dpcore.evaluation.compare_curves``), cached on data fingerprint,
-    algorithms, ε grid, seeds, k, parameters and row limit.
+    algorithms, ε grid, releases per ε, k, parameters and row limit.
+
+    Every release of the curve draws its own unpredictable noise
+    (``random_state=None``).  The curve is a utility figure computed on the raw
+    data (not private, for the data owner's eyes only); only its summary is
+    cached, never a release.
 
     ``progress(fraction, message)`` may return False to cancel; a cancelled
     computation is not cached. Returns ``(curves, complete)``.
