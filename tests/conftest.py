@@ -68,3 +68,9 @@ def pg_server():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _own_release_store(tmp_path, monkeypatch):
+    """Every test gets its own empty release store (``$DPCORE_STORE``), never the user's default file."""
+    monkeypatch.setenv("DPCORE_STORE", f"sqlite:///{tmp_path / 'releases.db'}")

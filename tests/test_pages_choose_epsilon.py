@@ -10,6 +10,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from dpcore import datasets
+from dpcore.store import ReleaseStore
 from dpcore.explain import NOT_PRIVATE
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
@@ -60,21 +61,43 @@ def test_explain_gives_numbers_for_the_chosen_epsilon():
 
 
 # -- Compare ------------------------------------------------------------------------------------
-def test_compare_small_multiples_and_url_state():
-    at = page("6_Compare.py", algorithm="dplloyd", k="15", seed="4")
+def test_compare_small_multiples_are_independent_recorded_draws_with_their_summed_cost():
+    at = page("6_Compare.py", algorithm="dplloyd", k="15")
     assert at.query_params["algorithm"] == "dplloyd" and at.query_params["k"] == "15"
-    assert at.query_params["seed"] == "4"
+    assert "seed" not in at.query_params
+    # Nothing drawn before the person agrees to the stated cost.
+    assert ReleaseStore().spent("s1_like") == (0.0, 0.0)
+    assert any("cost ε = 6.25" in i.value and "sequential composition" in i.value for i in at.info)
+    at.button(key="draw_panels").click()
+    run(at)
     charts = at.get("plotly_chart")
-    assert len(charts) >= 2                             # small multiples + the advisor
+    assert len(charts) >= 1                             # the small multiples (the advisor is in the raw-facts panel)
     fig = json.loads(charts[0].proto.spec)
     titles = [a["text"] for a in fig["layout"]["annotations"]]
     assert len(titles) == 4 and all("vs non-private" in t for t in titles)  # 0.05, 0.2, 1, 5 with eps = 1 among them
     assert any("chosen" in t for t in titles)
     assert any(NOT_PRIVATE in t for t in texts(at))
     assert any("itself a use of the data" in w.value for w in at.warning)
+    assert any("cost ε = 6.25" in c.value and "fresh, unpredictable noise" in c.value for c in at.caption)
+    rec = ReleaseStore().releases("s1_like")
+    assert sorted(r.release["privacy"]["epsilon"] for r in rec) == [0.05, 0.2, 1.0, 5.0]
+    assert all(r.who == "Compare" and r.release["seed_policy"]["random_state"] is None for r in rec)
+    run(at)                                             # kept: a rerun draws and spends nothing
+    assert ReleaseStore().spent("s1_like")[0] == pytest.approx(6.25)
     at.multiselect(key="multiples").set_value([0.1, 1.0])
     run(at)
     assert any("between 3 and 6" in i.value for i in at.info)
+
+
+def test_compare_reuses_the_explorers_draw_at_the_chosen_epsilon():
+    page("1_Explorer.py", algorithm="dplloyd", k="15")
+    assert [r.who for r in ReleaseStore().releases("s1_like")] == ["Explorer"]
+    at = page("6_Compare.py", algorithm="dplloyd", k="15")
+    # The ε = 1 panel is the Explorer's kept draw (found in the store by a new session): only three are new.
+    assert any("3 of them are not drawn yet: drawing them spends ε = 5.25" in i.value for i in at.info)
+    at.button(key="draw_panels").click()
+    run(at)
+    assert sorted(r.epsilon for r in ReleaseStore().releases("s1_like")) == [0.05, 0.2, 1.0, 5.0]
 
 
 def test_compare_curve_with_band_and_advisor():
@@ -92,9 +115,10 @@ def test_compare_curve_with_band_and_advisor():
     lo, hi = arr(band["y"])[2:][::-1], arr(band["y"])[:2]           # band: q90 forward, q10 back
     assert np.all(lo <= y) and np.all(y <= hi) and np.all(hi > lo)
     assert y[1] < y[0] and y[0] > 1                    # more budget, closer to non-private
-    assert any("over 20 seeded releases" in c.value for c in at.caption)
+    assert any("over 20 releases per ε, each with fresh unpredictable noise" in c.value for c in at.caption)
     assert any(m.label.startswith("Predicted best") for m in at.metric)
     assert at.query_params["curve"] == "1"
+    assert ReleaseStore().releases() == []             # the curve is a utility figure, never a release
     # Stop: switches the curve off and says so (the button is gone once the curve is done, so press it
     # through its callback's effect on the next run, as a click during the computation would).
     at.session_state["curve"] = False
@@ -118,17 +142,27 @@ def captured(monkeypatch):
     return files
 
 
-def test_release_downloads_parse_hold_the_ledger_and_no_input_row(captured):
-    at = page("8_Release.py", algorithm="eugkm", k="15", epsilon="0.5", seed="2")
-    assert not at.get("download_button")              # nothing to download before it is recorded
-    assert any("itself a use of the data" in w.value for w in at.warning)
-    at.button(key="publish").click()
-    run(at)
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def set_total(at, eps):
+    at.number_input(key="cap_eps").set_value(eps)
+    at.button(key="FormSubmitter:cap_form-Set the total").click()
+    return run(at)
+
+
+def test_release_downloads_are_the_recorded_release_with_its_ledger_and_no_input_row(captured):
+    at = page("8_Release.py", algorithm="eugkm", k="15", epsilon="0.5")
+    assert any("itself a use of the data" in w.value or "adds up" in w.value for w in at.warning)
+    rec = ReleaseStore().releases("s1_like")
+    assert len(rec) == 1 and rec[0].who == "Release page"     # recorded before the page showed it
     assert len(at.get("download_button")) == 3
-    assert any(m.label == "ε published so far" and m.value == "0.5" for m in at.metric)
+    assert metric(at, "ε published so far") == "0.5"
     js = next(v for k, v in captured.items() if k.endswith(".json"))
     rel = json.loads(js)
-    assert rel["privacy"]["epsilon"] == 0.5 and rel["seed_policy"]["random_state"] == 2
+    assert rel == rec[0].release                               # the download is exactly what the store holds
+    assert rel["privacy"]["epsilon"] == 0.5 and rel["seed_policy"]["random_state"] is None
     assert rel["ledger"] and math.fsum(e["epsilon"] for e in rel["ledger"]) == pytest.approx(0.5)
     assert rel["synopsis"]["kind"] == "grid" and len(rel["centroids"]) == 15
     X = datasets.load("s1_like").X
@@ -143,25 +177,47 @@ def test_release_downloads_parse_hold_the_ledger_and_no_input_row(captured):
         assert f"{a},{b}" not in csv_text.replace(".0,", ",")
         assert f"<td>{a}</td><td>{b}</td>" not in html
     assert "grid cell counts" in html and "grid cell counts" in csv_text
+    history = next(d.value for d in at.dataframe if "release" in d.value.columns)
+    assert history["release"].tolist() == [rec[0].id] and history["ε"].tolist() == [0.5]
 
 
-def test_account_refuses_a_release_over_the_total():
-    at = page("8_Release.py", algorithm="dplloyd", k="15", epsilon="1.0", seed="0")
-    at.checkbox(key="use_cap").check()
+def test_a_total_below_what_is_spent_is_refused_with_a_sentence():
+    at = page("8_Release.py", algorithm="dplloyd", k="15", epsilon="1.0")
+    set_total(at, 0.5)
+    assert any(e.value.startswith("That total cannot be set:") and "already" in e.value for e in at.error)
+    assert ReleaseStore().cap("s1_like") is None
+    set_total(at, 1.5)
+    assert not at.error and ReleaseStore().cap("s1_like")[0] == 1.5
+    assert metric(at, "ε left") == "0.5"
+
+
+def test_a_refused_new_draw_shows_the_refusal_and_nothing_of_the_draw(captured):
+    at = page("8_Release.py", algorithm="dplloyd", k="15", epsilon="1.0")
+    set_total(at, 1.0)                                  # the first draw spent all of it
+    before = ReleaseStore().releases("s1_like")
+    files_before = set(captured)
+    at.button(key="new_draw").click()
     run(at)
-    at.number_input(key="cap_eps").set_value(1.5)
-    run(at)
-    at.button(key="publish").click()
-    run(at)
-    assert any("recorded in the account" in s.value for s in at.success)
-    at.number_input(key="seed").set_value(1)           # another release at eps = 1: 1 + 1 > 1.5
-    run(at)
-    assert any(e.value.startswith("Refused: This release needs ε = 1") and "0.5" in e.value for e in at.error)
-    assert at.button(key="publish").disabled
-    assert at.query_params["seed"] == "1"
-    at.select_slider(key="epsilon").set_value(0.5)     # fits under the total: allowed
-    run(at)
-    assert not at.error and not at.button(key="publish").disabled
-    at.button(key="publish").click()
-    run(at)
-    assert any(m.label == "ε published so far" and m.value == "1.5" for m in at.metric)
+    assert [e.value for e in at.error] and all(e.value.startswith("Refused, to protect privacy") for e in at.error)
+    assert "only ε = 0 " in at.error[0].value
+    # Nothing of a new draw: no centres, no synopsis, no ledger, no download; only the account's history.
+    assert not at.get("download_button") and set(captured) == files_before
+    assert not any("Privacy budget spent" in m.value or "Private centres" in m.value for m in at.markdown)
+    assert [list(d.value.columns) for d in at.dataframe] == [list(at.dataframe[0].value.columns)]
+    assert "release" in at.dataframe[0].value.columns and len(at.dataframe[0].value) == 1
+    assert ReleaseStore().releases("s1_like") == before and metric(at, "ε published so far") == "1"
+
+
+def test_the_account_survives_a_reload_and_refuses_over_the_total():
+    at = page("8_Release.py", algorithm="dplloyd", k="15", epsilon="1.0")
+    set_total(at, 1.5)
+    again = page("8_Release.py", algorithm="dplloyd", k="15", epsilon="1.0")   # a reload: same draw, same account
+    assert metric(again, "ε published so far") == "1" and metric(again, "ε left") == "0.5"
+    assert any("release #1 in the release store" in c.value for c in again.caption)
+    again.select_slider(key="epsilon").set_value(2.0)   # 1 + 2 > 1.5: refused before any fit
+    run(again)
+    assert again.error and again.error[0].value.startswith("Refused, to protect privacy")
+    again.select_slider(key="epsilon").set_value(0.5)   # fits under the total: drawn and recorded
+    run(again)
+    assert not again.error and metric(again, "ε published so far") == "1.5"
+    assert [r.epsilon for r in ReleaseStore().releases("s1_like")] == [1.0, 0.5]
