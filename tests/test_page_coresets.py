@@ -1,15 +1,25 @@
 """The private-coresets page renders the taxi coreset, the ledger and the size-per-level chart."""
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from dpcore.store import ReleaseStore
 
-def test_page_renders_taxi_coreset(shared_data, monkeypatch):
+TAXI = "nyc_taxi_2009-2015_bq_sample_pickups"
+
+
+def test_page_renders_taxi_coreset_recorded_before_its_download(shared_data, monkeypatch):
     monkeypatch.setenv("DPCORE_DATA", str(shared_data))
     at = AppTest.from_file("../pages/3_Private_coresets.py", default_timeout=180).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert any("Privacy budget spent" in m.value for m in at.markdown)
-    assert len(at.get("plotly_chart")) >= 1
-    assert any(m.label == "Coreset size" for m in at.metric)
+    assert len(at.get("plotly_chart")) >= 1            # the planning chart, inside the raw-facts panel
+    size = next(m.value for m in at.metric if m.label == "Coreset size")
+    rec = ReleaseStore().releases(TAXI)
+    assert len(rec) == 1 and rec[0].who == "Private coresets"
+    points = np.asarray(rec[0].release["synopsis"]["points"])
+    assert size == f"{len(points)} points"
+    assert [b.label for b in at.get("download_button")] == ["Download the coreset (CSV)"]
 
 
 def test_page_infeasible_level_gives_sentence(shared_data, monkeypatch):
@@ -20,3 +30,4 @@ def test_page_infeasible_level_gives_sentence(shared_data, monkeypatch):
     at.run()
     assert not at.exception, at.exception
     assert at.error and "smallest epsilon" in at.error[0].value
+    assert ReleaseStore().releases() == []             # nothing released, nothing spent

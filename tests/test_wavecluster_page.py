@@ -4,12 +4,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+
 import pytest
 
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dpcore import datasets  # noqa: E402
+from dpcore.store import ReleaseStore  # noqa: E402
 from dpcore.wavecluster import WaveCluster  # noqa: E402
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "4_WaveCluster.py")
@@ -39,7 +42,7 @@ def test_spiral_grid_view_private_beside_non_private(app):
     ds = datasets.load("privwavecluster_spiral_30k")
     expected = WaveCluster(bounds=ds.bounds, num_grid=50, density_threshold=0.1).fit(ds.X)
     assert metrics["Clusters, non-private"] == str(expected.n_clusters_) == "3"
-    assert metrics["Dense cells k"] == str(expected.threshold_rank_)
+    assert metrics["Significant cells, non-private"] == str(expected.n_significant_)
     measures, ledger = _ledger_and_measures(at)
     assert list(measures.measure) == ["UD", "DCOM", "DC2E", "F-measure"]
     assert ((measures.value >= 0) & (measures.value <= 1.5)).all()
@@ -76,3 +79,23 @@ def test_gowalla_runs_on_the_map(app):
         spec = json.loads(chart.proto.json)
         assert any(layer.get("@@type") == "PolygonLayer" and len(layer.get("data", [])) > 0
                    for layer in spec["layers"])
+
+
+def test_release_is_recorded_kept_and_the_refit_draws_its_own_noise(app):
+    at = app.run()
+    assert not at.exception, at.exception
+    rec = ReleaseStore().releases("privwavecluster_spiral_30k")
+    assert len(rec) == 1 and rec[0].who == "WaveCluster" and rec[0].release["seed_policy"]["random_state"] is None
+    measures, _ = _ledger_and_measures(at)
+    at.run()                                             # a rerun: same draw, same refit, same measures
+    again, _ = _ledger_and_measures(at)
+    assert again.equals(measures) and len(ReleaseStore().releases()) == 1
+    assert any("second private fit on 90 % of the rows with its own fresh noise" in c.value and "ε = 2" in c.value
+               for c in at.caption)
+    refits = list(at.session_state["_dp_refits"].values())
+    assert len(refits) == 1
+    refit, released = refits[0], rec[0].release["synopsis"]
+    # Independent noise: the refit's noisy grid is not the release's grid (a shared draw would make the
+    # two differ only where the 10 % held-out rows fall).
+    assert refit.get_params()["random_state"] is None
+    assert not np.allclose(refit.synopsis_.values, np.asarray(released["values"]))
