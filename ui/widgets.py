@@ -507,10 +507,16 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             rel = build_release(est, algorithm=algorithm, dataset=ds.name, columns=ds.columns)
         del est   # from here on only the release dict exists: what the store accepts is what is shown
         try:
+            # The account is tied to the data's content: another file under the same name is refused.
+            store.register_dataset(ds.name, fingerprint=fingerprint, bounds=ds.bounds, description=ds.title)
             rid = store.record(ds.name, rel, who=who)
         except BudgetExceededError as exc:
             fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
             _refuse(str(exc))
+            return None
+        except Exception as exc:   # the store's own errors (locked, unreachable, other content, ...) are sentences
+            fresh.difference_update(k for _, k, *_ in todo)
+            st.error(f"The release could not be recorded, so it is not shown: {exc}")
             return None
         fresh.discard(key)
         number = len(_recorded(store, ds, algorithm, public, p, bounds)) if not _is_upload(ds) else \
@@ -679,6 +685,12 @@ def account_caption(ds, *, where=None) -> None:
                     "Release page has the history.")
 
 
+#: Display names of :meth:`dpcore.store.ReleaseStore.history`'s columns.
+HISTORY_COLUMNS = {"id": "release", "time": "time (UTC)", "who": "drawn on", "algorithm": "algorithm",
+                   "epsilon": "ε", "delta": "δ", "total_epsilon": "ε total", "total_delta": "δ total",
+                   "cap_epsilon": "ε cap", "cap_delta": "δ cap", "simulation": "simulation"}
+
+
 def account_panel(ds, *, where=None) -> None:
     """The dataset's account from the release store: what was published, the total set, and the history.
 
@@ -720,6 +732,9 @@ def account_panel(ds, *, where=None) -> None:
     hist = store.history(name)
     if hist:
         frame = pd.DataFrame(hist)
+        if "simulation" in frame and not frame["simulation"].any():
+            frame = frame.drop(columns="simulation")
+        frame = frame.rename(columns=HISTORY_COLUMNS)
         where.markdown(f"**History** ({len(frame)} release(s) recorded on *{ds.title}*)")
         where.dataframe(frame, hide_index=True, width="stretch", key="history")
     else:
