@@ -1,4 +1,4 @@
-"""Privacy-utility curves (seeded releases, band, cancel, measures) and the Su et al. (2016, §6) advisor."""
+"""Privacy-utility curves (seeded or unseeded releases, band, cancel, measures) and the Su et al. (2016, §6) advisor."""
 import itertools
 import math
 
@@ -38,6 +38,20 @@ def test_curve_is_reproducible(blobs, curve):
     fresh = E.privacy_utility_curve(X, bounds, "dplloyd", epsilons=[0.05, 5.0], n_seeds=20, n_clusters=3,
                                     max_rows=1500)                  # default: unpredictable noise
     assert not np.array_equal(fresh.values, curve.values)
+
+
+def test_unseeded_curve_draws_fresh_noise_for_every_release(blobs, curve):
+    """random_state=None: no release of the curve shares its noise with another or with a seeded run."""
+    X, bounds, _ = blobs
+    fresh = [E.privacy_utility_curve(X, bounds, "dplloyd", epsilons=[0.05, 5.0], n_seeds=20, n_clusters=3,
+                                     max_rows=1500, random_state=None) for _ in range(2)]
+    for c in fresh:
+        assert np.isfinite(c.values).all() and np.unique(c.values[0]).size == 20
+        assert not np.any(np.isin(c.values, curve.values))   # none equals a seeded release's
+    assert not np.any(np.isin(fresh[0].values, fresh[1].values))
+    # Same distribution: the unseeded medians sit inside the seeded band.
+    s, f = curve.summary(), fresh[0].summary()
+    assert ((f["median"] >= s["q10"] * 0.8) & (f["median"] <= s["q90"] * 1.25)).all()
 
 
 def test_progress_returning_false_cancels(blobs):
