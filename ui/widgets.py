@@ -712,7 +712,7 @@ def account_panel(ds, *, where=None) -> None:
         left = store.remaining(name)
         c2.metric("ε left", f"{left[0]:.4g}", f"of {cap[0]:.4g}", delta_color="off")
     else:
-        c2.metric("ε left", "no total set")
+        c2.metric("Total ε", "none set")
     with where.form("cap_form", border=True):
         st.markdown("**Total budget for this data** (kept in the store; releases beyond it are refused)")
         a, b = st.columns(2)
@@ -734,6 +734,10 @@ def account_panel(ds, *, where=None) -> None:
         frame = pd.DataFrame(hist)
         if "simulation" in frame and not frame["simulation"].any():
             frame = frame.drop(columns="simulation")
+        if "delta" in frame and not frame["delta"].any():   # pure ε-DP releases only: no δ columns
+            frame = frame.drop(columns=[c for c in ("delta", "total_delta", "cap_delta") if c in frame])
+        if "time" in frame:
+            frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.strftime("%Y-%m-%d %H:%M:%S")
         frame = frame.rename(columns=HISTORY_COLUMNS)
         where.markdown(f"**History** ({len(frame)} release(s) recorded on *{ds.title}*)")
         where.dataframe(frame, hide_index=True, width="stretch", key="history")
