@@ -74,8 +74,8 @@ with measures:
     c1, c2 = st.columns(2)
     c1.metric("Clusters, private", est.n_clusters_)
     c2.metric("Clusters, non-private", base.n_clusters_)
-    c1.metric("Significant cells, private", est.n_significant_)
-    c2.metric("Significant cells, non-private", base.n_significant_)
+    c1.metric("Dense cells, private", est.n_significant_)
+    c2.metric("Dense cells, non-private", base.n_significant_)
     # Held-out points for the classifier measures (the paper's 90 / 10 split); seed 0, not private randomness.
     tr, te = train_test_indices(n, np.random.default_rng(0))
     base_params = {k: v for k, v in params.items() if k != "quantization_share"}

@@ -101,7 +101,7 @@ if st.session_state.pop("curve_stopped", False):
 if on and algos and grid:
     stop_slot = st.empty()
     stop_slot.button("Stop", key="curve_stop_btn", on_click=_stop, help="Stop the computation now.")
-    bar = st.progress(0.0, text="Fitting seeded releases…")
+    bar = st.progress(0.0, text="Fitting releases…")
     curves, complete = W.utility_curves(ds, fp, algos, epsilons=sorted(grid), n_seeds=n_seeds, n_clusters=k,
                                         params=delta, max_rows=max_rows,
                                         progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg) and None)

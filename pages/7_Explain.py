@@ -52,7 +52,7 @@ n_rel = int(st.number_input("Releases of the same data at this ε", 1, 50, 3, ke
 tot, _ = X.sequential_total([eps] * n_rel)
 st.markdown(f"{n_rel} release(s) at ε = {eps:g} together give ε = **{tot:g}** (sequential composition): odds can "
             f"change by at most {X.odds_ratio_bound(tot):.3g}× and belief from 50 % can reach "
-            f"{X.posterior_bound(tot):.1%}. Looking at many ε or seeds on the real data and picking one counts too. "
+            f"{X.posterior_bound(tot):.1%}. Looking at many ε or draws on the real data and picking one counts too. "
             "The Release page keeps this account per dataset.")
 
 st.subheader("What is not private")

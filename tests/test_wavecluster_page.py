@@ -42,7 +42,7 @@ def test_spiral_grid_view_private_beside_non_private(app):
     ds = datasets.load("privwavecluster_spiral_30k")
     expected = WaveCluster(bounds=ds.bounds, num_grid=50, density_threshold=0.1).fit(ds.X)
     assert metrics["Clusters, non-private"] == str(expected.n_clusters_) == "3"
-    assert metrics["Significant cells, non-private"] == str(expected.n_significant_)
+    assert metrics["Dense cells, non-private"] == str(expected.n_significant_)
     measures, ledger = _ledger_and_measures(at)
     assert list(measures.measure) == ["UD", "DCOM", "DC2E", "F-measure"]
     assert ((measures.value >= 0) & (measures.value <= 1.5)).all()

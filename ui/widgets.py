@@ -103,7 +103,7 @@ def url_default(name: str, default, cast=str, valid=None):
 
 
 def set_url(**values) -> None:
-    """Write the shareable page state (dataset, algorithm, k, epsilon, seed) into the URL."""
+    """Write the shareable page state (dataset, algorithm, k, epsilon, ...) into the URL."""
     for key, value in values.items():
         if value is None:
             continue
@@ -612,12 +612,17 @@ def compare_panels(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, 
                 + " on this dataset (sequential composition: the sum of their ε).")
     if missing:
         new = math.fsum(missing)
-        st.info(together + f" {len(missing)} of them are not drawn yet: drawing them spends ε = {new:.4g} now"
-                + (" and records each in the dataset's account before it is shown." if publishable(ds) else
-                   " (kept for this session only: without public bounds they are not private).")
-                + " Panels are previews for choosing ε, not the release you publish.")
-        if not st.button(f"Draw {len(missing)} panel(s): spend ε = {new:.4g}", key="draw_panels", type="primary"):
+        ask = st.empty()   # the question goes away once answered
+        with ask.container():
+            st.info(together + f" {len(missing)} of them are not drawn yet: drawing them spends ε = {new:.4g} now"
+                    + (" and records each in the dataset's account before it is shown." if publishable(ds) else
+                       " (kept for this session only: without public bounds they are not private).")
+                    + " Panels are previews for choosing ε, not the release you publish.")
+            pressed = st.button(f"Draw {len(missing)} panel(s): spend ε = {new:.4g}", key="draw_panels",
+                                type="primary")
+        if not pressed:
             return None
+        ask.empty()
         fits = private_releases(ds, fingerprint, algorithm, epsilons, who=who, **params)
         if fits is None:
             return None
