@@ -282,7 +282,7 @@ def test_page_bad_url_values_fall_back_to_defaults(query):
     at = _run(_page(**query))
     assert _released(at) and not at.error
     assert 1 <= at.number_input(key="k").value <= 100
-    assert 0 <= at.number_input(key="seed").value < 2 ** 31
+    assert "seed" not in {n.key for n in at.number_input}   # an old link's seed is ignored: no seed control
 
 
 def test_page_huge_epsilon_in_url_is_capped_and_stated():
@@ -292,10 +292,18 @@ def test_page_huge_epsilon_in_url_is_capped_and_stated():
     assert any(f"ε = {eps:g} of {eps:g}" in m.value for m in at.markdown)  # the ledger shows what was used
 
 
+def _raw_facts(at) -> str:
+    from ui.widgets import RAW_FACTS
+    return next(e for e in at.expander if e.label == RAW_FACTS).markdown[0].value
+
+
 def test_page_nan_and_infinite_rows_are_dropped_and_said(monkeypatch):
     at = _upload(_csv(["1,nan", "inf,2", "-inf,3"] + GRID))
-    assert any("3 row(s) with a missing or infinite value" in i.value for i in at.info)
-    assert any("60 points" in m.value for m in at.markdown) and _released(at)
+    assert any("missing or infinite value" in i.value and "left out" in i.value for i in at.info)
+    # The counts are raw facts: only in the data owner's panel.
+    assert "Rows: **60**" in _raw_facts(at) and "Rows left out on reading" in _raw_facts(at)
+    assert _raw_facts(at).split("Rows left out on reading")[1].split("\n")[0].endswith(": 3")
+    assert _released(at)
 
 
 @pytest.mark.parametrize("content, words", [
@@ -342,11 +350,6 @@ def test_page_one_row_and_identical_points(rows, k):
     assert math.isfinite(float(values["NICV, private"]))
 
 
-def test_page_k_larger_than_n_after_upload():
-    at = _upload(_csv(["1,2", "3,4"]), k=5)
-    _assert_refused(at, "larger than the number of points", "at most 2")
-
-
 @pytest.mark.parametrize("bounds, words", [
     ("10, 0\n0, 10", ["inverted", "lower bound must be smaller"]),
     ("nan, 1\n0, 10", ["finite"]),
@@ -363,7 +366,8 @@ def test_page_bad_bounds(bounds, words):
 def test_page_points_outside_bounds_are_clipped_and_counted():
     at = _upload(_csv(GRID), bounds="0, 3\n0, 3")
     n_out = sum(1 for r in GRID if max(map(float, r.split(","))) > 3)
-    assert any(f"{n_out} point(s) outside the public bounds were clipped" in c.value for c in at.caption)
+    assert f"Rows outside the public bounds, clipped onto them: {n_out}" in _raw_facts(at)   # a raw fact
+    assert not any("clipped" in c.value for c in at.caption)
     assert _released(at)
 
 
