@@ -54,7 +54,9 @@ def server(tmp_path_factory):
     """A headless Streamlit server on a free loopback port; always terminated."""
     port = _free_port()
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = dict(os.environ, DPCORE_DATA=str(_data_dir()), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    store = tmp_path_factory.mktemp("store") / "releases.db"   # every release the app records goes here
+    env = dict(os.environ, DPCORE_DATA=str(_data_dir()), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false",
+               DPCORE_STORE=f"sqlite:///{store}")
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",

@@ -508,7 +508,8 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
         del est   # from here on only the release dict exists: what the store accepts is what is shown
         try:
             # The account is tied to the data's content: another file under the same name is refused.
-            store.register_dataset(ds.name, fingerprint=fingerprint, bounds=ds.bounds, description=ds.title)
+            store.register_dataset(ds.name, fingerprint=fingerprint.split(":")[0], bounds=ds.bounds,
+                                   description=ds.title)
             rid = store.record(ds.name, rel, who=who)
         except BudgetExceededError as exc:
             fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
