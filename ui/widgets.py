@@ -403,11 +403,24 @@ def _settings(ds, fingerprint: str, algorithm: str, params: dict):
     return key, public, bounds
 
 
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _stored_releases(_store, url: str, dataset: str, last_id: int) -> list:
+    """The store's releases of one dataset, parsed once per (store, dataset, newest release id) for the server."""
+    return _store.releases(dataset)
+
+
 def _recorded(store, ds, algorithm: str, public: dict, params: dict, bounds) -> list:
-    """The store's releases of exactly these settings on this dataset, oldest first."""
+    """The store's releases of exactly these settings on this dataset, oldest first.
+
+    The history (no release bodies) is read first, so settings never drawn with this algorithm cost one
+    light query; the bodies are parsed once per new release, not on every page run.
+    """
     eps, delta = float(params["epsilon"]), float(params.get("delta") or 0.0)
+    hist = store.history(ds.name)
+    if not any(h["algorithm"] == algorithm for h in hist):
+        return []
     out = []
-    for r in store.releases(ds.name):
+    for r in _stored_releases(store, os.environ.get("DPCORE_STORE") or "", ds.name, hist[-1]["id"]):
         rel = r.release
         if (rel["algorithm"]["key"] == algorithm and rel["parameters"] == public
                 and rel["privacy"]["epsilon"] == eps and rel["privacy"]["delta"] == delta
@@ -520,9 +533,8 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             st.error(f"The release could not be recorded, so it is not shown: {exc}")
             return None
         fresh.discard(key)
-        number = len(_recorded(store, ds, algorithm, public, p, bounds)) if not _is_upload(ds) else \
-            getattr(kept.get(key), "draw", 0) + 1
-        kept[key] = out[i] = ReleasedFit(rel, rid, draw=number, key=key)
+        # The draw before this one was kept (a new draw) or there was none in the session or the store.
+        kept[key] = out[i] = ReleasedFit(rel, rid, draw=getattr(kept.get(key), "draw", 0) + 1, key=key)
     return out
 
 
