@@ -146,23 +146,13 @@ def test_good_upload_without_bounds_warns_and_offers_nothing_to_publish(at):
     assert [r.dataset for r in ReleaseStore().releases()] == ["s1_like"]   # the upload: never recorded
 
 
-def _library_rejects_k_over_n() -> bool:
-    """True while dpcore still raises on k > n (issue #19 item 2 moves that decision to public inputs)."""
-    from dpcore.validation import check_n_clusters
-    try:
-        check_n_clusters(5, 3)
-    except ValueError:
-        return True
-    except TypeError:
-        return False
-    return False
-
-
-@pytest.mark.xfail(_library_rejects_k_over_n(), strict=True,
-                   reason="dpcore's check_n_clusters still raises with the true n (issue #19 item 2, branch structure)")
 def test_k_larger_than_n_is_not_an_error_that_reveals_n(at):
     upload(at, "tiny.csv", b"x,y\n1,2\n3,4\n5,6\n")
     at.number_input(key="k").set_value(5)
     run(at)
-    # The number of rows is private: nothing the page says outside the raw-facts panel may depend on it.
-    assert not any("number of points" in e.value or "(3)" in e.value for e in at.error)
+    # The number of rows is private: k > n is no error (a private fit decides from public inputs; the
+    # non-private reference puts a centre on every row), and n is stated only in the raw-facts panel.
+    assert not at.error and not at.exception
+    assert any("Privacy budget spent" in m.value for m in at.markdown)
+    assert next(m.value for m in at.metric if m.label == "NICV, non-private") == "0"
+    assert "Rows: **3**" in next(e for e in at.expander if e.label.startswith("Raw data facts")).markdown[0].value

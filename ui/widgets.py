@@ -589,6 +589,14 @@ def baseline(ds, fingerprint: str, algorithm: str, **params):
     if dpcore.ALGORITHMS[algorithm].private:
         raise ValueError(f"{algorithm} is private: use private_release, which records it before it is shown")
     bounds_key = None if ds.bounds is None else tuple(tuple(np.ravel(b).astype(float)) for b in ds.bounds)
+    k, n = params.get("n_clusters"), ds.X.shape[0]
+    if k is not None and 1 <= n < k:
+        # k-means with k above the number of rows puts a centre on every row and leaves the other clusters
+        # empty: fit k = n and repeat centres, instead of an error that would state the number of rows.
+        import copy
+        est = copy.copy(baseline(ds, fingerprint, algorithm, **dict(params, n_clusters=n)))
+        est.cluster_centers_ = est.cluster_centers_[np.arange(k) % n]
+        return est
     items = tuple(sorted(params.items())) + (("bounds", bounds_key),)
     with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm):
         return _fit_baseline(ds.X, f"{ds.name}:{fingerprint}", algorithm, items, _bounds=ds.bounds)
