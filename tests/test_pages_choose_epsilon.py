@@ -89,6 +89,17 @@ def test_compare_small_multiples_are_independent_recorded_draws_with_their_summe
     assert any("between 3 and 6" in i.value for i in at.info)
 
 
+def test_compare_panels_over_the_total_are_refused_and_nothing_is_drawn():
+    ReleaseStore().set_cap("s1_like", 2.0, 0.0)           # 4 panels need 6.25
+    at = page("6_Compare.py", algorithm="dplloyd", k="15")
+    at.button(key="draw_panels").click()
+    run(at)
+    assert at.error and at.error[0].value.startswith("Refused, to protect privacy: these 4 releases together")
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert not any("vs non-private" in a.get("text", "") for f in specs for a in f["layout"].get("annotations", []))
+    assert ReleaseStore().releases() == []
+
+
 def test_compare_reuses_the_explorers_draw_at_the_chosen_epsilon():
     page("1_Explorer.py", algorithm="dplloyd", k="15")
     assert [r.who for r in ReleaseStore().releases("s1_like")] == ["Explorer"]

@@ -429,8 +429,15 @@ def _recorded(store, ds, algorithm: str, public: dict, params: dict, bounds) -> 
     return out
 
 
+#: Draws a session keeps in memory; older ones are found again in the store (unbounded bodies otherwise).
+MAX_KEPT = 64
+
+
 def _kept() -> dict:
-    return st.session_state.setdefault("_dp_draws", {})
+    kept = st.session_state.setdefault("_dp_draws", {})
+    while len(kept) > MAX_KEPT:   # oldest first (dicts keep insertion order); recorded draws stay in the store
+        kept.pop(next(iter(kept)))
+    return kept
 
 
 def request_new_draw(key: str) -> None:
@@ -499,13 +506,17 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
         need_d = math.fsum(float(p.get("delta") or 0.0) for *_, p in todo)
         left = store.remaining(ds.name)
         if left is not None and (need_e > left[0] * (1 + 1e-9) + 1e-12 or need_d > left[1] * (1 + 1e-9) + 1e-15):
-            # Checked before fitting: no fit, nothing kept, nothing shown.
+            # Checked before fitting (with the ε granted, which a release spends at most): no fit, nothing
+            # kept, nothing shown.  The store's own check at record time is the one that counts.
             fresh.difference_update(k for _, k, *_ in todo)
-            what = "this release" if len(todo) == 1 else f"these {len(todo)} releases together (sequential composition)"
-            _refuse(f"{what} would spend ε = {need_e:.4g}" + (f", δ = {need_d:.3g}" if need_d else "")
-                    + f", but only ε = {left[0]:.4g}" + (f", δ = {left[1]:.3g}" if need_d else "")
-                    + " of the total set for this dataset is left. Choose a smaller ε, or raise the total on the "
-                      "Release page.")
+            if len(todo) == 1:
+                why = store.refusal(ds.name, need_e, need_d) or ""
+            else:
+                why = (f"these {len(todo)} releases together (sequential composition) would spend ε = {need_e:.4g}"
+                       + (f", δ = {need_d:.3g}" if need_d else "") + f", but only ε = {left[0]:.4g}"
+                       + (f", δ = {left[1]:.3g}" if need_d else "") + " of the total set for this dataset is left. "
+                       "Choose fewer or smaller ε, or raise the total on the Release page.")
+            _refuse(why or f"only ε = {left[0]:.4g} of the total set for this dataset is left.")
             return None
     for i, key, public, bounds, p in todo:
         est = _fit_private(ds, algorithm, p)
