@@ -74,3 +74,18 @@ def pg_server():
 def _own_release_store(tmp_path, monkeypatch):
     """Every test gets its own empty release store (``$DPCORE_STORE``), never the user's default file."""
     monkeypatch.setenv("DPCORE_STORE", f"sqlite:///{tmp_path / 'releases.db'}")
+
+
+@pytest.fixture
+def captured(monkeypatch):
+    """Bytes of every file an app page hands to the browser (download buttons) during the test, by file name."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+    files = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def spy(self, path_or_data, mimetype, kind, filename=None):
+        files[filename] = path_or_data
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    return files

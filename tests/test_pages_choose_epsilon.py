@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from dpcore import datasets
@@ -139,20 +138,6 @@ def test_compare_curve_with_band_and_advisor():
 
 
 # -- Release ------------------------------------------------------------------------------------
-@pytest.fixture
-def captured(monkeypatch):
-    """Bytes of every file handed to the browser (download buttons) during the test."""
-    files = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def spy(self, path_or_data, mimetype, kind, filename=None):
-        files[filename] = path_or_data
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
-    return files
-
-
 def metric(at, label):
     return next(m.value for m in at.metric if m.label == label)
 
