@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 from sklearn.cluster import KMeans as SKKMeans
 
 import dpcore
@@ -67,7 +68,8 @@ def test_sensitivities_cover_the_whole_vector(hd_blobs):
     d = X.shape[1]
     width = 110.0
     sums = [e for e in m.budget_ if e.name.endswith("cluster sums")]
-    assert len(sums) == 4 and all(e.sensitivity == pytest.approx(d * width) for e in sums)
+    # The whole vector's L1 sensitivity, plus at most 0.1 % for rounding onto the release lattice.
+    assert len(sums) == 4 and all(d * width <= e.sensitivity <= d * width * 1.001 for e in sums)
     counts = [e for e in m.budget_ if e.name.endswith("cluster counts")]
     assert all(e.sensitivity == 2.0 for e in counts)
     sel = [e for e in m.budget_ if e.name.startswith("final selection")][0]
@@ -166,7 +168,7 @@ def test_mnist_pipeline_reproduces_thesis_with_its_noise(mnist_10k, monkeypatch)
     (dict(n_candidate_runs=0), ValueError, "n_candidate_runs"),
     (dict(n_lloyd=1.5), ValueError, "n_lloyd"),
     (dict(epsilon=-1.0), ValueError, "epsilon"),
-    (dict(n_clusters=5000), ValueError, "n_clusters"),
+    (dict(n_clusters=0), ValueError, "n_clusters"),
 ])
 def test_error_paths(hd_blobs, kwargs, exc, match):
     X, bounds = hd_blobs
@@ -178,7 +180,7 @@ def test_error_paths(hd_blobs, kwargs, exc, match):
 
 def test_missing_bounds_warns_and_unfitted_predict_raises(hd_blobs):
     X, _ = hd_blobs
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         BalcanKMeans(4).predict(X)
     with pytest.warns(dpcore.PrivacyLeakWarning):
         BalcanKMeans(4, epsilon=1.0, random_state=0).fit(X)
