@@ -128,7 +128,7 @@ def test_empty_data(key):
         if est is not None:
             assert np.isfinite(est.cluster_centers_).all() and est.cluster_centers_.shape[1] == 2
     else:
-        with pytest.raises(ValueError, match="0 row"):
+        with pytest.raises(ValueError, match="at least 1 needed"):
             make(key).fit(np.zeros((0, 2)))
 
 

@@ -301,13 +301,13 @@ def release_structure(rel: dict) -> dict:
 def estimator_structure(est) -> dict:
     """What a page may show about a fitted estimator besides noisy values.
 
-    The ledger (name, epsilon, delta, mechanism, sensitivity of each entry) and every
+    The ledger (name, epsilon, delta, mechanism, sensitivity, granularity of each entry) and every
     fitted attribute ending in ``_`` except :data:`RAW_FACTS`: integers, strings and
     booleans as they are (``n_iter_``, ``coreset_size_``, ``n_clusters_``, ``branch_``),
     floats and arrays by type and shape, objects (synopsis, plan) by their fields.
     """
     out = {"ledger": [(e.name, float(e.epsilon), float(e.delta), getattr(e, "mechanism", None),
-                       getattr(e, "sensitivity", None)) for e in est.budget_]}
+                       getattr(e, "sensitivity", None), getattr(e, "granularity", None)) for e in est.budget_]}
     for name, v in sorted(vars(est).items()):
         if not name.endswith("_") or name.startswith("_") or name in RAW_FACTS or name == "budget_":
             continue

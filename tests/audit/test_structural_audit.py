@@ -53,8 +53,10 @@ FAST = {
     "coreset": dict(epsilon=100.0, delta=1e-6, n_samples=2000, n_init=1),
 }
 #: How many Hypothesis examples each estimator gets (the slow fits get fewer).
-EXAMPLES = {"coreset": 6, "gkm": 8, "gkm3k": 8, "subcluster": 8}
+EXAMPLES = {"coreset": 5, "gkm": 5, "gkm3k": 5, "subcluster": 5}
 BOUNDS = (-1.0, 1.0)
+#: Slow fits (0.05-0.2 s): fewer pairs; the sweep takes every third size.
+SLOW = {"coreset", "gkm", "gkm3k", "subcluster"}
 
 PRIVATE_KEYS = sorted(k for k, cls in dpcore.ALGORITHMS.items() if cls.private)
 
@@ -114,7 +116,7 @@ def neighbours(draw):
 
 @pytest.mark.parametrize("key", PRIVATE_KEYS)
 def test_structure_is_public_on_random_neighbours(key):
-    @settings(max_examples=EXAMPLES.get(key, 12), deadline=None, derandomize=True, database=None,
+    @settings(max_examples=EXAMPLES.get(key, 10), deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(neighbours())
     def check(case):
@@ -155,18 +157,14 @@ def _generic_pairs(k=3):
 @pytest.mark.parametrize("key", PRIVATE_KEYS)
 @pytest.mark.parametrize("public_n", [None, 50], ids=["noisy-n", "public-n"])
 def test_structure_is_public_on_threshold_pairs(key, public_n):
-    if key == "coreset" and public_n is None:
-        pytest.skip("the coreset case always declares its public size (FAST): one run covers it")
+    if key in SLOW and public_n is None:
+        pytest.skip("slow fit: the public-size run covers its pairs (the sweep and Hypothesis cover the noisy size)")
     for label, X, Xp in _generic_pairs():
         make = _maker(key, k=2 if key == "coreset" else 3, public_n=public_n)
         try:
             assert_same_structure(key, make, X, Xp, seed=7)
         except AssertionError as exc:
             raise AssertionError(f"[{label}] {exc}") from None
-
-
-#: Estimators fast enough for a sweep over every size; the others take every third size.
-SLOW = {"coreset", "gkm", "gkm3k", "subcluster"}
 
 
 @pytest.mark.parametrize("key", PRIVATE_KEYS)
@@ -274,3 +272,26 @@ def test_private_estimators_keep_no_training_labels():
         assert labels.shape == (15,)
         assert not any(v is not None and np.shape(v)[:1] == (15,) for a, v in vars(est).items()
                        if a.endswith("_") and isinstance(v, np.ndarray)), key
+
+
+# ---------------------------------------------------------------------------------------
+# The rule at the mechanism level
+# ---------------------------------------------------------------------------------------
+@pytest.mark.xfail(strict=True, reason=(
+    "known structural leak in dpcore/mechanisms.py (#12's lattice Laplace, not this module's to fix): "
+    "_lattice coarsens the step gamma when max|values| / gamma >= 2^52, so the ledger's granularity and "
+    "sensitivity depend on the values. Reachable only with huge sums at large epsilon (here 2^29 at "
+    "epsilon = 1e4: sums of normalised coordinates over ~5e8 rows). Fix: choose gamma from public "
+    "inputs only (e.g. refuse or clip values beyond a public bound)."))
+def test_laplace_ledger_entry_does_not_depend_on_the_values():
+    from dpcore.accountant import BudgetLedger
+    from dpcore.mechanisms import NoiseSource
+
+    def entry(value):
+        src = NoiseSource(np.random.default_rng(0), BudgetLedger(1e4))
+        src.laplace(np.array([value]), sensitivity=2.0, epsilon=1e4, name="cluster sums")
+        e = src.ledger[0]
+        return e.name, e.epsilon, e.sensitivity, e.granularity
+
+    # Two sums one record apart (the record moves the sum by at most the sensitivity, 2).
+    assert entry(2.0 ** 29 - 2.0) == entry(2.0 ** 29)
