@@ -42,6 +42,7 @@ import numpy as np
 from sklearn.cluster import KMeans as _SKKMeans
 
 from .base import DPClusterer
+from .regime import check_fit
 from .dplloyd import public_or_noisy_size
 from .exceptions import InfeasibleBudgetError
 from .mechanisms import NoiseSource
@@ -720,22 +721,12 @@ class PrivateKMeans(DPClusterer):
         share = 0.0 if self.n_samples is not None else float(self.n_share)
         n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, eps_total, noise)
         self.n_estimate_ = n_est
+        # Feasibility (Alg. 1 line 2) and the grid's size, on the public/noisy size only (dpcore.regime).
+        check_fit(self, "coreset", n=n_est, d=d, epsilon=eps_left, delta=delta_total, beta=float(self.beta),
+                  split=self.split, radius_growth=float(self.radius_growth), budget=self.budget, n_share=share)
         plan = plan_coreset(n_est, k, d, eps_left, delta_total, beta=float(self.beta), split=self.split,
                             radius_growth=float(self.radius_growth), budget=self.budget)
         self.plan_ = plan
-        if plan.n_rounds == 0:
-            eps_min = min_feasible_epsilon(n_est, k, d, delta_total, beta=float(self.beta), n_share=share,
-                                           split=self.split, radius_growth=float(self.radius_growth),
-                                           budget=self.budget)
-            need = f"about {eps_min:.3g}" if math.isfinite(eps_min) else "more than any allowed epsilon"
-            raise InfeasibleBudgetError(
-                f"epsilon={eps_total:g} is too small for about {plan.n:,} points and k={k}: "
-                f"PRIVATE-K-MEAN needs more than t_min={plan.t_min:,} points before its first round "
-                f"(Feldman et al. 2017, Alg. 1 line 2; Table 2). The smallest epsilon that works here is "
-                f"{need} (delta={delta_total:g}, d={d}). Use a larger epsilon, fewer clusters or more data.")
-        if plan.side ** d > MAX_GRID_CELLS:
-            raise ValueError(f"the grid |X|^d = {plan.side}^{d} is too large for prefix-sum counting; "
-                             "reduce the number of columns (e.g. with PCA on public information)")
         dom = self.bounds_
         side = plan.side
         U = (X - dom.lower) / dom.width

@@ -72,6 +72,7 @@ from .dplloyd import RHO, auto_schedule
 from .exceptions import InfeasibleBudgetError, PrivacyLeakWarning
 from .hybrid import hybrid_min_epsilon
 from .metrics import inertia, nicv
+from .regime import assess
 
 #: The default epsilon grid of the curves: three named levels a decade apart (cheap enough for the
 #: taxi data in well under a minute on a 20,000-row sample; add points in the app as needed).
@@ -389,6 +390,9 @@ class Advice:
         False when DPLloyd's MSE lies between EUGkM's variance and its
         variance + bias bound (the bias depends on the data).
     reason : str, one or two sentences
+    regime : dict algorithm -> dpcore.regime.Regime
+        The same regime check the estimators run before they spend
+        (:func:`dpcore.regime.assess`); a refused algorithm is never the pick.
     """
 
     n: float
@@ -403,6 +407,7 @@ class Advice:
     best: str
     certain: bool
     reason: str
+    regime: dict = field(default_factory=dict)
 
 
 def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r: float = 1.0, rho: float = RHO,
@@ -474,7 +479,15 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
                                          "the data's shape decides, so this call is uncertain and DPLloyd may "
                                          "do better if the grid's bias is near its bound."))
     mse = {"dplloyd": m_dp, "eugkm": v_eu, "hybrid": m_hy if refines else v_eu}
-    return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, best, certain, reason)
+    regimes = {a: assess(a, n=n, d=d, k=k, epsilon=epsilon, theta=theta) for a in ("dplloyd", "eugkm", "hybrid")}
+    if regimes[best].status == "refuse":
+        # Outside its paper's regime the formulas above do not hold: pick among the others by predicted MSE.
+        allowed = [a for a in ("hybrid", "eugkm", "dplloyd") if regimes[a].status != "refuse"]
+        if allowed:
+            new = min(allowed, key=lambda a: mse[a])
+            reason = f"{regimes[best].reason} So {new} instead. (Formula pick was {best}: {reason})"
+            best, certain = new, False
+    return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, best, certain, reason, regimes)
 
 
 def advice_frame(n: float, d: int, k: int, epsilons, **kw) -> pd.DataFrame:

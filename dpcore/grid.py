@@ -18,6 +18,7 @@ from .base import DPClusterer
 from .dplloyd import public_or_noisy_size, sphere_packing_centers
 from .mechanisms import NoiseSource
 from .metrics import assign, cluster_sums
+from .regime import check_fit
 from .synopsis import GridSynopsis, grid_points
 
 #: Rows per chunk when counting points into cells.
@@ -172,7 +173,7 @@ N_REFINE = 3
 
 def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseSource, *,
               theta: float = 10.0, n_init: int = 30, init: str = "k-means++", max_cells: int = MAX_CELLS,
-              r: float = 1.0, domain=None):
+              r: float = 1.0, domain=None, grid_name: str = "grid cell counts"):
     """The EUGkM core on normalised data; shared by :class:`EUGkM` and the Hybrid.
 
     Everything after :func:`noisy_grid` is post-processing of the released
@@ -191,7 +192,7 @@ def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseS
     """
     d = Z.shape[1]
     m = eug_cells_per_dim(n_est, epsilon, d, theta=theta, max_cells=max_cells)
-    counts, edges = noisy_grid(Z, m, noise, epsilon, r=r, domain=domain)
+    counts, edges = noisy_grid(Z, m, noise, epsilon, r=r, domain=domain, name=grid_name)
     cells = grid_points([(edges[:-1] + edges[1:]) / 2] * d)
     w = counts.ravel()
     f = math.ceil((w.size / COARSE_CELLS) ** (1 / d)) if w.size > COARSE_CELLS else 1
@@ -246,14 +247,22 @@ class EUGkM(DPClusterer):
         Data-unit cell edges and the signed noisy counts (publishable).
     cells_per_dim_ : int
     budget_ : BudgetLedger
+    regime_ : dpcore.regime.Regime
+        Whether Su et al.'s regime held for the public inputs (:func:`dpcore.regime.assess`).
 
     Raises
     ------
+    OutOfRegimeError
+        Before the grid is spent, when the grid for the public (or noisy) size, d, k and epsilon
+        would be mostly noise or too large to finish in seconds (:mod:`dpcore.regime`); the
+        message names a better-suited algorithm.  A :class:`~dpcore.regime.RegimeWarning` when
+        the inputs are marginal.
     ValueError, TypeError
         Bad data or parameters.
     """
 
     display_name = "EUGkM"
+    _regime_key = "eugkm"
     reference = "Su et al. 2016, §4.2.1 (Eq. 4)"
     summary = "Publishes a noisy uniform-grid synopsis, then runs k-means on the cells (non-interactive)."
 
@@ -290,6 +299,9 @@ class EUGkM(DPClusterer):
         X, noise = self._begin_fit(X)
         _check_grid_params(self.theta, self.n_init)
         n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
+        # Su et al. §6.2's regime, on the public/noisy size only, before the grid is spent (dpcore.regime).
+        check_fit(self, self._regime_key, n=n_est, d=X.shape[1], epsilon=eps_left, theta=float(self.theta),
+                  max_cells=int(self.max_cells), rho=float(getattr(self, "rho", 0.225)))
         return X, noise, n_est, eps_left
 
     def _fit_grid(self, X, noise, epsilon, n_est):

@@ -53,6 +53,7 @@ class Hybrid(EUGkM):
     """
 
     display_name = "Hybrid"
+    _regime_key = "hybrid"
     reference = "Su et al. 2016, §6.3 (Inequality 15)"
     summary = "EUGkM's centres refined by one DPLloyd iteration when the data are numerous enough."
 

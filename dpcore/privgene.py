@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from .base import DPClusterer
+from .regime import check_fit
 from .dplloyd import public_or_noisy_size
 
 #: x and m' of Su et al. §4.1.3 ("empirically set to 1.25e-3 and 10").
@@ -206,11 +207,14 @@ class PGkM(DPClusterer):
         if self.n_rounds is None:
             n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, eps, noise)
             t = pgkm_rounds(n_est, eps_left, x=float(self.x), m_selected=int(m_sel))
+            check_fit(self, "pgkm", n=n_est, d=d, epsilon=eps_left, n_candidates=int(m), n_rounds=t)
         else:
             if isinstance(self.n_rounds, bool) or not isinstance(self.n_rounds, (int, np.integer)) \
                     or self.n_rounds < 1:
                 raise ValueError(f"n_rounds must be a positive whole number or None, got {self.n_rounds!r}")
             t, eps_left = int(self.n_rounds), eps
+            if self.n_samples is not None:
+                check_fit(self, "pgkm", n=float(self.n_samples), d=d, epsilon=eps, n_candidates=int(m), n_rounds=t)
         rng = noise.rng
         sens = 4.0 * d
         per_round = eps_left / t

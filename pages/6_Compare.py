@@ -139,6 +139,9 @@ with facts:
         adv = E.advise(n, d, k, eps)
         st.metric(f"Predicted best at ε = {eps:g}", dpcore.ALGORITHMS[adv.best].display_name)
         st.caption(("" if adv.certain else "Uncertain: depends on the data's shape. ") + adv.reason)
+        for key, reg in adv.regime.items():
+            if not reg.ok:   # the same public-input check the estimator runs before it spends
+                st.caption(f"{dpcore.ALGORITHMS[key].display_name} is outside its paper's regime here: {reg.reason}")
         pred = E.advice_frame(n, d, k, sorted(set(grid) | {eps}) if grid else [eps])
         st.plotly_chart(F.advice_figure(pred, chosen_epsilon=eps, height=380), width="stretch", key="advice_fig")
         table = pred[["epsilon", "predicted_best"]].copy()

@@ -25,6 +25,7 @@ import streamlit as st
 import dpcore
 from dpcore import datasets
 from dpcore.exceptions import BudgetExceededError, InfeasibleBudgetError
+from dpcore.regime import RegimeWarning
 from dpcore.explain import PRIVACY_LEVELS, level_for
 
 from .figures import NOT_PRIVATE, ledger_frame
@@ -455,6 +456,7 @@ def _fit_private(ds, algorithm: str, params: dict):
     with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm), warnings.catch_warnings():
         # Pages state a missing-bounds leak in words; the Python warning would only reach the log.
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
+        warnings.simplefilter("ignore", RegimeWarning)     # said in words by private_release, from regime_
         return dpcore.ALGORITHMS[algorithm](**kwargs, bounds=ds.bounds, random_state=None).fit(ds.X)
 
 
@@ -554,6 +556,9 @@ def private_release(ds, fingerprint: str, algorithm: str, *, who: str, **params)
     fits = private_releases(ds, fingerprint, algorithm, [params.pop("epsilon")], who=who, **params)
     if fits is None:
         st.stop()
+    regime = getattr(fits[0], "regime_", None)     # the public-input check the estimator ran (dpcore.regime)
+    if regime is not None and not regime.ok:
+        st.warning(f"Outside the paper's regime for these inputs: {regime.reason}")
     return fits[0]
 
 

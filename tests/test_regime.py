@@ -1,0 +1,81 @@
+"""Regime checks (issue 16, item 4): on public inputs only, before spending, naming a better algorithm."""
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import dpcore
+from dpcore import evaluation as E
+from dpcore.regime import OutOfRegimeError, RegimeWarning, assess
+
+
+def _blobs(n, d, seed=0):
+    from sklearn.datasets import make_blobs
+    X, _ = make_blobs(n, n_features=d, centers=5, center_box=(-80, 80), random_state=seed)
+    return X
+
+
+def test_eugkm_on_eleven_columns_refuses_up_front_in_seconds():
+    X = _blobs(100_000, 11)
+    t = time.perf_counter()
+    with pytest.raises(OutOfRegimeError, match="DPM|DPLloyd") as info:
+        dpcore.ALGORITHMS["eugkm"](5, epsilon=0.5, bounds=(-100, 100), n_samples=100_000, random_state=0).fit(X)
+    assert time.perf_counter() - t < 5
+    assert "4^11" in str(info.value) or "grid" in str(info.value)
+
+
+def test_refusal_spends_nothing_with_public_size_and_only_the_size_otherwise():
+    X = _blobs(20_000, 11)
+    est = dpcore.ALGORITHMS["hybrid"](5, epsilon=0.5, bounds=(-100, 100), n_samples=20_000, random_state=0)
+    with pytest.raises(OutOfRegimeError):
+        est.fit(X)
+    assert est.budget_.total() == (0.0, 0.0)
+    est = dpcore.ALGORITHMS["eugkm"](5, epsilon=0.5, bounds=(-100, 100), random_state=0)
+    with pytest.raises(OutOfRegimeError):
+        est.fit(X)
+    assert [e.name for e in est.budget_] == ["dataset size"]
+
+
+def test_verdict_depends_on_public_inputs_only():
+    """Neighbouring data sets with the same public n_samples get the same verdict and message."""
+    X = _blobs(3_000, 4)
+    msgs = []
+    for data in (X, X[:-1]):
+        est = dpcore.ALGORITHMS["eugkm"](5, epsilon=0.5, bounds=(-100, 100), n_samples=3_000, random_state=0)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            try:
+                est.fit(data)
+                msgs.append(("fit", est.regime_.status, est.regime_.reason,
+                             [str(w.message) for w in rec if w.category is RegimeWarning]))
+            except OutOfRegimeError as exc:
+                msgs.append(("refused", str(exc)))
+    assert msgs[0] == msgs[1]
+
+
+def test_two_dimensional_grid_is_inside_the_regime():
+    r = assess("eugkm", n=100_000, d=2, k=5, epsilon=0.5)
+    assert r.ok and r.figures["noise_ratio"] == pytest.approx(0.1, rel=0.2)
+
+
+def test_advisor_never_picks_a_refused_algorithm():
+    a = E.advise(100_000, 11, 5, 0.5)
+    assert a.regime["eugkm"].status == "refuse"
+    assert a.best == "dplloyd"
+    a2 = E.advise(100_000, 2, 5, 0.5)
+    assert all(r.status != "refuse" for r in a2.regime.values())
+
+
+def test_dplloyd_warns_with_many_clusters_and_names_a_better_algorithm():
+    X = _blobs(5_000, 10)
+    with pytest.warns(RegimeWarning, match="may do better"):
+        est = dpcore.ALGORITHMS["dplloyd"](64, epsilon=1.0, bounds=(-100, 100), n_samples=5_000,
+                                           random_state=0).fit(X)
+    assert est.regime_.status == "warn" and est.budget_.total()[0] == pytest.approx(1.0)
+
+
+def test_pgkm_refuses_work_it_cannot_finish():
+    X = _blobs(2_000, 11)
+    with pytest.raises(OutOfRegimeError, match="DPLloyd"):
+        dpcore.ALGORITHMS["pgkm"](5, epsilon=1.0, bounds=(-100, 100), n_samples=100_000, random_state=0).fit(X)
