@@ -191,7 +191,7 @@ def _pgkm(n, d, k, epsilon, params):
 def _coreset(n, d, k, epsilon, delta, params):
     from .coreset import MAX_GRID_CELLS, grid_side, min_feasible_epsilon, plan_coreset
     side = grid_side(n, d)
-    kw = {key: params[key] for key in ("beta", "split", "radius_growth", "budget", "constants") if key in params}
+    kw = {key: params[key] for key in ("beta", "split", "radius_growth", "budget", "constants", "box_factor") if key in params}
     share = float(params.get("n_share", 0.0))     # share of the total already spent on a noisy size
     if float(side) ** d > MAX_GRID_CELLS:
         return Regime("coreset", "refuse", f"the grid |X|^d = {side}^{d} is too large for prefix-sum counting "

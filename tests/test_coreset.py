@@ -145,3 +145,41 @@ def test_error_falls_as_epsilon_grows_on_taxi(taxi_X, taxi_bounds):
         assert est.budget_.total()[0] <= eps * (1 + 1e-9)
     assert means[128.0] < means[8.0]
     assert means[128.0] < 0.25  # a useful clustering at weak privacy
+
+
+def test_feasible_at_epsilon_two_for_k5_n1e5_with_proved_constants():
+    """Issue 16: k = 5, n = 10^5 runs at epsilon = 2 (public inputs only: no data needed)."""
+    n, delta = 100_000, 1e-5 ** 1.5
+    need = min_feasible_epsilon(n, 5, 2, delta, n_share=0.02)
+    assert need <= 2.0
+    assert plan_coreset(n, 5, 2, 2.0 * 0.98, delta).n_rounds >= 1
+    # the paper's experimental constants (no proof) are cheaper still, near its Table 2 (0.8)
+    assert min_feasible_epsilon(n, 5, 2, delta, constants="paper_experiments") < need
+    assert 0.6 < min_feasible_epsilon(n, 5, 2, delta, constants="paper_experiments") < 1.1
+
+
+def test_half_shifted_partitions_hold_every_ball_in_one_box():
+    """The argument behind the heavy-box bound: some partition shifted by 0 or l/2 contains the cube."""
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        d, r = int(rng.integers(1, 4)), int(rng.integers(0, 6))
+        ell = 2 * (2 * r + 1)
+        shift = rng.integers(0, ell, size=d)
+        lo = rng.integers(0, 200, size=d)
+        cube = lo + np.array(np.unravel_index(np.arange((2 * r + 1) ** d), (2 * r + 1,) * d)).T
+        ok = False
+        for bits in range(2 ** d):
+            o = np.array([(bits >> a) & 1 for a in range(d)]) * (ell // 2)
+            boxes = (cube + shift + o) // ell
+            ok |= bool((boxes == boxes[0]).all())
+        assert ok
+
+
+def test_paper_experimental_constants_are_labelled_and_private(blobs):
+    X, bounds, _ = blobs
+    est = PrivateKMeans(3, epsilon=6.0, delta=1e-6, bounds=bounds, constants="paper_experiments",
+                        n_samples=X.shape[0], random_state=0).fit(X)
+    assert est.plan_.slack == 8
+    assert est.budget_.total()[0] <= 6.0 * (1 + 1e-9) and est.budget_.total()[1] <= 1e-6 * (1 + 1e-9)
+    with pytest.raises(ValueError, match="no proof"):
+        PrivateKMeans(3, epsilon=3.0, bounds=bounds, constants="tight").fit(X)
