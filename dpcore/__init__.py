@@ -30,6 +30,7 @@ _REGISTRY = {
     "subcluster": ("convergent", "SubClustering"),
     "coreset": ("coreset", "PrivateKMeans"),
     "balcan": ("balcan", "BalcanKMeans"),
+    "dpm": ("dpm", "DPM"),
     "wavecluster": ("wavecluster", "WaveCluster"),
     "privbasic": ("wavecluster", "PrivBasic"),
     "privqt": ("wavecluster", "PrivQT"),
