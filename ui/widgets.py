@@ -25,7 +25,7 @@ import streamlit as st
 import dpcore
 from dpcore import datasets
 from dpcore.exceptions import BudgetExceededError, InfeasibleBudgetError
-from dpcore.regime import RegimeWarning
+from dpcore.regime import OutOfRegimeError, RegimeWarning
 from dpcore.explain import PRIVACY_LEVELS, level_for
 
 from .figures import NOT_PRIVATE, ledger_frame
@@ -66,6 +66,9 @@ def friendly_errors(what: str = "This step"):
     """
     try:
         yield
+    except OutOfRegimeError as exc:
+        st.error(f"Refused before using the data beyond its size (outside the paper's regime): {exc}")
+        st.stop()
     except InfeasibleBudgetError as exc:
         st.error(f"The privacy budget is too small for this data: {exc}")
         st.stop()
