@@ -241,8 +241,9 @@ class DPM(DPClusterer):
             for (idx, *_), (a, pos) in zip(frontier, cuts):
                 left = X[idx, a] < pos
                 true_counts += [int(left.sum()), int(idx.size - left.sum())]
-            noisy = noise.laplace(np.asarray(true_counts, dtype=float), sensitivity=1.0, epsilon=eps_level_count,
-                                  name=f"level {level}: node counts")
+            # An empty level still spends (a discarded draw), so the ledger never depends on the data.
+            noisy = noise.laplace(np.asarray(true_counts or [0.0], dtype=float), sensitivity=1.0,
+                                  epsilon=eps_level_count, name=f"level {level}: node counts")
             nxt = []
             for i, ((idx, nlo, nhi, n_hat), (a, pos)) in enumerate(zip(frontier, cuts)):
                 c0, c1 = noisy[2 * i], noisy[2 * i + 1]

@@ -41,6 +41,9 @@ from .exceptions import InfeasibleBudgetError
 GRID_REFUSE = 1.0
 #: ... and warn above this fraction of it.
 GRID_WARN = 0.3
+#: Grids of at most this many cells (tiny data) are only warned about: their fit is instant and the
+#: noise-mass argument is about large grids whose empty regions attract centres.
+GRID_SMALL = 64
 #: Grid cells above which EUGkM's post-processing (30 initialisations of weighted Lloyd) cannot finish
 #: in seconds on one core; refused so that a fit on 10^5 points ends in <= 10 s or not at all.
 GRID_MAX_CELLS_FAST = 1 << 20
@@ -142,11 +145,11 @@ def _grid(algorithm, n, d, k, epsilon, params):
     if cells > GRID_MAX_CELLS_FAST:
         return Regime(algorithm, "refuse", f"{where}, and k-means over that many noisy cells cannot finish in "
                       f"seconds. Use {_name(better)} instead, or fewer columns.", better, figs)
-    if ratio > GRID_REFUSE:
+    if ratio > GRID_REFUSE and cells > GRID_SMALL:
         return Regime(algorithm, "refuse", f"{where}; above {GRID_REFUSE:.0%} the synopsis is mostly noise and "
                       f"k-means on it places centres in empty space. Use {_name(better)} instead (or a larger ε, "
                       "fewer columns).", better, figs)
-    if ratio > GRID_WARN:
+    if ratio > GRID_WARN:     # (a small grid over few points is warned, not refused: cheap and bounded)
         return Regime(algorithm, "warn", f"{where}; above {GRID_WARN:.0%} k-means on the synopsis often keeps centres in empty space. "
                       f"{_name(better)} may do better here.", better, figs)
     if m <= 2 and d > 2:
