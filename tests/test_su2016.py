@@ -52,7 +52,8 @@ def test_paper_iterations_use_joint_sensitivity(blobs):
     est = dpcore.ALGORITHMS["dplloyd"](3, epsilon=1.0, bounds=bounds, n_iter=5, random_state=0).fit(X)
     assert est.n_iter_ == 5 and len(est.budget_) == 5
     for entry in est.budget_:
-        assert entry.sensitivity == 2 * 1.0 + 1  # d r + 1 with d = 2, r = 1
+        # d r + 1 with d = 2, r = 1, plus at most 0.1 % for rounding onto the release lattice.
+        assert 2 * 1.0 + 1 <= entry.sensitivity <= (2 * 1.0 + 1) * 1.001
         assert entry.epsilon == pytest.approx(0.2)
     assert est.budget_.total()[0] == pytest.approx(1.0)
 
@@ -100,7 +101,8 @@ def test_eugkm_synopsis_is_signed_and_published(blobs):
     syn = est.synopsis_
     assert syn.kind == "grid" and syn.counts.shape == (est.cells_per_dim_,) * 2
     assert (syn.counts < 0).any()  # kept signed: no clamping
-    assert not np.allclose(syn.counts, np.round(syn.counts))  # and unrounded
+    # Integer noise on integer counts (floating-point safe): whole numbers, signed, never clamped.
+    assert np.issubdtype(np.asarray(syn.counts).dtype, np.integer)
     assert syn.edges[0][0] == 0 and syn.edges[0][-1] == 10
     assert sum(e.epsilon for e in est.budget_) == pytest.approx(0.5)
 
