@@ -9,6 +9,8 @@ estimator warns with :class:`~dpcore.exceptions.PrivacyLeakWarning`.
 
 Names
 -----
+- ``nyc_taxi_sample``: 181,446 real NYC taxi pickups embedded in ``sample_data/`` (made by
+  ``sample_data/make_taxi_sample.py``); the app's default.
 - ``s1_like``, ``spirals``: synthetic sets made by ``sample_data/make_sample_data.py``.
 - ``iris``, ``wine``, ``breast_cancer``, ``digits``: bundled with scikit-learn.
 - ``nyc_taxi_2015_01``: NYC yellow-taxi pickups of January 2015, downloaded from
@@ -41,7 +43,7 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["Dataset", "available", "info", "load", "read_table", "dataset_from_frame",
-           "download_nyc_taxi", "TAXI_BOUNDS", "GOWALLA_BOUNDS", "NYC_TAXI_URL"]
+           "download_nyc_taxi", "TAXI_BOUNDS", "TAXI_SAMPLE_NAME", "GOWALLA_BOUNDS", "NYC_TAXI_URL"]
 
 Progress = Callable[[float, str], None]
 
@@ -147,21 +149,40 @@ class _Spec:
     box_filter: bool = False   # drop rows outside ``bounds`` (public per-record filter)
 
 
+def _sample_path(filename: str) -> Path:
+    """Where an embedded sample file lives (the one place to change if samples become package data)."""
+    return SAMPLE_DIR / filename
+
+
+#: The embedded real taxi sample (``sample_data/make_taxi_sample.py``): the app's default data set.
+TAXI_SAMPLE_NAME = "nyc_taxi_sample"
+
 _SAMPLES = {
+    TAXI_SAMPLE_NAME: _Spec(
+        TAXI_SAMPLE_NAME, "sample", "NYC taxi pickups (181,446 real trips, embedded)",
+        "Pickup locations (longitude, latitude) of 181,446 NYC yellow-taxi trips, 2009-2015: the NYC Taxi "
+        "& Limousine Commission trip records (NYC open data), as randomly sampled from the BigQuery public "
+        "table nyc-tlc.yellow.trips by Google's ML course notebooks. Public bounds: the box of Feldman et al. "
+        "2017 §5.1 (lon −74.1..−73.9, lat 40.7..40.9), a constant, not read from the data. Made by "
+        "sample_data/make_taxi_sample.py from 191,897 trips: 1 with a missing coordinate, 138 GPS outliers "
+        "outside the NYC region (lon −74.3..−73.7, lat 40.5..41.0) and 10,312 pickups outside the box "
+        "(mostly the airports) were dropped.",
+        geo=True, bounds=TAXI_BOUNDS, columns=("longitude", "latitude"), n_clusters_hint=5,
+        path=_sample_path("nyc_taxi_sample.parquet"), box_filter=True),
     "s1_like": _Spec(
         "s1_like", "sample", "S1-like: 15 Gaussian clusters (synthetic)",
         "5,000 synthetic 2-D points in 15 Gaussian clusters in the style of Fränti's S1 benchmark, "
         "made by sample_data/make_sample_data.py (fixed seed); public box [0, 1,000,000]². "
         "Licence: part of this repository.",
         bounds=(np.array([0.0, 0.0]), np.array([1e6, 1e6])), columns=("x", "y"),
-        label_col="label", n_clusters_hint=15, path=SAMPLE_DIR / "s1_like.csv"),
+        label_col="label", n_clusters_hint=15, path=_sample_path("s1_like.csv")),
     "spirals": _Spec(
         "spirals", "sample", "Three spirals (synthetic)",
         "1,500 synthetic 2-D points on 3 interleaved noisy spirals (k-means cannot separate them; "
         "grid/density methods can), made by sample_data/make_sample_data.py (fixed seed); public box "
         "[-10, 10]². Licence: part of this repository.",
         bounds=(np.array([-10.0, -10.0]), np.array([10.0, 10.0])), columns=("x", "y"),
-        label_col="label", n_clusters_hint=3, path=SAMPLE_DIR / "spirals.csv"),
+        label_col="label", n_clusters_hint=3, path=_sample_path("spirals.csv")),
 }
 
 _SKLEARN = {
@@ -346,7 +367,7 @@ def _all_specs() -> dict[str, _Spec]:
 def available() -> list[str]:
     """Names of every data set that :func:`load` accepts right now.
 
-    Always the samples (``s1_like``, ``spirals``), scikit-learn's bundled sets
+    Always the embedded samples (``nyc_taxi_sample``, ``s1_like``, ``spirals``), scikit-learn's bundled sets
     (``iris``, ``wine``, ``breast_cancer``, ``digits``) and the downloadable
     ``nyc_taxi_2015_01``; then every known real file found in the folder named
     by the environment variable ``DPCORE_DATA`` (read at call time), named by
@@ -489,6 +510,21 @@ def _read_csv_columns(path, columns, label_col):
     return X, labels
 
 
+def _read_fixed_point_parquet(path, columns) -> np.ndarray:
+    """Columns of a Parquet file as float64; integer columns with ``per_degree`` field metadata
+    (fixed point, e.g. microdegrees) are divided by it, exactly as written by ``make_taxi_sample.py``."""
+    import pyarrow.parquet as pq
+    table = pq.read_table(path, columns=list(columns))
+    out = np.empty((table.num_rows, len(columns)), dtype=np.float64)
+    for j, name in enumerate(columns):
+        field = table.schema.field(name)
+        out[:, j] = table.column(name).to_numpy()
+        per = (field.metadata or {}).get(b"per_degree")
+        if per is not None:
+            out[:, j] /= float(per)    # division, not * 1e-6: exactly the source's decimal numbers
+    return out
+
+
 def load(name: str, *, max_rows: int | None = None, random_state=0, progress: Progress | None = None,
          cache_dir=None) -> Dataset:
     """Load a data set by name.
@@ -535,8 +571,12 @@ def load(name: str, *, max_rows: int | None = None, random_state=0, progress: Pr
         ds = _finish(spec, X8, y, spec.columns, max_rows=None, random_state=random_state, source=str(spec.path))
     else:
         if spec.kind == "sample" and not spec.path.is_file():
-            raise ValueError(f"{spec.path} is missing: run `python sample_data/make_sample_data.py` to make it")
-        X, labels = _read_csv_columns(spec.path, spec.columns, spec.label_col)
+            script = "make_taxi_sample.py" if spec.name == TAXI_SAMPLE_NAME else "make_sample_data.py"
+            raise ValueError(f"{spec.path} is missing: run `python sample_data/{script}` to make it")
+        if spec.path.name.endswith(".parquet"):
+            X, labels = _read_fixed_point_parquet(spec.path, spec.columns), None
+        else:
+            X, labels = _read_csv_columns(spec.path, spec.columns, spec.label_col)
         cols = ["longitude", "latitude"] if spec.geo else spec.columns
         ds = _finish(spec, X, labels, cols, max_rows=max_rows, random_state=random_state, source=str(spec.path))
     if progress is not None:

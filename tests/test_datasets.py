@@ -18,7 +18,7 @@ import pytest
 from dpcore import datasets as D
 
 REPO = Path(__file__).resolve().parents[1]
-ALWAYS = ["s1_like", "spirals", "iris", "wine", "breast_cancer", "digits", "nyc_taxi_2015_01"]
+ALWAYS = ["nyc_taxi_sample", "s1_like", "spirals", "iris", "wine", "breast_cancer", "digits", "nyc_taxi_2015_01"]
 GEO_FILES = ("nyc_taxi_", "gowalla_nyc_")
 
 
@@ -151,6 +151,43 @@ def test_sample_script_regenerates_identical_files(tmp_path):
         assert filecmp.cmp(tmp_path / f, REPO / "sample_data" / f, shallow=False), f
     total = sum((REPO / "sample_data" / f).stat().st_size for f in ["s1_like.csv", "spirals.csv"])
     assert total < 400 * 1024
+
+
+def test_embedded_taxi_sample_is_the_real_data_losslessly(monkeypatch, shared_data):
+    """nyc_taxi_sample loads without DPCORE_DATA, holds exactly the in-box pickups of the source
+    (microdegrees are lossless), inside the public box, and its description's counts are the file's."""
+    import pyarrow.parquet as pq
+    monkeypatch.delenv("DPCORE_DATA", raising=False)
+    ds = D.load("nyc_taxi_sample")
+    _check_dataset(ds, "nyc_taxi_sample")
+    assert ds.geo is True and ds.columns == ["longitude", "latitude"] and ds.n_clusters_hint == 5
+    assert ds.bounds[0] is D.TAXI_BOUNDS[0] and ds.bounds[1] is D.TAXI_BOUNDS[1]   # the constant box
+    assert not D.info("nyc_taxi_sample")["needs_download"]
+    raw = pd.read_csv(shared_data / "nyc_taxi_2009-2015_bq_sample_pickups.csv.gz",
+                      usecols=["pickup_longitude", "pickup_latitude"]).to_numpy()
+    lo, hi = D.TAXI_BOUNDS
+    with np.errstate(invalid="ignore"):
+        inside = raw[np.isfinite(raw).all(axis=1) & ((raw >= lo) & (raw <= hi)).all(axis=1)]
+    inside = inside[np.lexsort((inside[:, 1], inside[:, 0]))]
+    np.testing.assert_array_equal(ds.X, inside)   # bit for bit: value / 1e6 is the CSV's decimal
+    path = REPO / "sample_data" / "nyc_taxi_sample.parquet"
+    meta = {k.decode(): v.decode() for k, v in pq.read_schema(path).metadata.items() if k.startswith(b"dpcore.")}
+    counts = {k.split(".")[-1]: int(v) for k, v in meta.items() if k.startswith("dpcore.dropped.")}
+    assert counts["kept"] == ds.n and counts["rows_in_source"] == len(raw)
+    assert sum(v for k, v in counts.items() if k not in ("kept", "rows_in_source")) == len(raw) - ds.n
+    text = ds.description.replace(",", "")
+    for key in ("missing_coordinate", "gps_outlier_outside_nyc_region", "outside_public_box", "kept",
+                "rows_in_source"):
+        assert str(counts[key]) in text, key
+    assert path.stat().st_size <= 2 * 2**20
+
+
+def test_taxi_sample_script_regenerates_identical_file(shared_data, tmp_path):
+    subprocess.run([sys.executable, str(REPO / "sample_data" / "make_taxi_sample.py"), "--out", str(tmp_path),
+                    "--source", str(shared_data / "nyc_taxi_2009-2015_bq_sample_pickups.csv.gz")],
+                   check=True, capture_output=True)
+    assert filecmp.cmp(tmp_path / "nyc_taxi_sample.parquet", REPO / "sample_data" / "nyc_taxi_sample.parquet",
+                       shallow=False)
 
 
 # ------------------------------------------------------------------ uploads
