@@ -6,9 +6,13 @@ from dpcore.metrics import nicv, relative_error
 from ui import figures as F
 from ui import widgets as W
 
+MAP_HEIGHT = 700   # px; the map's zoom fits the public box into this height
+
 W.page_setup(__file__)
 st.title("Private k-means explorer")
-st.caption("Pick data, an algorithm, k and a privacy level, and see what that level does to the clustering.")
+st.caption("One private k-means release at the privacy level chosen in the sidebar, drawn over the non-private "
+           "result: how far the private centres (orange) move from the non-private ones (blue rings), and what "
+           "the published noisy data look like. Pick data, an algorithm, k and ε in the sidebar.")
 
 ds, fp, algo, k, eps = W.release_controls()
 extra = {}
@@ -35,15 +39,22 @@ bounds = (est.bounds_.lower, est.bounds_.upper)
 syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" else None
 raw = ds.X[np.random.default_rng(0).permutation(n)[:20_000]] if show_raw else None
 
-view, side = st.columns([3, 2], gap="large")
+view, side = st.columns([2, 1], gap="medium")
 with view:
     if ds.geo and d == 2:
         st.pydeck_chart(F.map_deck(bounds=bounds, private_centers=est.cluster_centers_,
                                    baseline_centers=base.cluster_centers_,
                                    synopsis_edges=syn.edges if syn else None,
-                                   synopsis_counts=syn.counts if syn else None, raw_points=raw))
-        st.caption("● private centres · ○ non-private centres (not private: for the data owner's eyes only)"
-                   + (" · cells: noisy grid synopsis, blue = negative, red = positive counts" if syn else ""))
+                                   synopsis_counts=syn.counts if syn else None, raw_points=raw,
+                                   private_sizes=F.noisy_cluster_sizes(est.cluster_centers_, est.synopsis_),
+                                   baseline_sizes=np.bincount(base.labels_, minlength=k), height=MAP_HEIGHT),
+                        height=MAP_HEIGHT)
+        st.caption("● private centres · ○ non-private centres (not private: for the data owner's eyes only) · "
+                   "grey outline: the public bounds"
+                   + (" · cells: the noisy grid synopsis the algorithm published" if syn else "")
+                   + ". Hover a cell for its noisy count, a centre for its coordinates and size.")
+        if syn:
+            st.html(F.count_legend_html(F.count_scale(syn.counts)))
     else:
         if d > 2:
             st.caption(f"Showing the first two of {d} columns; the High-dimensional page shows a PCA view.")
@@ -62,7 +73,7 @@ with side:
     nicv_p = nicv(ds.X, est.cluster_centers_, bounds)
     nicv_b = nicv(ds.X, base.cluster_centers_, bounds)
     st.subheader("Utility")
-    c1, c2 = st.columns(2)
+    c1 = c2 = st.container()
     # NICV of the baseline is 0 when k reaches the number of distinct points: no relative figure then.
     c1.metric("NICV, private", f"{nicv_p:.4g}",
               f"{relative_error(nicv_p, nicv_b):+.1%} vs non-private" if nicv_b > 0 else None,

@@ -4,6 +4,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from dpcore import datasets
 from dpcore.coreset import min_feasible_epsilon, plan_coreset
 from ui import figures as F
 from ui import widgets as W
@@ -14,13 +15,15 @@ BUDGETS = {"schedule": "Spend the whole budget on the rounds that run (same guar
 CONSTANTS = {"proved": "Proved constants (every round's guarantee holds)",
              "paper_experiments": "Paper's experimental constants: no proof"}
 
+MAP_HEIGHT = 700   # px; the map's zoom fits the public box into this height
+
 W.page_setup(__file__)
 st.title("Private coresets")
 st.caption("PRIVATE-K-MEAN (Feldman, Xiang, Zhu, Rus 2017): a few weighted points, each the private centre of "
            "a small ball of data, are published instead of the data; k-means then runs on them. Stronger "
            "privacy means fewer coreset points, and fewer of them in sparse areas.")
 
-ds, fp = W.dataset_picker(geo_only=True, default="nyc_taxi_2009-2015_bq_sample_pickups")
+ds, fp = W.dataset_picker(geo_only=True, default=datasets.TAXI_SAMPLE_NAME)
 if ds is None:
     st.stop()
 k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=50,
@@ -44,14 +47,19 @@ base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
 syn = est.synopsis_
 bounds = (est.bounds_.lower, est.bounds_.upper)
 
-view, side = st.columns([3, 2], gap="large")
+view, side = st.columns([2, 1], gap="medium")
 with view:
     if ds.geo and d == 2:
         st.pydeck_chart(F.map_deck(bounds=bounds, private_centers=est.cluster_centers_,
                                    baseline_centers=base.cluster_centers_, coreset_points=syn.points,
-                                   coreset_weights=syn.weights))
-        st.caption("green discs: the private coreset (area ∝ weight) · ● private centres · "
-                   "○ non-private centres (not private: for the data owner's eyes only)")
+                                   coreset_weights=syn.weights,
+                                   private_sizes=F.noisy_cluster_sizes(est.cluster_centers_, syn),
+                                   baseline_sizes=np.bincount(base.labels_, minlength=k), height=MAP_HEIGHT),
+                        height=MAP_HEIGHT)
+        st.caption("green discs: the private coreset, the only thing computed from the data (area ∝ weight) · "
+                   "● private centres, k-means on the coreset · ○ non-private centres (not private: for the data "
+                   "owner's eyes only) · grey outline: the public bounds. Hover a disc for its weight, a centre "
+                   "for its coordinates and size.")
     else:
         st.plotly_chart(F.scatter_figure(columns=ds.columns[:2], bounds=(bounds[0][:2], bounds[1][:2]),
                                          private_centers=est.cluster_centers_[:, :2],

@@ -177,7 +177,7 @@ def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only
 
 
 def _default_dataset(names):
-    for pref in ("nyc_taxi_2009-2015_bq_sample_pickups", "s1_like"):
+    for pref in (datasets.TAXI_SAMPLE_NAME, "s1_like"):
         if pref in names:
             return pref
     return names[0]
