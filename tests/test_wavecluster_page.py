@@ -31,7 +31,27 @@ def _ledger_and_measures(at):
     return measures, ledger
 
 
+def test_opens_on_the_taxi_map_with_taxi_grid_defaults(monkeypatch):
+    """A fresh start (no DPCORE_DATA): the embedded taxi sample on two maps, 100 cells / 50 % (the taxi defaults)."""
+    monkeypatch.delenv("DPCORE_DATA", raising=False)
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert at.sidebar.selectbox(key="dataset").value == datasets.TAXI_SAMPLE_NAME
+    assert at.sidebar.slider(key="num_grid").value == 100 and at.sidebar.slider(key="density").value == 50
+    charts = at.get("deck_gl_json_chart")
+    assert len(charts) == 2
+    for chart in charts:   # each map: the grid image and hover cells of the clusters
+        layers = {layer["id"]: layer for layer in json.loads(chart.proto.json)["layers"]}
+        assert layers["synopsis"]["@@type"] == "BitmapLayer"
+        assert layers["synopsis"]["image"].startswith("data:image/png;base64,")
+        assert len(layers["synopsis-hover"]["data"]) > 0
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["Clusters, non-private"]) >= 2
+
+
 def test_spiral_grid_view_private_beside_non_private(app):
+    app.query_params["dataset"] = "privwavecluster_spiral_30k"
     at = app.run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
@@ -52,6 +72,7 @@ def test_spiral_grid_view_private_beside_non_private(app):
 
 
 def test_controls_change_the_release(app):
+    app.query_params["dataset"] = "privwavecluster_spiral_30k"
     at = app.run()
     at.sidebar.selectbox(key="algorithm").select("privthr_em")
     at.run()
@@ -75,13 +96,15 @@ def test_gowalla_runs_on_the_map(app):
     assert not at.error, [e.value for e in at.error]
     charts = at.get("deck_gl_json_chart")
     assert len(charts) == 2
-    for chart in charts:  # each map carries a layer of coloured significant cells
-        spec = json.loads(chart.proto.json)
-        assert any(layer.get("@@type") == "PolygonLayer" and len(layer.get("data", [])) > 0
-                   for layer in spec["layers"])
+    for chart in charts:  # each map carries an image of coloured significant cells and their hover cells
+        layers = {layer["id"]: layer for layer in json.loads(chart.proto.json)["layers"]}
+        assert layers["synopsis"]["@@type"] == "BitmapLayer"
+        assert len(layers["synopsis-hover"]["data"]) > 0
+
 
 
 def test_release_is_recorded_kept_and_the_refit_draws_its_own_noise(app):
+    app.query_params["dataset"] = "privwavecluster_spiral_30k"
     at = app.run()
     assert not at.exception, at.exception
     rec = ReleaseStore().releases("privwavecluster_spiral_30k")

@@ -230,24 +230,25 @@ class _CompactDeck(pdk.Deck):
         return json.dumps(self, sort_keys=True, default=default_serialize, separators=(",", ":"))
 
 
-def map_view(bounds, height: int) -> pdk.ViewState:
-    """A view that fits the public box (never the data) into a map ``height`` pixels tall.
+def map_view(bounds, height: int, width: int = 760) -> pdk.ViewState:
+    """A view that fits the public box (never the data) into a map of ``width`` x ``height`` pixels.
 
-    Web Mercator: at zoom z the world is 512 * 2^z pixels wide; the box's Mercator height must fill
-    ~92 % of the map's height (and its width a map at least 760 px wide).
+    Web Mercator: at zoom z the world is 512 * 2^z pixels wide; the box's Mercator height and width
+    must fit in ~92 % of the map's (``width``: the narrowest the map is expected to be drawn).
     """
     lo, hi = (np.asarray(b, dtype=float) for b in bounds)
     merc = lambda lat: math.log(math.tan(math.pi / 4 + math.radians(float(np.clip(lat, -85, 85))) / 2))  # noqa: E731
     dy = max(merc(hi[1]) - merc(lo[1]), 1e-9) / (2 * math.pi)
     dx = max(float(hi[0] - lo[0]), 1e-9) / 360.0
-    zoom = min(math.log2(0.92 * height / (512 * dy)), math.log2(0.92 * 760 / (512 * dx)))
+    zoom = min(math.log2(0.92 * height / (512 * dy)), math.log2(0.92 * width / (512 * dx)))
     return pdk.ViewState(longitude=float((lo[0] + hi[0]) / 2), latitude=float((lo[1] + hi[1]) / 2),
                          zoom=float(np.clip(zoom, 1, 18)))
 
 
 def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_edges=None,
              synopsis_counts=None, raw_points=None, coreset_points=None, coreset_weights=None,
-             cell_labels=None, private_sizes=None, baseline_sizes=None, height: int = 640) -> pdk.Deck:
+             cell_labels=None, private_sizes=None, baseline_sizes=None, height: int = 640,
+             width: int = 760) -> pdk.Deck:
     """A pydeck map of one release on longitude/latitude data.
 
     Parameters
@@ -262,7 +263,8 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     private_sizes : ndarray (k,), optional; the noisy cluster sizes the release implies
         (:func:`noisy_cluster_sizes`), shown on hover; None says the algorithm releases none.
     baseline_sizes : ndarray (k,), optional; exact non-private cluster sizes (labelled not private).
-    height : int, pixels.
+    height, width : int, pixels: the map's height, and the narrowest width it is expected to get
+        (the initial view fits the public box into both).
 
     Returns
     -------
@@ -305,7 +307,7 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
         layers.append(pdk.Layer("ScatterplotLayer", recs, id="private", get_position=["lon", "lat"],
                                 get_radius=250, radius_min_pixels=7, get_fill_color=PRIVATE_RGB, stroked=True,
                                 get_line_color=[0, 0, 0], line_width_min_pixels=2, pickable=True))
-    return _CompactDeck(layers=layers, initial_view_state=map_view((lo, hi), height), map_provider="carto",
+    return _CompactDeck(layers=layers, initial_view_state=map_view((lo, hi), height, width), map_provider="carto",
                         map_style=BASEMAP, tooltip=TOOLTIP, height=height)
 
 
