@@ -217,6 +217,20 @@ def _centre_records(centers, title: str, size_lines: list) -> list:
     return out
 
 
+def published_view_kwargs(est) -> dict:
+    """Keyword arguments of :func:`map_deck` that draw exactly what a fitted release publishes:
+    its centres (with the noisy sizes its synopsis implies) and its 2-D grid or coreset synopsis."""
+    syn = est.synopsis_
+    kind = getattr(syn, "kind", None)
+    out = {"private_centers": est.cluster_centers_,
+           "private_sizes": noisy_cluster_sizes(est.cluster_centers_, syn)}
+    if kind == "grid" and len(syn.edges) == 2:
+        out.update(synopsis_edges=syn.edges, synopsis_counts=syn.counts)
+    elif kind == "coreset":
+        out.update(coreset_points=syn.points, coreset_weights=syn.weights)
+    return out
+
+
 class _CompactDeck(pdk.Deck):
     """A pydeck Deck whose JSON is compact.
 
