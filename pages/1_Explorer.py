@@ -2,7 +2,7 @@
 import numpy as np
 import streamlit as st
 
-from dpcore.metrics import nicv, relative_error
+from dpcore.metrics import relative_error
 from ui import figures as F
 from ui import widgets as W
 
@@ -70,8 +70,8 @@ with view:
                         width="stretch")
 
 with side:
-    nicv_p = nicv(ds.X, est.cluster_centers_, bounds)
-    nicv_b = nicv(ds.X, base.cluster_centers_, bounds)
+    nicv_p = W.data_nicv(ds, fp, est.cluster_centers_, bounds)
+    nicv_b = W.data_nicv(ds, fp, base.cluster_centers_, bounds)   # cached: not recomputed when ε changes
     st.subheader("Utility")
     c1 = c2 = st.container()
     # NICV of the baseline is 0 when k reaches the number of distinct points: no relative figure then.

@@ -1,8 +1,13 @@
 """End to end in a real browser: `streamlit run app.py` driven by Playwright in Debian's Chromium.
 
-Opens the explorer on the real NYC taxi sample, moves the ε slider with the keyboard, switches
-the algorithm in its selectbox, and checks after each step that the deck.gl map canvas is not
-blank (pixel spread of a screenshot) and that no exception or error alert is in the page.
+A fresh start as a new user gets it: the server runs with no ``DPCORE_DATA`` (nothing but the
+repository), and the browser has no network beyond the app (``--disable-background-networking``;
+on a machine without internet the basemap tiles cannot load, which is what the maps must survive).
+
+* Every page opens at its defaults and must show a chart or a map in its main area, with no
+  exception or error alert; maps must not be blank (pixel spread of the deck.gl canvas).
+* The Explorer opens on the embedded NYC taxi sample with a private release on the map; hovering a
+  cell shows its noisy count; the ε slider (keyboard) and the algorithm selectbox redraw the map.
 Skipped only when /usr/bin/chromium is missing (`.ci/run` installs it).
 """
 from __future__ import annotations
@@ -21,26 +26,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dpcore import datasets
+
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[1]
-TAXI = "nyc_taxi_2009-2015_bq_sample_pickups"
+TAXI = datasets.TAXI_SAMPLE_NAME
 FIRST_RENDER_S = 180       # the first release on 181k points; slow when the machine is shared
 STEP_S = 180               # each rerun after a widget change
 BAD = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+MAIN = '[data-testid="stMain"]'
+CHARTS = '[data-testid="stPlotlyChart"], [data-testid="stDeckGlJsonChart"]'
+#: Every page, by the URL path app.py's router gives it ("3_Private_coresets.py" -> "Private_coresets").
+PAGES = [p.stem.split("_", 1)[1] for p in sorted((REPO / "pages").glob("*.py"))]
+DEFAULT_PAGE = PAGES[0]    # app.py makes the first page the default, served at "/"
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} not found: install Debian's chromium "
                        "(.ci/run does) to run the real-browser test"),
 ]
-
-
-def _data_dir() -> Path:
-    env = os.environ.get("DPCORE_DATA")
-    path = Path(env) if env else REPO.parent / "shared" / "data"
-    if not (path / f"{TAXI}.csv.gz").is_file():
-        pytest.skip(f"the taxi sample {TAXI}.csv.gz is not in {path}: set DPCORE_DATA to shared/data")
-    return path
 
 
 def _free_port() -> int:
@@ -54,9 +58,10 @@ def server(tmp_path_factory):
     """A headless Streamlit server on a free loopback port; always terminated."""
     port = _free_port()
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    # A fresh machine: no DPCORE_DATA, so only what the repository ships is available.
+    env = {k: v for k, v in os.environ.items() if k != "DPCORE_DATA"}
     store = tmp_path_factory.mktemp("store") / "releases.db"   # every release the app records goes here
-    env = dict(os.environ, DPCORE_DATA=str(_data_dir()), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false",
-               DPCORE_STORE=f"sqlite:///{store}")
+    env.update(STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", DPCORE_STORE=f"sqlite:///{store}")
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -107,7 +112,8 @@ def _settled(page, timeout_s: float) -> None:
     page.wait_for_timeout(500)   # let the rerun start
     page.wait_for_function(
         """() => !document.querySelector('[data-testid="stStatusWidget"]')
-                 && !document.querySelector('[data-stale="true"]')""",
+                 && !document.querySelector('[data-stale="true"]')
+                 && !document.querySelector('[data-testid="stSkeleton"]')""",
         timeout=timeout_s * 1000, polling=250)
 
 
@@ -118,10 +124,10 @@ def _no_errors(page, log_path) -> None:
         pytest.fail(f"error element in the page:\n{texts}\n--- server log ---\n{log_path.read_text()[-2000:]}")
 
 
-def _canvas_spread(page) -> tuple[float, float]:
-    """(pixel standard deviation, fraction of pixels unlike the commonest colour) of the deck.gl canvas."""
+def _canvas_spread(page, canvas) -> tuple[float, float, float]:
+    """(pixel standard deviation, fraction of pixels unlike the commonest colour, fraction of reddish
+    pixels) of one deck.gl canvas: the layers only, never the basemap (a canvas of its own)."""
     from PIL import Image
-    canvas = page.locator("#deckgl-overlay").first
     canvas.wait_for(state="visible", timeout=60_000)
     page.wait_for_timeout(1500)  # a frame or two for WebGL (software) to draw
     img = np.asarray(Image.open(io.BytesIO(canvas.screenshot())).convert("RGB"), dtype=np.int16)
@@ -129,27 +135,74 @@ def _canvas_spread(page) -> tuple[float, float]:
     colours, counts = np.unique(flat, axis=0, return_counts=True)
     background = colours[counts.argmax()]
     differs = np.abs(flat - background).sum(axis=1) > 30
-    return float(img.std()), float(differs.mean())
+    red = (flat[:, 0] > 150) & (flat[:, 0] - flat[:, 2] > 60)   # positive noisy counts / private centres
+    return float(img.std()), float(differs.mean()), float(red.mean())
 
 
-def _assert_map_drawn(page, what: str) -> None:
-    std, frac = _canvas_spread(page)
-    assert std > 2.0 and frac > 0.001, f"map canvas looks blank {what}: pixel std {std:.2f}, {frac:.4%} non-background"
+def _assert_maps_drawn(page, what: str) -> None:
+    canvases = page.locator(f"{MAIN} #deckgl-overlay")
+    for i in range(canvases.count()):
+        std, frac, _ = _canvas_spread(page, canvases.nth(i))
+        assert std > 2.0 and frac > 0.001, (f"map {i + 1} looks blank {what}: pixel std {std:.2f}, "
+                                            f"{frac:.4%} non-background")
 
 
-def test_explorer_slider_algorithm_and_map(server, browser):
+def _open(page, url: str, log_path) -> None:
+    """Open a page and wait until its script is done and a chart, a map or an exception is shown."""
+    page.goto(url, timeout=60_000)
+    page.locator(f"{MAIN} :is({CHARTS}, {BAD})").first.wait_for(timeout=FIRST_RENDER_S * 1000)
+    _settled(page, FIRST_RENDER_S)
+    _no_errors(page, log_path)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_shows_a_result_at_its_defaults(server, browser, name):
     url, log_path = server
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(60_000)
     try:
-        # DPLloyd first (fast), then EUGkM: one slow grid release, not two.
-        page.goto(f"{url}/?dataset={TAXI}&algorithm=dplloyd", timeout=60_000)
-        page.get_by_text("Privacy budget spent").wait_for(timeout=FIRST_RENDER_S * 1000)
-        _settled(page, FIRST_RENDER_S)
-        _no_errors(page, log_path)
-        assert page.get_by_text(re.compile(r"NYC taxi pickups.*· 2 column\(s\)")).count() == 1   # the real sample
-        assert page.get_by_text("ε = 1 of 1").count() == 1
-        _assert_map_drawn(page, "on first render")
+        _open(page, f"{url}/{'' if name == DEFAULT_PAGE else name}", log_path)
+        charts = page.locator(f"{MAIN} :is({CHARTS})")
+        assert charts.count() >= 1, f"page {name}: no chart or map in the main area"
+        _assert_maps_drawn(page, f"on page {name}")
+        plots = page.locator(f"{MAIN} [data-testid='stPlotlyChart'] .main-svg")
+        maps = page.locator(f"{MAIN} #deckgl-overlay")
+        assert plots.count() + maps.count() >= 1, f"page {name}: chart elements present but nothing drawn"
+    finally:
+        page.close()
+
+
+def _tooltip_over_map(page, canvas, needle: str) -> str | None:
+    """Move the pointer over a few spots of the map; the first tooltip containing ``needle``."""
+    box = canvas.bounding_box()
+    for fy in np.linspace(0.3, 0.7, 5):
+        for fx in np.linspace(0.3, 0.7, 5):
+            page.mouse.move(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+            page.wait_for_timeout(250)
+            tip = page.locator(".deck-tooltip")
+            if tip.count() and tip.first.is_visible() and needle in tip.first.inner_text():
+                return tip.first.inner_text()
+    return None
+
+
+def test_explorer_opens_on_the_taxi_map_and_redraws(server, browser):
+    url, log_path = server
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(60_000)
+    try:
+        _open(page, url, log_path)   # the app's front page, no query string: every default
+        title = datasets.info(TAXI)["title"]
+        shown = page.get_by_role("combobox", name="Dataset").input_value()
+        assert shown == title, f"the Explorer's default dataset is not the taxi sample: {shown!r}"
+        assert f"dataset={TAXI}" in page.url
+        assert page.get_by_text(re.compile(r"NYC taxi pickups.*· 2 column\(s\): longitude, latitude")).count() == 1
+        assert page.get_by_text("ε = 1 of 1").count() == 1                  # a private release, all of ε spent
+        canvas = page.locator(f"{MAIN} #deckgl-overlay").first
+        std, frac, red = _canvas_spread(page, canvas)
+        assert std > 2.0 and frac > 0.01, f"taxi map looks blank: std {std:.2f}, {frac:.3%} non-background"
+        assert red > 0.005, f"no positive noisy cells or private centres on the taxi map ({red:.3%} red pixels)"
+        tip = _tooltip_over_map(page, canvas, "noisy count")
+        assert tip is not None and re.search(r"noisy count.*: −?[\d,]+\.\d", tip), f"no cell hover: {tip!r}"
 
         # The ε slider, by keyboard on its thumb: one step down the named levels (1 -> 0.5).
         thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
@@ -159,17 +212,16 @@ def test_explorer_slider_algorithm_and_map(server, browser):
         _settled(page, STEP_S)
         _no_errors(page, log_path)
         assert "epsilon=0.5" in page.url
-        _assert_map_drawn(page, "after moving the ε slider")
+        _assert_maps_drawn(page, "after moving the ε slider")
 
-        # Switch the algorithm: open the selectbox and pick EUGkM.
-        box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Algorithm")
-        box.click()
-        page.get_by_role("option", name="EUGkM", exact=True).click()
-        page.get_by_text("cells: noisy grid synopsis").wait_for(timeout=STEP_S * 1000)
+        # Switch the algorithm: open the selectbox and pick DPLloyd (no synopsis: centres only).
+        algo = page.locator('[data-testid="stSelectbox"]').filter(has_text="Algorithm")
+        algo.click()
+        page.get_by_role("option", name=re.compile(r"^DPLloyd")).first.click()
+        page.wait_for_url(re.compile("algorithm=dplloyd"), timeout=STEP_S * 1000)
         _settled(page, STEP_S)
         _no_errors(page, log_path)
-        assert "algorithm=eugkm" in page.url
         assert page.get_by_text("ε = 0.5 of 0.5").count() == 1
-        _assert_map_drawn(page, "after switching to EUGkM")
+        _assert_maps_drawn(page, "after switching to DPLloyd")
     finally:
         page.close()

@@ -790,6 +790,20 @@ def account_panel(ds, *, where=None) -> None:
         where.caption("No release of this data has been recorded yet.")
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _nicv_cached(_X, data_key: str, centers: np.ndarray, bounds_key, _bounds=None) -> float:
+    from dpcore.metrics import nicv
+    return float(nicv(_X, centers, _bounds))
+
+
+def data_nicv(ds, fingerprint: str, centers, bounds) -> float:
+    """NICV of ``centers`` on the dataset (``dpcore.metrics.nicv``), cached on data fingerprint, centres and
+    bounds: the non-private baseline's figure is computed once, not on every ε change.  Not private."""
+    bounds_key = tuple(tuple(map(float, b)) for b in bounds)
+    return _nicv_cached(ds.X, f"{ds.name}:{fingerprint}", np.asarray(centers, dtype=float), bounds_key,
+                        _bounds=bounds)
+
+
 def show_ledger(est, *, where=None) -> None:
     """The budget ledger: which step spent what, and the total against the grant."""
     where = where or st
