@@ -1,0 +1,109 @@
+"""ui.figures map builders: the grid image is the release (orientation, colours), hover is cheap and
+honest, the view is the public box, sizes come from the release only."""
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from dpcore.synopsis import CoresetSynopsis, GridSynopsis
+from ui import figures as F
+
+BOX = (np.array([-74.1, 40.7]), np.array([-73.9, 40.9]))
+
+
+def _layers(deck) -> dict:
+    return {layer["id"]: layer for layer in json.loads(deck.to_json())["layers"]}
+
+
+def _image(layer) -> np.ndarray:
+    url = layer["image"]
+    assert url.startswith("data:image/png;base64,")
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGBA"))
+
+
+def test_grid_image_is_north_up_one_pixel_per_cell_with_signed_colours():
+    nx, ny = 6, 4
+    edges = [np.linspace(-74.1, -73.9, nx + 1), np.linspace(40.7, 40.9, ny + 1)]
+    counts = np.zeros((nx, ny))
+    counts[0, ny - 1] = 500.0     # north-west corner: strongly positive
+    counts[nx - 1, 0] = -500.0    # south-east corner: strongly negative
+    layers = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts))
+    bitmap = layers["synopsis"]
+    assert bitmap["@@type"] == "BitmapLayer"
+    assert bitmap["bounds"] == pytest.approx([-74.1, 40.7, -73.9, 40.9])
+    img = _image(bitmap)
+    assert img.shape == (ny, nx, 4)                   # rows = latitude, one pixel per cell
+    nw, se, mid = img[0, 0], img[ny - 1, nx - 1], img[1, 2]
+    assert nw[0] > 150 and nw[2] < 100 and nw[3] > 150     # red, opaque: top-left pixel is the north-west cell
+    assert se[2] > 150 and se[0] < 100 and se[3] > 150     # blue, opaque: negative counts stay visible
+    assert mid[3] < nw[3] and abs(int(mid[0]) - int(mid[2])) < 10   # 0: near white, nearly transparent
+    assert bitmap["textureParameters"] == {"magFilter": "nearest", "minFilter": "nearest"}
+
+
+def test_hover_cells_exact_when_few_blocks_when_many_and_counts_add_up(monkeypatch):
+    rng = np.random.default_rng(1)
+    edges = [np.linspace(-74.1, -73.9, 11), np.linspace(40.7, 40.9, 8)]
+    counts = rng.normal(0, 20, (10, 7))
+    hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts))["synopsis-hover"]
+    assert hover["pickable"] is True and hover["getFillColor"][3] == 0      # invisible, but hoverable
+    assert len(hover["data"]) == 70 and all(d["tip"].startswith("noisy count: ") for d in hover["data"])
+    monkeypatch.setattr(F, "MAX_HOVER_CELLS", 20)
+    hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts))["synopsis-hover"]
+    assert len(hover["data"]) == 20 and "2 × 2 cells" in hover["data"][0]["tip"]   # 5 x 4 blocks
+    # the blocks cover the whole grid: their polygons tile the box and their counts sum to the total
+    area = sum((p[1][0] - p[0][0]) * (p[2][1] - p[1][1]) for p in (d["polygon"] for d in hover["data"]))
+    assert area == pytest.approx(0.2 * 0.2, rel=1e-4)
+    (_, _), summed = F.block_sums(edges, counts, 2)
+    assert sorted(float(d["tip"].split(": ")[1].replace("−", "-").replace(",", "")) for d in hover["data"]) == \
+        pytest.approx(sorted(np.round(summed.ravel(), 1)))
+    assert summed.sum() == pytest.approx(counts.sum())
+
+
+def test_non_uniform_edges_are_resampled_not_stretched():
+    edges = [np.array([0.0, 1.0, 2.0, 2.5]), np.array([0.0, 1.0])]   # last cell half as wide
+    labels = np.array([[0], [1], [2]])
+    rgba = F.cluster_rgba(labels).reshape(3, 1, 4)
+    url, bounds = F.grid_image(edges, rgba)
+    img = np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGBA"))
+    assert bounds == [0.0, 0.0, 2.5, 1.0] and img.shape == (1, 5, 4)   # 0.5-wide pixels
+    colours = [tuple(px[:3]) for px in img[0]]
+    assert colours[0] == colours[1] != colours[2] == colours[3] != colours[4]
+
+
+def test_view_fits_the_public_box_not_the_data():
+    view = F.map_view(BOX, height=700, width=4000)
+    assert view.longitude == pytest.approx(-74.0) and view.latitude == pytest.approx(40.8)
+    taller = F.map_view(BOX, height=1400, width=4000)
+    assert taller.zoom == pytest.approx(view.zoom + 1, abs=1e-9)       # twice the height: one zoom level
+    narrow = F.map_view(BOX, height=700, width=200)      # then the box's width decides
+    assert narrow.zoom < view.zoom
+
+
+def test_noisy_cluster_sizes_come_from_the_release_only():
+    edges = [np.linspace(0, 4, 5), np.linspace(0, 2, 3)]
+    counts = np.array([[5.0, -1.0], [3.0, 2.0], [-2.0, 0.5], [10.0, 4.0]])
+    syn = GridSynopsis(edges=edges, counts=counts)
+    centres = np.array([[1.0, 1.0], [3.5, 1.0]])
+    sizes = F.noisy_cluster_sizes(centres, syn)
+    assert sizes == pytest.approx([5 - 1 + 3 + 2, -2 + 0.5 + 10 + 4])
+    core = CoresetSynopsis(points=np.array([[0.0, 0.0], [4.0, 2.0], [3.9, 1.9]]), weights=np.array([2.0, 3.0, 4.0]))
+    assert F.noisy_cluster_sizes(centres, core) == pytest.approx([2.0, 7.0])
+    assert F.noisy_cluster_sizes(centres, None) is None
+
+
+def test_centre_tooltips_say_coordinates_size_and_what_is_not_private():
+    deck = F.map_deck(bounds=BOX, private_centers=np.array([[-74.0, 40.75]]), private_sizes=np.array([1234.4]),
+                      baseline_centers=np.array([[-73.95, 40.8]]), baseline_sizes=np.array([1200]))
+    layers = _layers(deck)
+    tip = layers["private"]["data"][0]["tip"]
+    assert "lon -74.00000, lat 40.75000" in tip and "noisy size (from the release): 1,234" in tip
+    base_tip = layers["baseline"]["data"][0]["tip"]
+    assert "1,200 points" in base_tip and F.NOT_PRIVATE in base_tip
+    no_size = _layers(F.map_deck(bounds=BOX, private_centers=np.array([[-74.0, 40.75]])))["private"]["data"][0]["tip"]
+    assert "not released by this algorithm" in no_size
+    assert layers["public-box"]["data"][0]["path"][0] == [-74.1, 40.7]
