@@ -145,7 +145,8 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
     Parameters
     ----------
     edges : [ex (nx + 1,), ey (ny + 1,)], cell edges in degrees (longitude, latitude).
-    counts : ndarray (nx, ny), the released noisy counts (or WaveCluster's noisy transformed values).
+    counts : ndarray (nx, ny) or None, the released noisy counts (or WaveCluster's noisy transformed
+        values; None when only ``labels`` were released).
     labels : ndarray (nx, ny) of int, optional
         Cluster id per cell (-1: none): cells are coloured by cluster, unlabelled ones left out.
     scale : float, optional; the colour scale's saturation (default :func:`count_scale`).
@@ -159,13 +160,13 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
         f x f cells (the tooltip says so).  Everything drawn is computed from the release only.
     """
     ex, ey = (np.asarray(e, dtype=float) for e in edges)
-    counts = np.asarray(counts, dtype=float)
-    f_img = _block_factor(counts.shape, MAX_IMAGE_SIDE ** 2) if labels is None else 1
-    img_edges, img_counts = block_sums([ex, ey], counts, f_img)
+    counts = None if counts is None else np.asarray(counts, dtype=float)
     if labels is None:
+        f_img = _block_factor(counts.shape, MAX_IMAGE_SIDE ** 2)
+        img_edges, img_counts = block_sums([ex, ey], counts, f_img)
         rgba = diverging_rgba(img_counts, scale=scale).reshape(*img_counts.shape, 4)
     else:
-        rgba = cluster_rgba(labels).reshape(*np.shape(labels), 4)
+        img_edges, rgba = [ex, ey], cluster_rgba(labels).reshape(*np.shape(labels), 4)
     url, box = grid_image(img_edges, rgba)
     layers = [pdk.Layer("BitmapLayer", None, id="synopsis", image=pdk.types.String(url), bounds=box,
                         texture_parameters={"minFilter": "nearest", "magFilter": "nearest"})]
@@ -181,8 +182,9 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
         if ix.size > MAX_HOVER_CELLS:
             return layers
         hx, hy = ex, ey
-        tips = [f"cluster {c}\nnoisy transformed value: {_fmt(v)}"
-                for c, v in zip(lab[ix, iy].tolist(), counts[ix, iy].tolist())]
+        tips = [f"cluster {c}" for c in lab[ix, iy].tolist()]
+        if counts is not None:
+            tips = [f"{t}\nnoisy transformed value: {_fmt(v)}" for t, v in zip(tips, counts[ix, iy].tolist())]
     hover = [{"polygon": p, "tip": t} for p, t in zip(_cell_polygons(hx, hy, ix, iy), tips)]
     layers.append(pdk.Layer("PolygonLayer", hover, id="synopsis-hover", get_polygon="polygon",
                             get_fill_color=[0, 0, 0, 0], stroked=False, filled=True, pickable=True,
@@ -290,7 +292,7 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     box = [[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]], [lo[0], lo[1]]]
     layers = [pdk.Layer("PathLayer", [{"path": [[float(a), float(b)] for a, b in box]}], id="public-box",
                         get_path="path", get_color=[60, 60, 60, 200], width_min_pixels=1.5, get_width=1)]
-    if synopsis_counts is not None:
+    if synopsis_counts is not None or cell_labels is not None:
         layers += grid_layers(synopsis_edges, synopsis_counts, labels=cell_labels)
     if raw_points is not None and len(raw_points):
         pts = [{"lon": a, "lat": b} for a, b in np.round(np.asarray(raw_points)[:, :2], 6).tolist()]

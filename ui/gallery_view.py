@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .figures import MAX_MAP_CELLS, cluster_rgba, label_grid_figure, map_deck, scatter_figure
+from .figures import label_grid_figure, map_deck, scatter_figure
 
 
 def is_geo(release: dict) -> bool:
@@ -44,10 +44,10 @@ def release_view(release: dict):
         kw = {}
         if kind == "grid" and two_d:
             kw = dict(synopsis_edges=edges, synopsis_counts=np.asarray(syn["counts"], dtype=float))
-        elif "labels" in syn and two_d and np.asarray(syn["labels"]).size <= MAX_MAP_CELLS:
-            labels = np.asarray(syn["labels"])
-            kw = dict(synopsis_edges=edges, synopsis_counts=np.zeros(labels.shape),
-                      cell_labels_rgba=cluster_rgba(labels))
+        elif "labels" in syn and two_d:
+            values = syn.get("values")
+            kw = dict(synopsis_edges=edges, cell_labels=np.asarray(syn["labels"]),
+                      synopsis_counts=None if values is None else np.asarray(values, dtype=float))
         elif kind == "coreset":
             kw = dict(coreset_points=np.asarray(syn["points"], dtype=float)[:, :2],
                       coreset_weights=np.asarray(syn["weights"], dtype=float))
