@@ -29,7 +29,8 @@ def test_wheel_contents(wheel):
     import zipfile
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "dpcore/py.typed" in names
-    assert {"dpcore/sample_data/s1_like.csv", "dpcore/sample_data/spirals.csv"} <= names
+    assert {"dpcore/sample_data/s1_like.csv", "dpcore/sample_data/spirals.csv",
+            "dpcore/sample_data/nyc_taxi_sample.parquet"} <= names
     assert not any(n.startswith(("tests/", "pages/", "benchmarks/")) for n in names)
 
 
