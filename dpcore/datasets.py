@@ -159,7 +159,7 @@ TAXI_SAMPLE_NAME = "nyc_taxi_sample"
 
 _SAMPLES = {
     TAXI_SAMPLE_NAME: _Spec(
-        TAXI_SAMPLE_NAME, "sample", "NYC taxi pickups (181,446 real trips, embedded)",
+        TAXI_SAMPLE_NAME, "sample", "NYC taxi pickups (real TLC trips, embedded)",
         "Pickup locations (longitude, latitude) of 181,446 NYC yellow-taxi trips, 2009-2015: the NYC Taxi "
         "& Limousine Commission trip records (NYC open data), as randomly sampled from the BigQuery public "
         "table nyc-tlc.yellow.trips by Google's ML course notebooks. Public bounds: the box of Feldman et al. "

@@ -47,12 +47,12 @@ with view:
                                    synopsis_edges=syn.edges if syn else None,
                                    synopsis_counts=syn.counts if syn else None, raw_points=raw,
                                    private_sizes=F.noisy_cluster_sizes(est.cluster_centers_, est.synopsis_),
-                                   baseline_sizes=np.bincount(base.labels_, minlength=k), height=MAP_HEIGHT),
+                                   height=MAP_HEIGHT),
                         height=MAP_HEIGHT)
         st.caption("● private centres · ○ non-private centres (not private: for the data owner's eyes only) · "
                    "grey outline: the public bounds"
                    + (" · cells: the noisy grid synopsis the algorithm published" if syn else "")
-                   + ". Hover a cell for its noisy count, a centre for its coordinates and size.")
+                   + ". Hover a cell for its noisy count, a private centre for its coordinates and noisy size.")
         if syn:
             st.html(F.count_legend_html(F.count_scale(syn.counts)))
     else:

@@ -54,12 +54,12 @@ with view:
                                    baseline_centers=base.cluster_centers_, coreset_points=syn.points,
                                    coreset_weights=syn.weights,
                                    private_sizes=F.noisy_cluster_sizes(est.cluster_centers_, syn),
-                                   baseline_sizes=np.bincount(base.labels_, minlength=k), height=MAP_HEIGHT),
+                                   height=MAP_HEIGHT),
                         height=MAP_HEIGHT)
         st.caption("green discs: the private coreset, the only thing computed from the data (area ∝ weight) · "
                    "● private centres, k-means on the coreset · ○ non-private centres (not private: for the data "
-                   "owner's eyes only) · grey outline: the public bounds. Hover a disc for its weight, a centre "
-                   "for its coordinates and size.")
+                   "owner's eyes only) · grey outline: the public bounds. Hover a disc for its weight, a private "
+                   "centre for its coordinates and noisy size.")
     else:
         st.plotly_chart(F.scatter_figure(columns=ds.columns[:2], bounds=(bounds[0][:2], bounds[1][:2]),
                                          private_centers=est.cluster_centers_[:, :2],

@@ -34,16 +34,16 @@ rel = fit.release
 with left:
     st.subheader(f"{dpcore.ALGORITHMS[algo].display_name} · k = {k} · ε = {eps:g} ({level_for(eps).name})")
     st.markdown(f"**Guarantee:** {rel['privacy']['guarantee']} for every person in *{ds.title}*.")
-    shown = F.published_view_kwargs(est)
+    shown = F.published_view_kwargs(fit)
     if ds.geo and d == 2:
-        st.pydeck_chart(F.map_deck(bounds=(est.bounds_.lower, est.bounds_.upper), height=520, **shown), height=520)
+        st.pydeck_chart(F.map_deck(bounds=(fit.bounds_.lower, fit.bounds_.upper), height=520, **shown), height=520)
     elif d >= 2:
-        st.plotly_chart(F.scatter_figure(columns=ds.columns[:2], bounds=(est.bounds_.lower[:2], est.bounds_.upper[:2]),
-                                         private_centers=est.cluster_centers_[:, :2],
+        st.plotly_chart(F.scatter_figure(columns=ds.columns[:2], bounds=(fit.bounds_.lower[:2], fit.bounds_.upper[:2]),
+                                         private_centers=fit.cluster_centers_[:, :2],
                                          synopsis_edges=shown.get("synopsis_edges"),
                                          synopsis_counts=shown.get("synopsis_counts")), width="stretch")
     st.caption("Exactly what this release publishes, nothing computed on the raw data: the private centres"
-               + (" and the noisy synopsis" if est.synopsis_ is not None else "") + ".")
+               + (" and the noisy synopsis" if fit.synopsis_ is not None else "") + ".")
     st.markdown("**Private centres**")
     st.dataframe(pd.DataFrame(rel["centroids"], columns=ds.columns), width="stretch")
     syn = rel["synopsis"]
