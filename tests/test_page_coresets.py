@@ -2,9 +2,10 @@
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from dpcore.datasets import TAXI_SAMPLE_NAME
 from dpcore.store import ReleaseStore
 
-TAXI = "nyc_taxi_2009-2015_bq_sample_pickups"
+TAXI = TAXI_SAMPLE_NAME   # the page's default: the embedded taxi sample
 
 
 def test_page_renders_taxi_coreset_recorded_before_its_download(shared_data, monkeypatch):
