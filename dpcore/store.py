@@ -398,8 +398,7 @@ class ReleaseStore:
             cur.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
             cur.execute("PRAGMA foreign_keys = ON")
             if not self.memory:
-                cur.execute("PRAGMA journal_mode = WAL")  # readers never block the writer
-                cur.execute("PRAGMA synchronous = FULL")
+                cur.execute("PRAGMA synchronous = FULL")  # per connection; writes nothing to the file
             cur.close()
 
         @event.listens_for(eng, "begin")
@@ -472,6 +471,11 @@ class ReleaseStore:
                     f"{self._where} is a database but not a dpcore store (it has tables "
                     f"{', '.join(sorted(insp_tables)[:5])} and no schema_version); it was left untouched. "
                     "Point DPCORE_STORE at an empty database or a new file.")
+            if self.dialect == "sqlite" and not self.memory:
+                # WAL (readers never block the writer) is a property of the file, set once at creation,
+                # so that opening a file that is not (yet) ours never writes to it.
+                with self._engine.connect() as conn:  # on the driver connection: outside any transaction
+                    conn.connection.driver_connection.execute("PRAGMA journal_mode = WAL")
             with self._engine.connect().execution_options(dpcore_write=True) as conn, conn.begin():
                 # Two first openers at once: one creates, the other waits (BEGIN IMMEDIATE on SQLite,
                 # an advisory lock on PostgreSQL) and then finds the tables there.

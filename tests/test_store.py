@@ -304,8 +304,12 @@ def test_newer_schema_is_refused_and_left_untouched(url, rel):
         store.record("taxi", rel)
     _raw(url, "INSERT INTO schema_version (version, applied) VALUES (:v, 'future')", {"v": SCHEMA_VERSION + 1})
     before = _raw(url, "SELECT id, row_hash FROM releases ORDER BY id")
+    path = url.startswith("sqlite") and sa.engine.make_url(url).database
+    file_before = path and open(path, "rb").read()
     with pytest.raises(StoreVersionError, match=f"schema version {SCHEMA_VERSION + 1}.*left untouched"):
         ReleaseStore(url)
+    if path:
+        assert open(path, "rb").read() == file_before  # not a byte written
     assert _raw(url, "SELECT id, row_hash FROM releases ORDER BY id") == before
     assert _raw(url, "SELECT max(version) FROM schema_version")[0][0] == SCHEMA_VERSION + 1
 
@@ -349,8 +353,10 @@ def test_foreign_sqlite_database_is_refused_and_left_untouched(tmp_path):
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL)")
         conn.execute("INSERT INTO invoices VALUES (1, 9.5)")
+    before = path.read_bytes()
     with pytest.raises(StoreCorruptError, match="not a dpcore store.*invoices"):
         ReleaseStore(f"sqlite:///{path}")
+    assert path.read_bytes() == before
     with sqlite3.connect(path) as conn:
         assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")] == ["invoices"]
 
