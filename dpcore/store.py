@@ -570,6 +570,9 @@ class ReleaseStore:
             fingerprint, or ``public`` would turn a private dataset public.
         """
         name = _check_name(name)
+        if fingerprint is not None and len(str(fingerprint)) > 200:
+            raise ValueError(f"a fingerprint may have at most 200 characters (a hex digest), this one has "
+                             f"{len(str(fingerprint))}")
         with self._write() as conn:
             self._ensure_dataset(conn, name, fingerprint=fingerprint, bounds=bounds, description=description,
                                  public=public)

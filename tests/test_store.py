@@ -387,6 +387,16 @@ def test_unreachable_postgresql_is_a_clear_error():
     assert time.monotonic() - t0 < 20
 
 
+def test_readers_never_create_a_store(url):
+    from dpcore.exceptions import StoreUnavailableError as Missing
+    with pytest.raises(Missing, match="nothing has been published"):
+        ReleaseStore(url, create=False)
+    if url.startswith("sqlite"):
+        assert not os.path.exists(sa.engine.make_url(url).database)
+    else:
+        assert _raw(url, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")[0][0] == 0
+
+
 def test_unknown_url_scheme_is_a_clear_error():
     from dpcore.exceptions import StoreError
     with pytest.raises(StoreError, match="SQLite or PostgreSQL"):
