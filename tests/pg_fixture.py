@@ -49,7 +49,8 @@ class PgServer:
         cmd = [str(a) for a in args]
         if self.runas:
             cmd = ["runuser", "-u", self.runas, "--"] + cmd
-        return subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=timeout)
+        # cwd: the server's own folder, which the unprivileged user can enter (the checkout may not be).
+        return subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=timeout, cwd=self.base)
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
@@ -103,7 +104,7 @@ def start_server() -> PgServer:
             last = (exc.stderr or "") + (server.log.read_text() if server.log.exists() else "")
             subprocess.run((["runuser", "-u", runas, "--"] if runas else []) +
                            [str(bindir / "pg_ctl"), "-D", str(server.data), "-m", "immediate", "stop"],
-                           capture_output=True)
+                           capture_output=True, cwd=base)
             shutil.rmtree(server.data, ignore_errors=True)
             time.sleep(0.5)
     shutil.rmtree(base, ignore_errors=True)
