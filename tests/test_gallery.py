@@ -143,3 +143,31 @@ def test_gallery_never_imports_the_loaders_nor_opens_a_data_file(store_url):
     assert lines["LOADERS"] == "[]"
     assert lines["DATA"] == "[]"
     assert "the public gallery only reads the release store" in lines["GUARD"]
+
+
+@pytest.mark.parametrize("key, params, trace", [
+    ("dplloyd", {}, "private centres"),
+    ("eugkm", {}, "noisy cell counts"),
+    ("coreset", {"epsilon": 80.0, "delta": 1e-6}, "private coreset (area ∝ weight)"),  # t_min needs a large ε
+    ("privbasic", {}, None),  # a WaveCluster grid: one heatmap of cluster ids
+])
+def test_each_kind_of_release_is_redrawn_from_its_values(blobs, key, params, trace):
+    from ui import gallery_view as G
+    X, bounds, _ = blobs
+    kw = {"epsilon": 1.0, "bounds": bounds, **params}
+    if "n_clusters" in ALGORITHMS[key]().get_params():
+        kw["n_clusters"] = 3
+    rel = build_release(ALGORITHMS[key](**kw).fit(X), algorithm=key, columns=["x", "y"])
+    kind, fig = G.release_view(rel)
+    assert kind == "plot"
+    names = [t.name for t in fig.data]
+    if trace is None:
+        assert fig.data[0].type == "heatmap" and np.nanmax(fig.data[0].z) >= 0
+    else:
+        assert trace in names
+    if rel["centroids"] and trace is not None:
+        drawn = next(t for t in fig.data if t.name == "private centres")
+        np.testing.assert_allclose(np.c_[drawn.x, drawn.y], rel["centroids"])
+    # The same release on longitude/latitude columns is a map.
+    geo = dict(rel, dataset={"name": "", "columns": ["longitude", "latitude"]})
+    assert G.is_geo(geo) and G.release_view(geo)[0] == "map"
