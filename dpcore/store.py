@@ -498,9 +498,13 @@ class ReleaseStore:
                 f"up to {SCHEMA_VERSION}). It was left untouched: upgrade dpcore to use it.")
         if version < SCHEMA_VERSION:
             with self._engine.connect().execution_options(dpcore_write=True) as conn, conn.begin():
-                for v in range(version, SCHEMA_VERSION):
+                # Under the write lock, and re-read: another opener may have migrated meanwhile.
+                conn.execute(sa.select(store_meta.c.id).where(store_meta.c.id == 1).with_for_update())
+                v = conn.execute(sa.select(sa.func.max(schema_version.c.version))).scalar()
+                while v < SCHEMA_VERSION:
                     _MIGRATIONS[v](conn)
-                    conn.execute(schema_version.insert().values(version=v + 1, applied=_now()))
+                    v += 1
+                    conn.execute(schema_version.insert().values(version=v, applied=_now()))
         missing = {t.name for t in _meta.sorted_tables} - set(tables)
         if missing:
             raise StoreCorruptError(f"{self._where} lacks the tables {', '.join(sorted(missing))}; it was left "

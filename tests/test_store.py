@@ -314,6 +314,25 @@ def test_newer_schema_is_refused_and_left_untouched(url, rel):
     assert _raw(url, "SELECT max(version) FROM schema_version")[0][0] == SCHEMA_VERSION + 1
 
 
+def test_an_older_store_is_migrated_once(url, rel, monkeypatch):
+    import dpcore.store as store_module
+    with ReleaseStore(url) as store:
+        store.record("taxi", rel)
+    calls = []
+
+    def to_v2(conn):  # what a real migration does: change the schema inside the opening transaction
+        calls.append(1)
+        conn.execute(sa.text("CREATE INDEX ix_releases_created ON releases (created)"))
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(store_module, "_MIGRATIONS", {SCHEMA_VERSION: to_v2})
+    for _ in range(2):
+        with ReleaseStore(url) as store:
+            assert store.verify() and len(store.releases("taxi")) == 1
+    assert calls == [1]
+    assert [r[0] for r in _raw(url, "SELECT version FROM schema_version ORDER BY version")] == [SCHEMA_VERSION,
+                                                                                               SCHEMA_VERSION + 1]
+
+
 def test_release_over_the_row_limit_is_refused(url, rel):
     big = copy.deepcopy(rel)
     big["private_extras"] = {"padding": "x" * (MAX_RELEASE_BYTES + 1)}
