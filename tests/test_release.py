@@ -13,6 +13,7 @@ from dpcore import release as R
 from dpcore.exceptions import BudgetExceededError
 from dpcore.explain import attacker_advantage_bound, epsilon_statements, levels_table, posterior_bound
 from dpcore.session_budget import SessionBudget
+from dpcore.store import ReleaseStore
 
 
 @pytest.fixture(scope="module")
@@ -175,45 +176,24 @@ def test_seeded_fit_is_refused_unless_simulation(blobs):
         assert "NOT PRIVATE" in text, name
 
 
-def test_account_sums_and_refuses_over_the_total(fitted):
-    _, out = fitted
-    acc = SessionBudget()
-    acc.charge("a", 0.3, label="first")
-    acc.charge("a", 0.2)
-    acc.charge("b", 5.0)
-    assert acc.spent("a") == pytest.approx((0.5, 0.0)) and acc.spent("b") == (5.0, 0.0)
-    acc.set_cap("a", 1.0)
-    assert acc.can_afford("a", 0.5) and not acc.can_afford("a", 0.51)
-    with pytest.raises(BudgetExceededError, match=r"only ε = 0.5 of the total 1 .* is left"):
-        acc.charge("a", 0.7)
-    assert acc.spent("a") == pytest.approx((0.5, 0.0))        # nothing recorded on refusal
-    with pytest.raises(BudgetExceededError):                   # 0.5 + 0.7 > 1
-        acc.charge_release("a", out["eugkm"][1])
-    assert acc.spent("b") == (5.0, 0.0) and acc.cap("b") is None  # accounts are per dataset
-
-
-def test_account_refuses_release_over_cap(fitted):
+def test_session_budget_is_the_stores_memory_mode(fitted):
+    """The old per-session account is a deprecated alias of ReleaseStore(":memory:"): same sums and refusals."""
     _, out = fitted
     rel = out["eugkm"][1]
-    acc = SessionBudget()
+    eps = rel["privacy"]["epsilon_spent"]
+    with pytest.warns(DeprecationWarning, match="ReleaseStore"):
+        acc = SessionBudget()
+    assert isinstance(acc, ReleaseStore) and acc.memory
     acc.set_cap("taxi", 1.0)
-    e = acc.charge_release("taxi", rel)
-    assert e.epsilon == pytest.approx(rel["privacy"]["epsilon_spent"]) and "EUGkM" in e.label
-    with pytest.raises(BudgetExceededError, match="Choose a smaller ε or raise the total"):
+    rid = acc.charge_release("taxi", rel)
+    assert [r.id for r in acc.releases("taxi")] == [rid] and acc.spent("taxi")[0] == pytest.approx(eps)
+    assert not acc.can_afford("taxi", 1.0 - eps + 0.01) and acc.can_afford("taxi", 1.0 - eps)
+    with pytest.raises(BudgetExceededError, match="choose a smaller ε or raise the total"):
         acc.charge_release("taxi", rel)
-    assert len(acc.entries("taxi")) == 1
-    assert acc.remaining("taxi")[0] == pytest.approx(1.0 - rel["privacy"]["epsilon_spent"])
     with pytest.raises(ValueError, match="already spent"):
         acc.set_cap("taxi", 0.1)
-    acc.set_cap("taxi", None)
-    acc.charge_release("taxi", rel)                            # no cap: allowed, and summed
-    assert acc.spent("taxi")[0] == pytest.approx(2 * rel["privacy"]["epsilon_spent"])
-    acc.set_cap("d", 1.0, 1e-6)
-    with pytest.raises(BudgetExceededError, match="δ"):
-        acc.charge("d", 0.1, 1e-5)
-    for bad in (0.0, -1.0, float("nan")):
-        with pytest.raises(ValueError):
-            acc.charge("d", bad)
+    assert acc.spent("other") == (0.0, 0.0) and acc.cap("other") is None  # accounts are per dataset
+    acc.close()
 
 
 def test_explain_numbers():
