@@ -31,6 +31,7 @@ _REGISTRY = {
     "coreset": ("coreset", "PrivateKMeans"),
     "balcan": ("balcan", "BalcanKMeans"),
     "dpm": ("dpm", "DPM"),
+    "zcdp_lloyd": ("zcdp_lloyd", "ZCDPLloyd"),
     "wavecluster": ("wavecluster", "WaveCluster"),
     "privbasic": ("wavecluster", "PrivBasic"),
     "privqt": ("wavecluster", "PrivQT"),

@@ -202,3 +202,135 @@ def split_budget(total: float, shares) -> list[float]:
     parts = [total * s / tot for s in shares]
     parts[-1] = total - math.fsum(parts[:-1])
     return parts
+
+
+
+def zcdp_rho(epsilon: float, delta: float) -> float:
+    """The largest rho such that rho-zCDP implies (epsilon, delta)-DP.
+
+    Inverse of :func:`dpcore.mechanisms.zcdp_delta` (Canonne, Kamath & Steinke
+    2020, Cor. 13, the tightest standard conversion), found by bisection in
+    ``log rho``.
+
+    Parameters
+    ----------
+    epsilon : float > 0
+    delta : float in (0, 1)
+
+    Returns
+    -------
+    float > 0
+    """
+    from scipy import optimize
+
+    from .mechanisms import _zcdp_log_delta     # log space: delta underflows at large epsilon
+    epsilon, delta = float(epsilon), float(delta)
+    if not (math.isfinite(epsilon) and epsilon > 0):
+        raise ValueError(f"epsilon must be a positive finite number, got {epsilon}")
+    if not (0.0 < delta < 1.0):
+        raise ValueError(f"zero-concentrated DP needs 0 < delta < 1 to convert to (epsilon, delta), got {delta}")
+    target = math.log(delta)
+
+    def gap(t):                                        # increasing in t = log rho
+        return _zcdp_log_delta(math.exp(t), epsilon) - target
+
+    hi = math.log(max(epsilon, 1.0))
+    while gap(hi) < 0:
+        hi += 2.0
+    lo = hi - 2.0
+    while gap(lo) >= 0:
+        lo -= 2.0
+    rho = math.exp(optimize.brentq(gap, lo, hi, xtol=1e-12)) * (1 - 1e-9)   # the safe side of the root
+    while gap(math.log(rho)) > 0:
+        rho *= 1 - 1e-6
+    return rho
+
+
+class ZCDPLedger(BudgetLedger):
+    """A ledger of Gaussian steps composed in zero-concentrated DP (zCDP).
+
+    The grant ``(epsilon, delta)`` becomes a zCDP budget
+    ``rho_total = zcdp_rho(epsilon, delta)``.  A (discrete) Gaussian mechanism
+    with L2 sensitivity ``Delta`` and scale ``sigma`` is
+    ``Delta^2 / (2 sigma^2)``-zCDP (Bun & Steinke 2016, Prop. 1.6; Canonne,
+    Kamath & Steinke 2020, Thm. 14 for the discrete Gaussian), adaptive
+    composition adds the rho's (Bun & Steinke 2016, Lemma 2.3), and
+    ``rho_total`` converts to (epsilon, delta)-DP (CKS 2020, Cor. 13).  So any
+    steps with ``sum rho_i <= rho_total`` are (epsilon, delta)-DP in total: far
+    less noise per step than splitting (epsilon, delta) by basic composition
+    (at 10 steps about 2.3x less).
+
+    Each entry records its *share* ``s_i = rho_i / rho_total`` of the grant as
+    ``(s_i epsilon, s_i delta)``, so the entries add up to at most the grant
+    like every other ledger; the guarantee is that of the whole composition,
+    an entry's figures are its share of it, not a stand-alone guarantee.  Only
+    zCDP steps (:meth:`spend_zcdp`, called by
+    :meth:`dpcore.NoiseSource.gaussian_zcdp`) are accepted.
+
+    Parameters
+    ----------
+    epsilon : float > 0
+    delta : float in (0, 1)
+
+    Raises
+    ------
+    ValueError
+        For epsilon or delta out of range.
+    BudgetExceededError
+        From :meth:`spend_zcdp` when ``sum rho_i`` would exceed ``rho_total``,
+        and from :meth:`spend` always (pure-DP steps are not composed here).
+
+    References
+    ----------
+    Bun & Steinke (2016). Concentrated differential privacy: simplifications,
+    extensions, and lower bounds. TCC, Prop. 1.6, Lemma 2.3.
+    Canonne, Kamath & Steinke (2020). The discrete Gaussian for differential
+    privacy. NeurIPS, Thm. 14, Cor. 13.
+    """
+
+    #: How the entries compose (shown in published releases).
+    composition = ("zero-concentrated DP: the steps' rho_i add up (Bun & Steinke 2016, Lemma 2.3) and the "
+                   "total converts to (epsilon, delta) (Canonne, Kamath & Steinke 2020, Cor. 13); each entry "
+                   "shows its share rho_i / rho of the grant")
+
+    def __init__(self, epsilon: float, delta: float):
+        super().__init__(epsilon, delta)
+        self.rho_total = zcdp_rho(epsilon, delta)
+        self._rho = 0.0
+
+    @property
+    def rho_spent(self) -> float:
+        """``sum rho_i`` of the steps so far."""
+        return self._rho
+
+    def rho_remaining(self) -> float:
+        """The largest rho one more step may use."""
+        return max(self.rho_total - self._rho, 0.0)
+
+    def spend_zcdp(self, name: str, rho: float, *, mechanism: str = "gaussian", sensitivity: float | None = None,
+                   granularity: float | None = None) -> LedgerEntry:
+        """Record a ``rho``-zCDP step, or refuse it if the zCDP budget would be exceeded.
+
+        Returns
+        -------
+        LedgerEntry with ``epsilon = s * grant_epsilon``, ``delta = s * grant_delta``,
+        ``s = rho / rho_total``.
+        """
+        rho = float(rho)
+        if not (math.isfinite(rho) and rho > 0):
+            raise ValueError(f"step {name!r}: rho must be a positive finite number, got {rho}")
+        after = self._rho + rho
+        if after > self.rho_total * (1 + _REL_TOL) + 1e-15:
+            raise BudgetExceededError(
+                f"step {name!r} asks for rho={rho:.6g}, but only {self.rho_remaining():.6g} of "
+                f"rho={self.rho_total:.6g} (epsilon={self.epsilon:g}, delta={self.delta:g}) is left")
+        share = min(rho / self.rho_total, max(1.0 - self._rho / self.rho_total, 0.0))
+        entry = LedgerEntry(name, self.epsilon * share, self.delta * share, f"{mechanism} ({rho:.3g}-zCDP)",
+                            sensitivity, granularity)
+        self._entries.append(entry)
+        self._rho = after
+        return entry
+
+    def spend(self, name: str, epsilon: float, delta: float = 0.0, **kw) -> LedgerEntry:
+        raise BudgetExceededError(f"step {name!r}: a zCDP ledger composes only Gaussian steps "
+                                  "(NoiseSource.gaussian_zcdp); put other mechanisms on an ordinary ledger")

@@ -183,6 +183,14 @@ _SAMPLES = {
         "[-10, 10]². Licence: part of this repository.",
         bounds=(np.array([-10.0, -10.0]), np.array([10.0, 10.0])), columns=("x", "y"),
         label_col="label", n_clusters_hint=3, path=_sample_path("spirals.csv")),
+    "mnist_sample": _Spec(
+        "mnist_sample", "sample", "MNIST digits, 15,000-image sample (real)",
+        "15,000 real handwritten digits, 28×28 grey levels 0..255, a uniform random subset of MNIST "
+        "(LeCun, Cortes & Burges; OpenML mnist_784; CC BY-SA 3.0), made by "
+        "sample_data/make_mnist_sample.py. Bounds: the pixel range 0..255.",
+        bounds=(np.zeros(784), np.full(784, 255.0)),
+        columns=tuple(f"pixel_{r}_{c}" for r in range(28) for c in range(28)),
+        label_col="y", n_clusters_hint=10, path=_sample_path("mnist_sample.npz")),
 }
 
 _SKLEARN = {

@@ -385,7 +385,11 @@ class Advice:
     eugkm_bias2_bound : float, Inequality 10
     hybrid_min_epsilon : float, Inequality 15's threshold
     hybrid_refines : bool, Inequalities 14 and 15 hold
-    best : {"dplloyd", "eugkm", "hybrid"}
+    best : {"dplloyd", "eugkm", "hybrid", "zcdp_lloyd", "dp_mean"}
+        The recommendation: Su et al.'s pick (``su_best``), unless zCDP-Lloyd's
+        predicted MSE is lower (high dimension), and ``"dp_mean"`` (publish
+        one centre at a DP mean, :data:`TRIVIAL`) when even the better of the
+        two is predicted worse than the trivial answer on any data in the box.
     certain : bool
         False when DPLloyd's MSE lies between EUGkM's variance and its
         variance + bias bound (the bias depends on the data).
@@ -393,6 +397,10 @@ class Advice:
     regime : dict algorithm -> dpcore.regime.Regime
         The same regime check the estimators run before they spend
         (:func:`dpcore.regime.assess`); a refused algorithm is never the pick.
+    su_best : {"dplloyd", "eugkm", "hybrid"}, Su et al.'s own decision rule
+    trivial_mse : float
+        ``d r^2``: no data in ``[-r, r]^d`` spreads more than this around its
+        mean, so k centres whose error exceeds it lose to one centre at the mean.
     """
 
     n: float
@@ -408,10 +416,22 @@ class Advice:
     certain: bool
     reason: str
     regime: dict = field(default_factory=dict)
+    su_best: str = ""
+    trivial_mse: float = math.nan
+
+
+#: The advisor's key for the trivial answer: one centre at a DP mean (not a registry key).
+TRIVIAL = "dp_mean"
+
+
+def advice_name(key: str) -> str:
+    """Display name of an advisor pick (a registry key or :data:`TRIVIAL`)."""
+    from . import ALGORITHMS
+    return "DP mean (one centre)" if key == TRIVIAL else (ALGORITHMS[key].display_name or key)
 
 
 def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r: float = 1.0, rho: float = RHO,
-           theta: float = 10.0) -> Advice:
+           theta: float = 10.0, delta: float = 1e-6) -> Advice:
     """Which of DPLloyd, EUGkM and Hybrid Su et al. (2016, §6) predict to do best.
 
     Parameters
@@ -426,6 +446,9 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
     r, rho, theta : float
         Half-width of the normalised domain (1), the normalised centroid
         coordinate of Eq. 6 (0.225), the grid constant of Eq. 4 (10).
+    delta : float, default 1e-6
+        The delta zCDP-Lloyd's prediction assumes ((epsilon, delta)-DP; the
+        other three are pure epsilon-DP).
 
     Returns
     -------
@@ -440,6 +463,13 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
     -----
     The formulas assume equal-size, well-separated clusters; the measured
     curve is the arbiter (see §6.4 of the paper for where they disagree).
+
+    Beyond Su et al.: zCDP-Lloyd's last-step noise (:func:`dpcore.zcdp_lloyd.predicted_mse`)
+    competes with their pick, and a pick whose predicted MSE is at least
+    ``d r^2`` is replaced by the DP mean, so the advisor never recommends k
+    centres that are predicted worse than the trivial answer on every dataset
+    in the box.  (On a particular dataset, whose spread may be smaller, the
+    measured inertia against the trivial answer's line is the check.)
     """
     n, epsilon = float(n), float(epsilon)
     if not (n > 0 and math.isfinite(n)):
@@ -487,17 +517,41 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
             new = min(allowed, key=lambda a: mse[a])
             reason = f"{regimes[best].reason} So {new} instead. (Formula pick was {best}: {reason})"
             best, certain = new, False
-    return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, best, certain, reason, regimes)
+    su_best = best
+    from .zcdp_lloyd import predicted_mse
+    mse["zcdp_lloyd"] = predicted_mse(n, d, k, epsilon, delta, r=r)
+    # A grid with fewer than 2 cells per dimension resolves nothing: Eq. 12 (a variance, bias left
+    # out) then says nothing about EUGkM's or the Hybrid's error, so they do not compete.
+    cells_per_dim = grid_cells(n, d, epsilon, theta=theta) ** (1.0 / d)
+    grid_ok = cells_per_dim >= 2.0
+    rival = best if grid_ok else "dplloyd"
+    if mse["zcdp_lloyd"] < mse[rival] or not grid_ok:
+        best, certain = ("zcdp_lloyd", True) if mse["zcdp_lloyd"] < mse[rival] else (rival, True)
+        reason = ((f"EUGkM's grid has {cells_per_dim:.2f} cells per dimension here (Eq. 4), too coarse to resolve "
+                   "anything, so its Eq. 12 prediction does not apply. " if not grid_ok else "")
+                  + (f"zCDP-Lloyd's predicted MSE ({mse['zcdp_lloyd']:.2g}, Gaussian noise of its last step at "
+                     f"δ = {delta:g}) is below {rival}'s ({mse[rival]:.2g}): Gaussian noise grows with √d, "
+                     "Laplace noise with d." if best == "zcdp_lloyd" else
+                     f"DPLloyd's MSE ({mse['dplloyd']:.2g}, Eq. 7) is below zCDP-Lloyd's ({mse['zcdp_lloyd']:.2g}).")
+                  + f" (Su et al.'s rule alone: {reason})")
+    trivial = d * r ** 2
+    if mse[best] >= trivial:
+        reason = (f"Even the best prediction ({best}, MSE {mse[best]:.2g}) is at least d r² = {trivial:.3g}, the most "
+                  f"any data in the box spread around their mean: {k} private centres would fit worse than one centre "
+                  f"at a DP mean, which costs almost nothing. Publish the DP mean, or raise ε. " + reason)
+        best, certain = TRIVIAL, True
+    return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, best, certain, reason, regimes, su_best, trivial)
 
 
 def advice_frame(n: float, d: int, k: int, epsilons, **kw) -> pd.DataFrame:
-    """:func:`advise` over an epsilon grid: one row per epsilon with the three predicted MSEs and the pick."""
+    """:func:`advise` over an epsilon grid: one row per epsilon with the predicted MSEs, the trivial bound and the pick."""
     rows = []
     for e in epsilons:
         a = advise(n, d, k, e, **kw)
         rows.append({"epsilon": float(e), "mse_dplloyd": a.mse["dplloyd"], "mse_eugkm": a.mse["eugkm"],
-                     "mse_hybrid": a.mse["hybrid"], "eugkm_bias2_bound": a.eugkm_bias2_bound, "t": a.t,
-                     "predicted_best": a.best, "certain": a.certain})
+                     "mse_hybrid": a.mse["hybrid"], "mse_zcdp_lloyd": a.mse["zcdp_lloyd"],
+                     "eugkm_bias2_bound": a.eugkm_bias2_bound, "trivial_mse": a.trivial_mse, "t": a.t,
+                     "predicted_best": a.best, "su_best": a.su_best, "certain": a.certain})
     return pd.DataFrame(rows)
 
 

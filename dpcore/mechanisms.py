@@ -603,10 +603,23 @@ class NoiseSource:
         epsilon = _check_epsilon(epsilon)
         if not (0 < float(delta) < 1):
             raise ValueError(f"the Gaussian mechanism needs 0 < delta < 1, got {delta}")
-        arr = np.asarray(values)
         sigma0 = discrete_gaussian_sigma(sensitivity, epsilon, delta)
+        return self._discrete_gaussian_release(
+            values, integer, sensitivity, sigma0,
+            lambda mechanism, used, gamma: self._spend(name, epsilon, delta, mechanism, used, gamma))
+
+    def _discrete_gaussian_release(self, values, integer, sensitivity: float, sigma0: float, record):
+        """``values + N_Z(0, sigma0^2)`` (integer query) or the same on a fine lattice (real query).
+
+        ``record(mechanism, sensitivity_used, granularity)`` is called (to spend)
+        before anything is drawn.  A real query is rounded to ``gamma * Z``; its
+        L2 sensitivity grows to ``Delta' = Delta + sqrt(m) gamma`` and the noise
+        scale to ``sigma0 Delta' / Delta``, so the privacy parameter (epsilon at
+        fixed delta, or rho = Delta^2 / (2 sigma^2)) is unchanged.
+        """
+        arr = np.asarray(values)
         if _integer_query(arr, integer):
-            self._spend(name, epsilon, delta, "discrete gaussian", sensitivity, 1.0)
+            record("discrete gaussian", sensitivity, 1.0)
             k = arr.astype(np.int64)
             return k + discrete_gaussian(self.rng, sigma0, k.shape)
         arr = _as_float(arr)
@@ -614,9 +627,48 @@ class NoiseSource:
         gamma = _lattice(arr, min(sigma0, sensitivity / math.sqrt(m)))
         used = sensitivity + math.sqrt(m) * gamma
         sigma = sigma0 * used / sensitivity
-        self._spend(name, epsilon, delta, "discrete gaussian on a lattice", used, gamma)
+        record("discrete gaussian on a lattice", used, gamma)
         k = np.rint(arr / gamma).astype(np.int64)
         return (k + discrete_gaussian(self.rng, sigma / gamma, k.shape)) * gamma
+
+    def gaussian_zcdp(self, values, *, sensitivity: float, rho: float, name: str,
+                      integer: bool | None = None) -> np.ndarray:
+        """Gaussian mechanism as one step of a zCDP composition: ``values + N_Z(0, sigma^2)``,
+        ``sigma = sensitivity / sqrt(2 rho)``.
+
+        The step is ``rho``-zCDP (Canonne, Kamath & Steinke 2020, Thm. 14, for
+        the discrete Gaussian).  The ledger must be a
+        :class:`~dpcore.accountant.ZCDPLedger`, which adds the steps' rho and
+        refuses a step beyond its grant.  Integer and real queries are released
+        as in :meth:`gaussian` (integer noise; a real query on a fine lattice).
+
+        Parameters
+        ----------
+        values : array-like, any shape; the query's L2 ``sensitivity`` is over the whole array
+        sensitivity : float > 0
+        rho : float > 0
+        name : str
+        integer : bool or None, as in :meth:`laplace`
+
+        Returns
+        -------
+        ndarray, same shape as ``values`` (int64 for an integer query).
+
+        Raises
+        ------
+        TypeError
+            If this source's ledger is not a ZCDPLedger.
+        """
+        sensitivity = _check_sensitivity(sensitivity)
+        rho = float(rho)
+        if not (math.isfinite(rho) and rho > 0):
+            raise ValueError(f"rho must be a positive finite number, got {rho}")
+        if not hasattr(self.ledger, "spend_zcdp"):
+            raise TypeError("gaussian_zcdp needs a ZCDPLedger (dpcore.accountant) to compose its steps")
+        return self._discrete_gaussian_release(
+            values, integer, sensitivity, sensitivity / math.sqrt(2.0 * rho),
+            lambda mechanism, used, gamma: self.ledger.spend_zcdp(self.prefix + name, rho, mechanism=mechanism,
+                                                                  sensitivity=used, granularity=gamma))
 
     # -- selection --------------------------------------------------------
     def exponential(self, scores, *, sensitivity: float, epsilon: float, name: str,

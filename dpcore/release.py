@@ -174,7 +174,8 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
             "epsilon": eps, "delta": delta, "epsilon_spent": float(eps_spent), "delta_spent": float(delta_spent),
             "guarantee": guarantee, "private": not seeded, "level": level_for(eps).name,
             "neighbouring": "datasets that differ by adding or removing one record",
-            "composition": "basic sequential composition over the ledger's steps (their sum)",
+            "composition": getattr(ledger, "composition",
+                                   "basic sequential composition over the ledger's steps (their sum)"),
             "statements": [{"title": s.title, "value": s.value, "sentence": s.sentence, "formula": s.formula}
                            for s in epsilon_statements(eps, delta)],
         },

@@ -129,7 +129,7 @@ elif not on:
 
 # -- raw facts, with the Su et al. advisor: it needs the true dataset size, so it is a raw fact too --------
 facts = W.raw_facts(ds, fit=fits[0] if fits else None, lines=[
-    f"**What Su et al. (2016, §6) predict** from the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and "
+    f"**What the error predictions say** (Su et al. 2016, §6; zCDP-Lloyd; never worse than the DP mean) from the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and "
     "Inequality 15; DPLloyd with the iterations it runs by default). Its figures are functions of the exact N: "
     "not private."])
 with facts:
@@ -137,7 +137,7 @@ with facts:
         st.caption("The advisor covers DPLloyd, EUGkM and Hybrid (k-means centroids).")
     else:
         adv = E.advise(n, d, k, eps)
-        st.metric(f"Predicted best at ε = {eps:g}", dpcore.ALGORITHMS[adv.best].display_name)
+        st.metric(f"Predicted best at ε = {eps:g}", E.advice_name(adv.best))
         st.caption(("" if adv.certain else "Uncertain: depends on the data's shape. ") + adv.reason)
         for key, reg in adv.regime.items():
             if not reg.ok:   # the same public-input check the estimator runs before it spends
@@ -145,7 +145,7 @@ with facts:
         pred = E.advice_frame(n, d, k, sorted(set(grid) | {eps}) if grid else [eps])
         st.plotly_chart(F.advice_figure(pred, chosen_epsilon=eps, height=380), width="stretch", key="advice_fig")
         table = pred[["epsilon", "predicted_best"]].copy()
-        table["predicted_best"] = table["predicted_best"].map(lambda a: dpcore.ALGORITHMS[a].display_name)
+        table["predicted_best"] = table["predicted_best"].map(E.advice_name)
         if curves and len({c.algorithm for c in curves}) >= 2:
             meas = E.measured_best(curves)
             table = table.merge(meas, on="epsilon", how="left")

@@ -18,7 +18,8 @@ import pytest
 from dpcore import datasets as D
 
 REPO = Path(__file__).resolve().parents[1]
-ALWAYS = ["nyc_taxi_sample", "s1_like", "spirals", "iris", "wine", "breast_cancer", "digits", "nyc_taxi_2015_01"]
+ALWAYS = ["nyc_taxi_sample", "s1_like", "spirals", "mnist_sample", "iris", "wine", "breast_cancer", "digits",
+          "nyc_taxi_2015_01"]
 GEO_FILES = ("nyc_taxi_", "gowalla_nyc_")
 
 
@@ -56,7 +57,7 @@ def test_available_reads_env_at_call_time(monkeypatch, shared_data, tmp_path):
     assert D.available() == ALWAYS + ["franti_s1"]
 
 
-@pytest.mark.parametrize("name", ["s1_like", "spirals", "iris", "wine", "breast_cancer", "digits"])
+@pytest.mark.parametrize("name", ["s1_like", "spirals", "mnist_sample", "iris", "wine", "breast_cancer", "digits"])
 def test_builtin_sets_load_inside_bounds(name):
     ds = D.load(name)
     _check_dataset(ds, name)

@@ -116,19 +116,19 @@ def test_advisor_follows_inequalities_14_and_15():
         thr = hybrid_min_epsilon(n, d, k)
         assert a.hybrid_min_epsilon == pytest.approx(thr)
         # outside a grid's regime (dpcore.regime, public inputs) the formulas do not hold: never picked
-        assert a.regime[a.best].status != "refuse"
+        assert a.regime[a.su_best].status != "refuse"
         if any(r.status == "refuse" for r in a.regime.values()):
             continue
-        assert (a.best == "hybrid") == (eps >= thr)
+        assert (a.su_best == "hybrid") == (eps >= thr)
         # With t >= 2 the Hybrid dominates DPLloyd (Ineq. 14), so DPLloyd is never predicted best.
-        assert a.best != "dplloyd" and a.t >= 2
-        if a.best == "hybrid":
+        assert a.su_best != "dplloyd" and a.t >= 2
+        if a.su_best == "hybrid":
             assert a.mse["hybrid"] <= a.mse["eugkm"] and a.mse["hybrid"] <= a.mse["dplloyd"]
         assert "Eq" in a.reason
     # With one iteration DPLloyd can win: just below the threshold its MSE is a quarter of Eq. 13's.
     n, d, k = 1e4, 2, 5
     a = E.advise(n, d, k, 0.99 * hybrid_min_epsilon(n, d, k), t=1)
-    assert a.best == "dplloyd" and not a.hybrid_refines
+    assert a.su_best == "dplloyd" and not a.hybrid_refines
     # The taxi case: N ~ 181k, d = 2, k = 5.
     assert E.advise(181_000, 2, 5, 0.05).best == "eugkm"
     assert E.advise(181_000, 2, 5, 1.0).best == "hybrid"
@@ -138,6 +138,25 @@ def test_advisor_follows_inequalities_14_and_15():
         E.advise(0, 2, 5, 1.0)
     with pytest.raises(ValueError):
         E.advise(100, 2, 5, -1.0)
+
+
+def test_advisor_never_recommends_worse_than_the_dp_mean():
+    """A pick whose predicted MSE reaches d r^2 is replaced by the DP mean; high d goes to zCDP-Lloyd."""
+    for n, d, k, eps in itertools.product([1e2, 1e3, 1e5], [2, 20, 784], [3, 10], [0.01, 0.1, 1.0]):
+        a = E.advise(n, d, k, eps)
+        assert a.trivial_mse == pytest.approx(d)
+        grid_ok = E.grid_cells(n, d, eps) ** (1 / d) >= 2      # else EUGkM/Hybrid's Eq. 12 does not apply
+        if a.best == E.TRIVIAL:
+            assert a.mse["zcdp_lloyd"] >= d and a.mse["dplloyd"] >= d and "DP mean" in a.reason
+            assert not grid_ok or a.mse[a.su_best] >= d
+        else:
+            assert a.mse[a.best] < d
+            assert a.best in (a.su_best, "zcdp_lloyd", "dplloyd")
+    tiny = E.advise(100, 784, 10, 0.01)              # hopeless: 10 centres from 100 images
+    assert tiny.best == E.TRIVIAL and E.advice_name(tiny.best) == "DP mean (one centre)"
+    mnist = E.advise(70_000, 784, 10, 1.0)           # the MNIST case: Gaussian noise wins in high d
+    assert mnist.best == "zcdp_lloyd" and mnist.mse["zcdp_lloyd"] < mnist.mse[mnist.su_best]
+    assert set(E.advice_frame(70_000, 784, 10, [0.1, 1.0])["predicted_best"]) <= {"zcdp_lloyd", E.TRIVIAL}
 
 
 def test_measured_best_picks_lowest_median(blobs):

@@ -1,14 +1,33 @@
-"""The high-dimensional page renders digits with private and non-private centres."""
+"""The high-dimensional page opens offline on real MNIST digits with zCDP-Lloyd and the trivial answer's line."""
 from streamlit.testing.v1 import AppTest
 
 from dpcore.store import ReleaseStore
 
 
-def test_page_renders_digits():
-    at = AppTest.from_file("../pages/5_High_dimensional.py", default_timeout=120).run()
+def _run(monkeypatch, **query):
+    monkeypatch.delenv("DPCORE_DATA", raising=False)        # offline, bundled data only
+    at = AppTest.from_file("../pages/5_High_dimensional.py", default_timeout=300)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def test_page_defaults_to_zcdp_lloyd_on_the_mnist_sample(monkeypatch):
+    at = _run(monkeypatch)
     assert not at.exception, at.exception
-    assert len(at.get("plotly_chart")) >= 3          # PCA view + private and non-private images
+    assert at.selectbox(key="dataset").value == "mnist_sample"
+    assert at.selectbox(key="algorithm").value == "zcdp_lloyd"
+    assert len(at.get("plotly_chart")) >= 3          # inertia vs trivial answer + private and non-private images
     assert any("Privacy budget spent" in m.value for m in at.markdown)
-    rec = ReleaseStore().releases("digits")
-    assert len(rec) == 1 and rec[0].release["algorithm"]["key"] == "balcan"
+    rec = ReleaseStore().releases("mnist_sample")
+    assert len(rec) == 1 and rec[0].release["algorithm"]["key"] == "zcdp_lloyd"
     assert "Release seed" not in [n.label for n in at.number_input]
+    # at the default (15,000 digits, epsilon = 1) the private centres beat one centre at the mean
+    assert not at.warning, [w.value for w in at.warning]
+
+
+def test_page_warns_when_a_release_is_worse_than_the_mean(monkeypatch):
+    """Balcan/Edler at epsilon = 0.1 loses to the trivial answer: the page says publish the DP mean."""
+    at = _run(monkeypatch, algorithm="balcan", epsilon="0.1")
+    assert not at.exception, at.exception
+    assert any("publish a DP mean" in w.value for w in at.warning), [w.value for w in at.warning]

@@ -497,7 +497,7 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
 #: One colour per algorithm on the curve and advisor charts.
 ALGO_COLOURS = {"dplloyd": "#1f77b4", "eugkm": "#d62728", "hybrid": "#2ca02c", "gkm": "#9467bd",
                 "gkm3k": "#8c564b", "pgkm": "#e377c2", "kmeans_guarantee": "#7f7f7f", "subcluster": "#bcbd22",
-                "coreset": "#17becf", "balcan": "#ff7f0e"}
+                "coreset": "#17becf", "balcan": "#ff7f0e", "zcdp_lloyd": "#7b3294"}
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -573,9 +573,16 @@ def advice_figure(frame: pd.DataFrame, *, chosen_epsilon=None, height: int = 440
                              fill="toself", fillcolor=_rgba(ALGO_COLOURS["eugkm"], 0.12), line=dict(width=0),
                              mode="lines", hoverinfo="skip", name="EUGkM: + bias bound (Ineq. 10)"))
     for key, label in (("dplloyd", "DPLloyd (Eq. 7)"), ("eugkm", "EUGkM variance (Eq. 12)"),
-                       ("hybrid", "Hybrid (Eq. 13 / falls back to EUGkM)")):
+                       ("hybrid", "Hybrid (Eq. 13 / falls back to EUGkM)"), ("zcdp_lloyd", "zCDP-Lloyd (last step)")):
+        if f"mse_{key}" not in f:
+            continue
         fig.add_trace(go.Scatter(x=f["epsilon"], y=f[f"mse_{key}"], mode="lines+markers", name=label,
-                                 line=dict(color=ALGO_COLOURS[key], width=2, dash="dot" if key == "hybrid" else None)))
+                                 line=dict(color=ALGO_COLOURS.get(key, "#7b3294"), width=2,
+                                           dash="dot" if key == "hybrid" else None)))
+    if "trivial_mse" in f:
+        fig.add_hline(y=float(f["trivial_mse"].iloc[0]), line=dict(color="black", dash="dash", width=1.5),
+                      annotation_text="worse than one centre at the mean on any data (d r²)",
+                      annotation_position="top left")
     if chosen_epsilon is not None:
         fig.add_vline(x=float(chosen_epsilon), line=dict(color="black", dash="dot", width=1.5))
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white",
@@ -601,4 +608,56 @@ def privacy_bounds_figure(epsilons, posterior, advantage, *, chosen_epsilon=None
                       xaxis=dict(type="log", title="ε (log scale)", gridcolor="#eee"),
                       yaxis=dict(title="at most", tickformat=".0%", range=[0, 1.02], gridcolor="#eee"),
                       legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
+def center_images_figure(centers: np.ndarray, *, side: int, zmin: float, zmax: float, per_row: int = 10,
+                         titles=None) -> go.Figure:
+    """Centres of image data drawn as ``side x side`` grey-level pictures, ``per_row`` to a row.
+
+    Parameters
+    ----------
+    centers : ndarray (k, side * side), data units
+    zmin, zmax : the public pixel range (white to black)
+    titles : list of str or None, one caption per picture (e.g. a noisy cluster size)
+    """
+    from plotly.subplots import make_subplots
+    k = centers.shape[0]
+    cols = max(1, min(per_row, k))
+    rows = math.ceil(k / cols)
+    fig = make_subplots(rows=rows, cols=cols, horizontal_spacing=0.01, vertical_spacing=0.06 if titles else 0.02,
+                        subplot_titles=list(titles) if titles is not None else None)
+    for i, c in enumerate(np.asarray(centers, dtype=float)):
+        fig.add_trace(go.Heatmap(z=c.reshape(side, side)[::-1], zmin=zmin, zmax=zmax, colorscale="gray_r",
+                                 showscale=False, hovertemplate="row %{y}, col %{x}: %{z:.0f}<extra></extra>"),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(visible=False, constrain="domain")
+    fig.update_yaxes(visible=False, scaleanchor="x", constrain="domain")
+    for ax in fig.layout:                                       # every subplot square
+        if ax.startswith("yaxis"):
+            fig.layout[ax].scaleanchor = "x" + ax[5:]
+    fig.update_annotations(font_size=10)
+    fig.update_layout(height=110 * rows + (20 * rows if titles else 0) + 10, margin=dict(l=0, r=0, t=20, b=0))
+    return fig
+
+
+def inertia_reference_figure(values: dict, *, reference: float, reference_label: str, height: int = 220
+                             ) -> go.Figure:
+    """Horizontal bars of k-means inertia (lower is better) with the trivial answer as a dashed line.
+
+    Parameters
+    ----------
+    values : dict label -> inertia (squared data units)
+    reference : float, inertia of the trivial answer (one centre at the mean)
+    reference_label : str
+    """
+    labels, vals = list(values), [float(v) for v in values.values()]
+    colours = ["crimson" if v > reference else "#2a6fdb" for v in vals]
+    fig = go.Figure(go.Bar(x=vals, y=labels, orientation="h", marker_color=colours,
+                           text=[f"{v:.3g}" for v in vals], textposition="auto",
+                           hovertemplate="%{y}: inertia %{x:.4g}<extra></extra>"))
+    fig.add_vline(x=float(reference), line_dash="dash", line_color="black",
+                  annotation_text=reference_label, annotation_position="top left", annotation_yshift=22)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=50, b=10), xaxis_title="inertia (lower is better)",
+                      xaxis_range=[0, 1.15 * max(vals + [float(reference)])])
     return fig

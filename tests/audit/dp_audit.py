@@ -37,6 +37,7 @@ private is private SGD? NeurIPS (the empirical epsilon lower bound reported here
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 import math
 import numbers
@@ -924,6 +925,9 @@ ESTIMATOR_CASES: dict = {
     "gkm": _generic_cases("gkm", 3000, 6000),
     "gkm3k": _generic_cases("gkm3k", 3000, 6000),
     "balcan": _generic_cases("balcan", 3000, 6000, delta=1e-3),
+    # (epsilon, delta)-DP: the claim checked is the estimator's own delta.
+    "zcdp_lloyd": lambda cls, eps: [dataclasses.replace(c, delta=1e-3) for c in
+                                   _generic_cases("zcdp_lloyd", 3000, 6000, delta=1e-3)(cls, eps)],
     "kmeans_guarantee": _generic_cases("kmeans_guarantee", 3000, 6000),
     "subcluster": _generic_cases("subcluster", 1500, 4000),
     "coreset": ("PRIVATE-K-MEAN is infeasible on a few dozen records at epsilon <= 1 (Feldman et al. 2017, "
