@@ -477,7 +477,11 @@ class PrivQT(WaveCluster):
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
 
     def _noisy_transform(self, counts, noise, epsilon):
-        noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, integer=True,
+        # Lattice noise (integer=False), not integer noise: PrivTHR drops |Z'|/2 of the positive
+        # noisy values because symmetric noise lifts half of the empty cells above 0; integer
+        # noise at large epsilon leaves almost all of them at exactly 0 and nothing survives.
+        # The fine lattice (<= 2^-10 of the noise scale) keeps that 1/2 and is still float-safe.
+        noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, integer=False,
                               name="grid cell counts (quantisation)")
         return wavelet_approximation(noisy, self._wavelet_)
 
