@@ -274,7 +274,7 @@ def test_other_errors(blobs):
         PrivTHREM(epsilon=1.0, bounds=b, value_cap=-1).fit(X)
     with pytest.raises(ValueError, match="theta"):
         PrivBasic(epsilon=1.0, bounds=b, theta=0).fit(X)
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(ValueError, match="not fitted"):     # scikit-learn's NotFittedError
         PrivQT().predict(X)
     est = PrivQT(epsilon=1.0, bounds=b).fit(X)
     with pytest.raises(ValueError, match="columns"):
