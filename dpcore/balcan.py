@@ -85,9 +85,9 @@ def jl_project(X: np.ndarray, lower: np.ndarray, p: int, rng: np.random.Generato
     Y : ndarray (n, p), ``(X - lower) G^T / sqrt(d)``
     G : ndarray (p, d), the standard Gaussian matrix used
 
-    Privacy
-    -------
-    Uses no privacy budget: ``G`` is drawn independently of the data, and ``Y``
+    Notes
+    -----
+    **Privacy.** Uses no privacy budget: ``G`` is drawn independently of the data, and ``Y``
     is never released.
     """
     d = X.shape[1]
@@ -120,9 +120,9 @@ def private_partition(Y: np.ndarray, k: int, lo: np.ndarray, side: float, noise:
         together reach ``k`` (Alg. 10 l. 23), or all centres when fewer exist.
     n_per_level : list of int, active cubes per level (diagnostics).
 
-    Privacy
-    -------
-    ``eps' = epsilon / (2 ln n)`` (l. 4).  A child cube is activated with
+    Notes
+    -----
+    **Privacy.** ``eps' = epsilon / (2 ln n)`` (l. 4).  A child cube is activated with
     probability ``1/2 exp(-eps'(gamma - c))`` if its count ``c <= gamma`` and
     ``1 - 1/2 exp(eps'(gamma - c))`` otherwise (l. 17-20): exactly the event
     ``c + Lap(1/eps') > gamma``, which is how it is drawn (``noise.laplace_above``
@@ -241,9 +241,9 @@ def localswap(cand: np.ndarray, Y: np.ndarray, k: int, noise: NoiseSource, *, ep
     -------
     ndarray (k,) int, indices into ``cand``.
 
-    Privacy
-    -------
-    ``T + 1`` permute-and-flip selections of ``epsilon / (T + 1)`` each, with
+    Notes
+    -----
+    **Privacy.** ``T + 1`` permute-and-flip selections of ``epsilon / (T + 1)`` each, with
     the thesis's sensitivity ``2 B`` (a swap's gain is a difference of two
     losses; replacing one record moves it by at most ``2 B``).  The thesis
     gives each selection ``epsilon / (2 (T + 1))``, leaving half of the share
@@ -293,9 +293,9 @@ def noisy_means(X: np.ndarray, labels: np.ndarray, k: int, center: np.ndarray, w
     -------
     ndarray (k, d): ``center + noisy_sum / max(noisy_count, 1)``, clipped to the box.
 
-    Privacy
-    -------
-    epsilon-DP under replace-one neighbours.  Counts: two clusters change by
+    Notes
+    -----
+    **Privacy.** epsilon-DP under replace-one neighbours.  Counts: two clusters change by
     1 (L1 sensitivity 2, ``Lap(2 / (epsilon/2))`` = Alg. 12 l. 7).  Sums of
     ``x - center``: two clusters change by a vector in the box shifted to its
     centre, L1 norm at most ``sum(width) / 2`` each, so sensitivity
@@ -371,18 +371,6 @@ class BalcanKMeans(DPClusterer):
     ValueError, TypeError
         Bad data or parameters, with a sentence saying what to change.
 
-    Privacy
-    -------
-    epsilon-DP (pure, as Edler claims for the corrected algorithm) under
-    add/remove-one neighbours.  Balcan et al. and Edler assume replace-one
-    neighbours with n public; here n (which sets ``p``, ``gamma`` and the
-    number of levels) is a public ``n_samples`` or a noisy count, and every
-    sensitivity below covers add/remove as well as replace.  After the
-    optional noisy count, sequential composition over: 3 candidate runs (``0.7 eps / 3`` each),
-    localswap (``0.01 eps``), recover (``0.04 eps``), ``n_lloyd`` steps
-    (``0.2 eps / n_lloyd`` each) and the selection (the rest, ``0.05 eps``);
-    see each function's Privacy section for the sensitivities.
-
     Notes
     -----
     The thesis's MNIST figures (about 1.88e11 at epsilon = 1) come from
@@ -395,6 +383,16 @@ class BalcanKMeans(DPClusterer):
     centre at the (DP) mean, 1.78e11 for non-private k-means++ and 1.82e11 for
     :class:`dpcore.zcdp_lloyd.ZCDPLloyd` at (1, 1e-6)-DP.  This class is kept
     as the faithful reproduction; use zCDP-Lloyd for a useful release.
+
+    **Privacy.** epsilon-DP (pure, as Edler claims for the corrected algorithm) under
+    add/remove-one neighbours.  Balcan et al. and Edler assume replace-one
+    neighbours with n public; here n (which sets ``p``, ``gamma`` and the
+    number of levels) is a public ``n_samples`` or a noisy count, and every
+    sensitivity below covers add/remove as well as replace.  After the
+    optional noisy count, sequential composition over: 3 candidate runs (``0.7 eps / 3`` each),
+    localswap (``0.01 eps``), recover (``0.04 eps``), ``n_lloyd`` steps
+    (``0.2 eps / n_lloyd`` each) and the selection (the rest, ``0.05 eps``);
+    see each function's Privacy section for the sensitivities.
 
     References
     ----------

@@ -137,9 +137,9 @@ class KMeansGuarantee(DPClusterer):
     ValueError, TypeError
         Bad data or parameters.
 
-    Privacy
-    -------
-    epsilon-DP by sequential composition: ``n_iter`` steps of
+    Notes
+    -----
+    **Privacy.** epsilon-DP by sequential composition: ``n_iter`` steps of
     ``epsilon_exp / n_iter`` (one exponential-mechanism draw per cluster,
     clusters disjoint, sensitivity ``Delta_t`` of the module docstring; the
     score can move either way, so the usual factor 2 is kept), then the
@@ -266,9 +266,9 @@ class SubClustering(KMeansGuarantee):
         Share of each step's budget spent choosing the sub-cluster.
     Other parameters, attributes and Raises as :class:`KMeansGuarantee`.
 
-    Privacy
-    -------
-    epsilon-DP.  The paper picks the sub-cluster with probability
+    Notes
+    -----
+    **Privacy.** epsilon-DP.  The paper picks the sub-cluster with probability
     *proportional* to its size, which is not differentially private (a
     sub-cluster with 0 points can never be chosen, one with 1 point can).  We
     use the exponential mechanism with score the size instead: one record

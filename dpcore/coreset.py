@@ -488,15 +488,6 @@ def good_radius(cs: _CellSet, t: int, plan: CoresetPlan, noise: NoiseSource) -> 
     -------
     int, an L-infinity radius in grid cells.
 
-    Privacy
-    -------
-    ``eps_radius``-DP.  Under add/remove-one neighbours every ``B_r(x, P)``
-    moves by at most 1 and one point may enter or leave the chosen ``t``, so
-    ``L(r, P)`` moves by less than 2 and ``Q(r) = 1/2 min(t - L(r-1),
-    L(r) - t + Delta)`` by at most 1 (Alg. 2 line 3).  The candidate radii
-    are public, so the exponential mechanism with sensitivity 1 is
-    ``eps_radius``-DP (McSherry & Talwar 2007).
-
     Notes
     -----
     Alg. 2 line 4 selects with RecConcave (Beimel et al. 2013), whose point is
@@ -508,6 +499,13 @@ def good_radius(cs: _CellSet, t: int, plan: CoresetPlan, noise: NoiseSource) -> 
     less noisy at these sizes.  ``Q`` is quasi-concave for every data set
     (``L`` is non-decreasing in r), as RecConcave requires; the exponential
     mechanism does not need it.
+
+    **Privacy.** ``eps_radius``-DP.  Under add/remove-one neighbours every ``B_r(x, P)``
+    moves by at most 1 and one point may enter or leave the chosen ``t``, so
+    ``L(r, P)`` moves by less than 2 and ``Q(r) = 1/2 min(t - L(r-1),
+    L(r) - t + Delta)`` by at most 1 (Alg. 2 line 3).  The candidate radii
+    are public, so the exponential mechanism with sensitivity 1 is
+    ``eps_radius``-DP (McSherry & Talwar 2007).
     """
     L = radius_profile(cs, plan.radii, t)
     L_prev = np.concatenate([[0.0], L[:-1]])
@@ -547,17 +545,6 @@ def good_center(cs: _CellSet, radius: int, plan: CoresetPlan, noise: NoiseSource
     -------
     ndarray (d,), grid coordinates (float).
 
-    Privacy
-    -------
-    Step 2: each record is in one box of each partition, so adding or removing
-    one changes each count by at most 1 and all counts move in the same direction: the monotone
-    exponential mechanism with sensitivity 1 is ``eps_box``-DP.
-    Step 3: with the box fixed, the query ``(sum of (x - b) / R, count)``
-    (``b`` the box centre, ``R = (l - 1) sqrt(d) / 2`` bounding ``|x - b|``)
-    has L2 sensitivity ``sqrt(2)``; the analytic Gaussian mechanism makes it
-    ``(eps_average, delta')``-DP.  Together ``(eps_box + eps_average,
-    delta')``-DP by composition.
-
     Notes
     -----
     NSV's GoodCenter first projects (Johnson–Lindenstrauss) and hashes with
@@ -568,6 +555,15 @@ def good_center(cs: _CellSet, radius: int, plan: CoresetPlan, noise: NoiseSource
     average needs no further bounding step.  Choosing among all boxes (the
     grid is public and finite) replaces the stability-based choice and costs
     no delta.
+
+    **Privacy.** Step 2: each record is in one box of each partition, so adding or removing
+    one changes each count by at most 1 and all counts move in the same direction: the monotone
+    exponential mechanism with sensitivity 1 is ``eps_box``-DP.
+    Step 3: with the box fixed, the query ``(sum of (x - b) / R, count)``
+    (``b`` the box centre, ``R = (l - 1) sqrt(d) / 2`` bounding ``|x - b|``)
+    has L2 sensitivity ``sqrt(2)``; the analytic Gaussian mechanism makes it
+    ``(eps_average, delta')``-DP.  Together ``(eps_box + eps_average,
+    delta')``-DP by composition.
     """
     d, side = cs.d, cs.side
     ell = int(math.ceil(box_factor * (2 * radius + 1)))
@@ -678,23 +674,6 @@ class PrivateKMeans(DPClusterer):
     ValueError, TypeError
         Bad data or parameters.
 
-    Privacy
-    -------
-    (epsilon, delta)-DP under add/remove-one neighbours.  The noisy size (if
-    any) costs ``n_share * epsilon``; the rest buys the rounds at
-    ``eps' = 3 eps / (8 k ln n)`` and ``delta' = 3 delta / (8 k ln n)`` each.
-    Round i is ``(eps', delta')``-DP given the earlier outputs
-    (:func:`good_radius`, :func:`good_center`); the weights ``w_i`` and the
-    number of rounds come from the (public or noisy) size only, so
-    ``coreset_size_ == plan_.n_rounds``, the synopsis shapes ``(m, d)`` and
-    ``(m,)`` and the ledger's entries are functions of public inputs and of
-    the released noisy size, never of the data.  Removing the
-    ``w_i`` points nearest the released centre from neighbouring data sets
-    leaves neighbouring data sets (Feldman et al. Thm. 3.6 (i)), so by
-    adaptive sequential composition the coreset is ``(eps, delta)``-DP, and
-    the k-means on it is post-processing.  Each round is one ledger entry
-    reserved with ``noise.sub``; its inner steps cannot exceed it.
-
     Notes
     -----
     Points are snapped to the nearest vertex of the ``|X|^d`` grid (§5.1);
@@ -719,6 +698,21 @@ class PrivateKMeans(DPClusterer):
     instead would make the number of rounds, ``coreset_size_`` and the
     ledger a deterministic function of n (issue #19: n = 6797 vs 6798 with
     ``n_samples=20000``, epsilon = 20, k = 2 gave 2 vs 3 points).
+
+    **Privacy.** (epsilon, delta)-DP under add/remove-one neighbours.  The noisy size (if
+    any) costs ``n_share * epsilon``; the rest buys the rounds at
+    ``eps' = 3 eps / (8 k ln n)`` and ``delta' = 3 delta / (8 k ln n)`` each.
+    Round i is ``(eps', delta')``-DP given the earlier outputs
+    (:func:`good_radius`, :func:`good_center`); the weights ``w_i`` and the
+    number of rounds come from the (public or noisy) size only, so
+    ``coreset_size_ == plan_.n_rounds``, the synopsis shapes ``(m, d)`` and
+    ``(m,)`` and the ledger's entries are functions of public inputs and of
+    the released noisy size, never of the data.  Removing the
+    ``w_i`` points nearest the released centre from neighbouring data sets
+    leaves neighbouring data sets (Feldman et al. Thm. 3.6 (i)), so by
+    adaptive sequential composition the coreset is ``(eps, delta)``-DP, and
+    the k-means on it is post-processing.  Each round is one ledger entry
+    reserved with ``noise.sub``; its inner steps cannot exceed it.
 
     References
     ----------
@@ -835,9 +829,9 @@ class PrivateKMeans(DPClusterer):
         weights : list of float, the planned ``w_i``
         radii : list of int, grid cells
 
-        Privacy
-        -------
-        Every round of ``plan.weights`` runs and reserves ``(plan.eps_round,
+        Notes
+        -----
+        **Privacy.** Every round of ``plan.weights`` runs and reserves ``(plan.eps_round,
         plan.delta_round)``, whatever the data: the number of rounds and the
         ledger are functions of the plan (public or noisy size) only.
         """

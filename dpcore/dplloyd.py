@@ -66,9 +66,9 @@ def sphere_packing_centers(n_clusters: int, d: int, rng: np.random.Generator, *,
     -------
     ndarray (n_clusters, d) in ``[-r, r]^d``.
 
-    Privacy
-    -------
-    Uses no data: costs no budget.
+    Notes
+    -----
+    **Privacy.** Uses no data: costs no budget.
     """
 
     def attempt(a):
@@ -169,9 +169,9 @@ def noisy_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, *, 
     ndarray (k, d): noisy sum / noisy count, clipped to the domain; a cluster
     whose noisy count is below 1 gets a fresh uniform centre (post-processing).
 
-    Privacy
-    -------
-    ``epsilon``-DP: adding or removing a point changes one count by 1 and one
+    Notes
+    -----
+    **Privacy.** ``epsilon``-DP: adding or removing a point changes one count by 1 and one
     sum vector by at most ``d r`` in L1; clusters are disjoint (parallel composition).
     """
     k, d = centers.shape

@@ -117,9 +117,13 @@ class DPM(DPClusterer):
     ValueError, TypeError
         Bad data or parameters.
 
-    Privacy
-    -------
-    (epsilon, delta)-DP.  Level l's counts: every record is in one child, so
+    Notes
+    -----
+    A requested k is met by merging leaves with weighted k-means on their
+    released centres (weights: noisy counts), or by repeating the heaviest
+    leaves when there are fewer than k.  ``n_leaves_`` says which happened.
+
+    **Privacy.** (epsilon, delta)-DP.  Level l's counts: every record is in one child, so
     one Laplace draw with sensitivity 1 per level (parallel composition).
     Level l's cuts: the nodes are disjoint, each cut is the exponential
     mechanism with score sensitivity 2 over a public candidate set (one
@@ -129,12 +133,6 @@ class DPM(DPClusterer):
     (analytic Gaussian, sensitivity 1).  The refinement: one record moves
     one centre's (clipped offset / S, count) by at most sqrt(2).  The clip
     boxes, the merge and the padding use released values only.
-
-    Notes
-    -----
-    A requested k is met by merging leaves with weighted k-means on their
-    released centres (weights: noisy counts), or by repeating the heaviest
-    leaves when there are fewer than k.  ``n_leaves_`` says which happened.
 
     References
     ----------

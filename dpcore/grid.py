@@ -68,9 +68,9 @@ def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: 
     counts : ndarray, shape (m,)*d (flat when d > 32), signed noisy counts
     edges : ndarray (m + 1,), the normalised cell edges (same in every dimension)
 
-    Privacy
-    -------
-    epsilon-DP: each point is in exactly one cell (sensitivity 1, parallel composition).
+    Notes
+    -----
+    **Privacy.** epsilon-DP: each point is in exactly one cell (sensitivity 1, parallel composition).
     """
     n, d = Z.shape
     counts = np.zeros(m ** d)

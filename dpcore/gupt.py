@@ -159,9 +159,9 @@ def gupt_aggregate(Z: np.ndarray, k: int, n_blocks: int, epsilon: float, noise: 
     centres : ndarray (k, d), normalised, clipped to ``[-r, r]^d``
     ranges : ndarray (d, 2), the private ``[min_i, max_i]``
 
-    Privacy
-    -------
-    ``epsilon``-DP.  Rows go to blocks independently and uniformly at random
+    Notes
+    -----
+    **Privacy.** ``epsilon``-DP.  Rows go to blocks independently and uniformly at random
     (``noise.rng``), so adding or removing a record changes the contents of
     exactly one block and nothing else; every step below is a function of the
     blocks taken one at a time, except the two private releases:
@@ -246,9 +246,9 @@ class GkM(DPClusterer):
     ValueError, TypeError
         Bad data or parameters.
 
-    Privacy
-    -------
-    epsilon-DP (see :func:`gupt_aggregate` for the sensitivity derivation);
+    Notes
+    -----
+    **Privacy.** epsilon-DP (see :func:`gupt_aggregate` for the sensitivity derivation);
     the dataset size, when not public, costs ``n_share * epsilon``.
     """
 

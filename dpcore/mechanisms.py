@@ -488,9 +488,9 @@ class NoiseSource:
         BudgetExceededError
             Before drawing, if epsilon exceeds what is left.
 
-        Privacy
-        -------
-        epsilon-DP.  Integer query: the discrete Laplace with scale
+        Notes
+        -----
+        **Privacy.** epsilon-DP.  Integer query: the discrete Laplace with scale
         ``t = Delta / epsilon`` (Ghosh, Roughgarden & Sundararajan 2012;
         Canonne, Kamath & Steinke 2020, §2.2).  Real query: the values are
         rounded to ``gamma * Z`` with ``gamma`` the largest power of two below
@@ -544,9 +544,9 @@ class NoiseSource:
         above : ndarray of bool, shape of ``values``
         zero_hits : ndarray of int (shape of ``n_zeros``) or None
 
-        Privacy
-        -------
-        epsilon-DP: post-processing of :meth:`laplace` on the full vector
+        Notes
+        -----
+        **Privacy.** epsilon-DP: post-processing of :meth:`laplace` on the full vector
         (explicit values and implicit zeros; zeros lie on every lattice).  The
         binomial counts use numpy's binomial sampler (floating point, but it
         releases only a count of decisions).
@@ -587,9 +587,9 @@ class NoiseSource:
         ndarray, same shape as ``values``: int64 for an integer query, else
         float64 multiples of the ledger entry's ``granularity``.
 
-        Privacy
-        -------
-        (epsilon, delta)-DP.  ``sigma`` = :func:`discrete_gaussian_sigma` (the
+        Notes
+        -----
+        **Privacy.** (epsilon, delta)-DP.  ``sigma`` = :func:`discrete_gaussian_sigma` (the
         CKS zCDP bound, proved for the discrete Gaussian; Balle & Wang's
         analytic calibration is exact only for the continuous one).  Real
         query: rounded to ``gamma * Z`` (``gamma`` a power of two below
@@ -694,9 +694,9 @@ class NoiseSource:
         -------
         int, the selected index.
 
-        Privacy
-        -------
-        epsilon-DP (McSherry & Talwar 2007).  Sampled with the Gumbel-max
+        Notes
+        -----
+        **Privacy.** epsilon-DP (McSherry & Talwar 2007).  Sampled with the Gumbel-max
         trick, ``argmax(logit_i + G_i)``, exact in real arithmetic.  Only the
         index is released, so low bits carry nothing; in floating point the
         selection can differ from the exact one only when two perturbed
@@ -794,9 +794,9 @@ class NoiseSource:
         ValueError
             Non-finite or inverted bounds, ``q`` outside [0, 1].
 
-        Privacy
-        -------
-        epsilon-DP: this is the exponential mechanism over the ``N`` cells
+        Notes
+        -----
+        **Privacy.** epsilon-DP: this is the exponential mechanism over the ``N`` cells
         with score ``-|#{l : c_l <= i} - q m|`` (changes by at most
         ``sensitivity`` per record) and uniform base measure, runs of equal
         score merged (McSherry & Talwar 2007); float safety as in

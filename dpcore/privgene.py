@@ -142,9 +142,9 @@ class PGkM(DPClusterer):
     ValueError, TypeError
         Bad data or parameters.
 
-    Privacy
-    -------
-    epsilon-DP.  The initial pool and every crossover and mutation use no data.
+    Notes
+    -----
+    **Privacy.** epsilon-DP.  The initial pool and every crossover and mutation use no data.
     The only data access is the selection: each round has ``epsilon' / n_rounds``
     (``epsilon'`` what is left after the optional noisy count; sequential
     composition), split over its ``m'`` draws of the exponential mechanism; on

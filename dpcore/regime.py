@@ -244,9 +244,9 @@ def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: f
     Regime
         Status ``"ok"`` for algorithms without a regime rule.
 
-    Privacy
-    -------
-    A function of public or released values only: post-processing, no cost.
+    Notes
+    -----
+    **Privacy.** A function of public or released values only: post-processing, no cost.
     """
     n, epsilon, d, k = max(float(n), 1.0), float(epsilon), int(d), int(k)
     if algorithm in ("eugkm", "hybrid"):

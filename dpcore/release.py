@@ -107,9 +107,9 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
         its ledger spent more than it was granted, or if it was fitted with a
         seed and ``simulation`` is not True.
 
-    Privacy
-    -------
-    Post-processing of the estimator's (epsilon, delta)-DP output and of
+    Notes
+    -----
+    **Privacy.** Post-processing of the estimator's (epsilon, delta)-DP output and of
     public inputs: no further cost.
     """
     if not hasattr(est, "budget_") or not hasattr(est, "cluster_centers_"):

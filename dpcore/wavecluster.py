@@ -449,9 +449,9 @@ class PrivQT(WaveCluster):
     ----------
     As :class:`WaveCluster`; ``synopsis_.values`` holds the noisy transformed values (publishable).
 
-    Privacy
-    -------
-    epsilon-DP.  Adding or removing one record changes one cell of the count
+    Notes
+    -----
+    **Privacy.** epsilon-DP.  Adding or removing one record changes one cell of the count
     matrix by 1, so ``M + Lap(1/epsilon)`` per cell is epsilon-DP (Laplace
     mechanism, parallel composition over disjoint cells; Chen et al. Thm. 1);
     everything after is post-processing.  This holds for every wavelet.
@@ -531,9 +531,9 @@ class PrivTHR(PrivQT):
     sensitivity_ : int
         Sensitivity used for ``|Z|`` (1 for Haar).
 
-    Privacy
-    -------
-    epsilon-DP by sequential composition (Chen et al. Thm. 2): the count
+    Notes
+    -----
+    **Privacy.** epsilon-DP by sequential composition (Chen et al. Thm. 2): the count
     matrix is ``epsilon_1``-DP as in :class:`PrivQT`; ``|Z| = #values - |S|``
     changes by at most the number ``s`` of transformed values one cell moves
     (:func:`approximation_influence`: ``s = 1`` for Haar, the paper's value;
@@ -613,9 +613,9 @@ class PrivTHREM(PrivQT):
     ----------
     As :class:`WaveCluster`, plus ``sensitivity_`` (of the rank quality).
 
-    Privacy
-    -------
-    epsilon-DP by sequential composition (Chen et al. Thm. 3).  Sensitivity
+    Notes
+    -----
+    **Privacy.** epsilon-DP by sequential composition (Chen et al. Thm. 3).  Sensitivity
     ``Delta`` of ``q = -|rank(x) - k|``: one record moves at most ``s``
     transformed values (:func:`approximation_influence`).  When the filter
     weights are all non-negative (Haar) they all move the same way, so
@@ -709,9 +709,9 @@ class PrivBasic(WaveCluster):
     ----------
     As :class:`WaveCluster`, plus ``synthetic_size_`` and ``synopsis_cells_per_dim_``.
 
-    Privacy
-    -------
-    epsilon-DP: the synopsis counts have sensitivity 1 (each record is in one
+    Notes
+    -----
+    **Privacy.** epsilon-DP: the synopsis counts have sensitivity 1 (each record is in one
     cell); the optional noisy size is a second Laplace release; the rounding,
     sampling (data-independent randomness) and clustering are post-processing.
 

@@ -202,9 +202,9 @@ def gaussian_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, 
     new_centers : ndarray (m, d)
     noisy_counts : ndarray (m,)
 
-    Privacy
-    -------
-    ``rho``-zCDP under add/remove-one neighbours.  Adding or removing a record
+    Notes
+    -----
+    **Privacy.** ``rho``-zCDP under add/remove-one neighbours.  Adding or removing a record
     changes one cluster's count by 1 (L2 sensitivity 1) and one cluster's sum
     by a vector of norm at most ``radius`` (the clusters are disjoint, fixed by
     released centres): the counts are ``rho_c``-zCDP and the sums ``rho_s``-zCDP
@@ -263,7 +263,7 @@ class ZCDPLloyd(DPClusterer):
     n_iter_ : int, number of noisy Lloyd steps, the DP mean's included
     schedule_ : list of int, centres released per step (the DP mean's 1 first)
     rho_ : float, the zCDP budget ``zcdp_rho(epsilon, delta)``
-    step_rhos_ : ndarray (n_iter_,), each step's rho
+    step_rhos_ : ndarray with one entry per step (length ``n_iter_``): each step's rho
     noisy_counts_ : ndarray (k,), the last step's noisy cluster sizes (released)
     budget_ : ZCDPLedger, one entry per released count vector and sum matrix
 
@@ -272,9 +272,15 @@ class ZCDPLloyd(DPClusterer):
     ValueError, TypeError
         Bad data or parameters, with a sentence saying what to change.
 
-    Privacy
-    -------
-    (epsilon, delta)-DP under add/remove-one neighbours.  Every step is a
+    Notes
+    -----
+    MNIST (70,000 x 784, k = 10, epsilon = 1, delta = 1e-6): median inertia
+    about 1.81e11 over 5 runs, against 1.785e11 for non-private k-means++ and
+    2.40e11 for the one-centre mean (``benchmarks/highdim_mnist.py``).  With
+    fewer rows per cluster the noise grows as k / n; compare with ``mean_``
+    before publishing.
+
+    **Privacy.** (epsilon, delta)-DP under add/remove-one neighbours.  Every step is a
     Gaussian mechanism on counts (L2 sensitivity 1) and sums of ``x - box
     centre`` (L2 sensitivity R, the box's half-diagonal: ``255 * sqrt(784) / 2
     = 3570`` on MNIST), ``rho_i``-zCDP; the partition a step sums over is fixed
@@ -286,14 +292,6 @@ class ZCDPLloyd(DPClusterer):
     integer (discrete Gaussian) on counts and on sums rounded to a public
     lattice, so no floating-point noise leaks the true values.
     The dataset size n is never used except through the noisy counts.
-
-    Notes
-    -----
-    MNIST (70,000 x 784, k = 10, epsilon = 1, delta = 1e-6): median inertia
-    about 1.81e11 over 5 runs, against 1.785e11 for non-private k-means++ and
-    2.40e11 for the one-centre mean (``benchmarks/highdim_mnist.py``).  With
-    fewer rows per cluster the noise grows as k / n; compare with ``mean_``
-    before publishing.
 
     References
     ----------
