@@ -44,6 +44,13 @@ def exact(v: float):
     return expr
 
 
+def _clip(x, lo, hi):
+    """``min(max(x, lo), hi)`` for non-null x (the numba kernels' order)."""
+    import ibis
+
+    return ibis.least(ibis.greatest(x, lo), hi)
+
+
 def _is_numeric(dtype) -> bool:
     return dtype.is_numeric() or dtype.is_boolean()
 
@@ -126,7 +133,9 @@ class IbisSource:
 
     def _x(self, j: int, dom):
         """Coordinate j clipped onto the box (the same operations as the numba kernels)."""
-        return self._t[f"c{j}"].clip(lower=exact(dom.lower[j]), upper=exact(dom.upper[j]))
+        # greatest/least, not Value.clip: its NULL guards nest a copy of x per bound (3^depth
+        # copies once nested), and the rows here are already finite.
+        return _clip(self._t[f"c{j}"], exact(dom.lower[j]), exact(dom.upper[j]))
 
     # -- aggregates ----------------------------------------------------------
     def _counts(self, dom=None):
@@ -173,12 +182,14 @@ class IbisSource:
                 np.array([row[f"hi{j}"] for j in range(d)], dtype=float))
 
     def grid_counts(self, bounds, shape) -> np.ndarray:
+        import ibis
+
         dom = as_domain(bounds, self.n_features)
         shape = check_shape(shape, self.n_features)
         flat = None
         for j, m in enumerate(shape):
             u = (self._x(j, dom) - exact(dom.lower[j])) / exact(dom.width[j]) * m
-            idx = u.floor().clip(lower=0, upper=m - 1)
+            idx = _clip(u.floor(), ibis.literal(0, type="int64"), ibis.literal(m - 1, type="int64"))
             flat = idx if flat is None else flat * m + idx
         expr = self._t.select(cell=flat).group_by("cell").aggregate(n=lambda t: t.count())
         res = self._run(expr, "grid counts")
