@@ -217,6 +217,8 @@ def from_table(url: str, table: str, columns=None) -> "IbisSource":
     from .ibis_source import IbisSource
 
     shown = url.split("@")[-1]  # never echo a password
+    for driver in ("+psycopg2", "+psycopg"):   # SQLAlchemy-style URLs name a driver Ibis does not take
+        url = url.replace(f"postgresql{driver}://", "postgresql://")
     try:
         con = ibis.connect(url)
         t = con.table(table)
