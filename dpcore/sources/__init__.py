@@ -24,9 +24,13 @@ from __future__ import annotations
 import glob
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .base import DataSource, SourceError, as_domain
 from .memory import ArraySource
+
+if TYPE_CHECKING:
+    from .ibis_source import IbisSource
 
 #: Registry keys of the estimators whose ``fit`` accepts any DataSource.
 SCALABLE = ("kmeans", "dplloyd", "eugkm", "hybrid", "wavecluster", "privbasic", "privqt", "privthr",
@@ -99,7 +103,7 @@ def _expand(path) -> tuple[list[str], str]:
     return [f for f in files if f.lower().endswith(_PARQUET + _CSV)], kinds.pop()
 
 
-def from_files(path, columns=None, *, con=None, hive_partitioning: bool = True) -> "IbisSource":
+def from_files(path, columns=None, *, con=None, hive_partitioning: bool = True) -> IbisSource:
     """A source over Parquet or CSV files (a file, a glob or a folder), read out of core by DuckDB.
 
     Nothing is loaded: DuckDB streams the files for each aggregate (a few
@@ -171,7 +175,7 @@ def spark_session(master: str = "local[2]", *, app_name: str = "dpcore", conf: d
             "JAVA_HOME at one, or use DuckDB (sources.from_files) on one machine.") from exc
 
 
-def from_spark(df, columns=None) -> "IbisSource":
+def from_spark(df, columns=None) -> IbisSource:
     """A source over a Spark DataFrame (local or on a cluster), through Ibis' PySpark backend.
 
     Parameters
@@ -202,7 +206,7 @@ def from_spark(df, columns=None) -> "IbisSource":
     return IbisSource(con.table(name), columns, engine="pyspark", description="Spark DataFrame")
 
 
-def from_table(url: str, table: str, columns=None) -> "IbisSource":
+def from_table(url: str, table: str, columns=None) -> IbisSource:
     """A source over a database table (``postgresql://user:pw@host:port/db``, or any Ibis URL).
 
     Raises
@@ -229,7 +233,7 @@ def from_table(url: str, table: str, columns=None) -> "IbisSource":
     return IbisSource(t, columns, engine=con.name, description=f"{table} at {shown}")
 
 
-def from_ibis(table, columns=None) -> "IbisSource":
+def from_ibis(table, columns=None) -> IbisSource:
     """A source over any Ibis table expression (any backend Ibis compiles to)."""
     from .ibis_source import IbisSource
 

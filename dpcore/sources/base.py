@@ -13,7 +13,8 @@ NaN or infinite coordinate (counted by :meth:`DataSource.n_dropped`).
 """
 from __future__ import annotations
 
-from typing import Callable, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 

@@ -27,10 +27,10 @@ footers); nothing is scanned until a release is computed.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 import numpy as np
+import tomllib
 
 
 def config_path() -> Path | None:
