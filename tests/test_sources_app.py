@@ -1,15 +1,12 @@
-"""Large sources in the app: the config file, the dataset list from metadata, the Explorer on a source."""
-from pathlib import Path
+"""Large sources for the app: the config file and the dataset list from metadata (nothing loaded)."""
 
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from dpcore import datasets
 from dpcore.sources.config import read_config
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "1_Explorer.py")
 BOUNDS = "lower = [-74.1, 40.7]\nupper = [-73.9, 40.9]\n"
 
 
@@ -52,22 +49,3 @@ def test_bad_config_entries_are_clear(tmp_path, monkeypatch):
     monkeypatch.setenv("DPCORE_SOURCES", str(tmp_path / "missing.toml"))
     with pytest.raises(FileNotFoundError, match="does not exist"):
         read_config()
-
-
-def test_explorer_draws_a_release_on_a_source_without_raw_points(configured):
-    at = AppTest.from_file(PAGE, default_timeout=180)
-    at.query_params["dataset"] = "big_taxi"
-    at.query_params["algorithm"] = "eugkm"
-    at.run(timeout=180)
-    assert not at.exception, [e.value for e in at.exception]
-    assert any("30,000 points" in m.value for m in at.markdown)
-    assert any("Privacy budget spent" in m.value for m in at.markdown)
-    at.checkbox(key="show_raw").check()
-    at.run(timeout=180)
-    assert not at.exception, [e.value for e in at.exception]
-    assert any("Exact density" in c.value and "NOT private" in c.value for c in at.caption)
-    # An algorithm that needs the rows in memory says so in a sentence, no traceback.
-    at.selectbox(key="algorithm").set_value("gkm")
-    at.run(timeout=180)
-    assert not at.exception
-    assert any("cannot run on a DataSource" in e.value for e in at.error)
