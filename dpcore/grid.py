@@ -76,7 +76,7 @@ def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: 
     if isinstance(Z, DataSource):   # exact grid_counts where the data live (domain required, r = 1)
         d = Z.n_features
         counts = Z.grid_counts(domain, (m,) * d).ravel().astype(float)
-        noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name=name)
+        noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name=name, integer=True)
         return (noisy.reshape((m,) * d) if d <= 32 else noisy), np.linspace(-r, r, m + 1)
     n, d = Z.shape
     counts = np.zeros(m ** d)
