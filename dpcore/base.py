@@ -95,6 +95,9 @@ class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixi
         SeededNoiseWarning
             A private estimator with a ``random_state``: a simulation.
         """
+        from .sources import DataSource, unsupported_error
+        if isinstance(X, DataSource):
+            raise unsupported_error(self.display_name or type(self).__name__)
         feature_names = _feature_names(X)
         if self.private:
             warn_if_after_fitted_transformer(self)
@@ -125,6 +128,68 @@ class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixi
         self.budget_ = ledger
         self.synopsis_ = None
         return Xc, noise
+
+    def _begin_source_fit(self, X, *, min_samples: int = 1):
+        """As :meth:`_begin_fit` for estimators that run on any :class:`~dpcore.sources.DataSource`.
+
+        ``X`` is a DataSource or an array (wrapped in an :class:`~dpcore.sources.ArraySource`).
+        Rows are not clipped here: every aggregate of the source clips them onto ``bounds_``.
+        Also sets ``n_dropped_`` (rows a file or engine source skipped for a missing/NaN
+        coordinate; exact, not private).
+
+        Returns
+        -------
+        (source, noise, n) : DataSource, NoiseSource, int
+            ``n`` is the exact row count: private, use it only through a noisy or public size.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`_begin_fit` (a private estimator accepts any n >= 0).
+        """
+        from .sources import ArraySource, DataSource
+        feature_names = None
+        if isinstance(X, DataSource):
+            src = X
+        else:
+            feature_names = _feature_names(X)
+            src = ArraySource(X, min_samples=0 if self.private else min_samples)
+        if self.private:
+            warn_if_after_fitted_transformer(self)
+        epsilon = check_epsilon(getattr(self, "epsilon", None), allow_none=not self.private)
+        delta = check_delta(getattr(self, "delta", 0.0), required=self.needs_delta and self.private)
+        if hasattr(self, "n_clusters"):
+            check_n_clusters(self.n_clusters, None)
+        if self.bounds is not None:
+            domain = check_bounds(self.bounds, d=src.n_features)
+        elif self.private:
+            domain = check_bounds(None, np.vstack(src.column_range()))
+        else:
+            domain = _silent_data_domain(np.vstack(src.column_range()))
+        n_clipped = src.n_outside(domain)  # one pass with the row count on engines (cached)
+        n = src.count()
+        if not self.private:
+            if n < min_samples:
+                raise ValueError(f"the data have {n} row(s) with finite coordinates; at least {min_samples} needed")
+            if hasattr(self, "n_clusters"):
+                check_n_clusters(self.n_clusters, n)
+        ledger = BudgetLedger(epsilon if self.private else None, delta if self.private else 0.0)
+        random_state = getattr(self, "random_state", None)
+        noise = NoiseSource(check_random_state(random_state), ledger)
+        self.simulation_ = is_seeded(random_state)
+        if self.simulation_ and self.private:
+            warn_seeded(random_state, stacklevel=3)
+        self.bounds_ = domain
+        self.n_clipped_ = n_clipped
+        self.n_dropped_ = src.n_dropped()
+        self.n_features_in_ = src.n_features
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.budget_ = ledger
+        self.synopsis_ = None
+        return src, noise, n
 
     def _check_fitted(self):
         if not hasattr(self, "budget_"):

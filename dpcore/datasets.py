@@ -18,6 +18,8 @@ Names
 - every known real file in the folder named by ``$DPCORE_DATA`` (read at call
   time), named by its file stem, e.g. ``nyc_taxi_2009-2015_bq_sample_pickups``,
   ``gowalla_nyc_locations``, ``franti_s1``, ``adult``, ``mnist_784``.
+- large sources listed in ``dpcore_sources.toml`` (``$DPCORE_SOURCES``; see
+  :mod:`dpcore.sources.config`): opened where they lie, never loaded.
 
 No Streamlit import here: the app calls these functions and shows the
 ``ValueError``/``TypeError``/``ConnectionError`` messages, which are written as
@@ -105,6 +107,10 @@ class Dataset:
         filter) or with missing values.  Subsampling by ``max_rows`` is not counted.
     source : str
         Where the data came from (file path, URL or package).
+    data_source : dpcore.sources.DataSource or None
+        For large configured sources (``dpcore_sources.toml``): the rows stay where they are
+        (Parquet via DuckDB, a database table) and ``X`` is an empty (0, d) array; estimators
+        that scale fit on ``data_source`` (see :data:`dpcore.sources.SCALABLE`).
     """
 
     name: str
@@ -119,11 +125,12 @@ class Dataset:
     n_dropped: int = 0
     source: str = ""
     notes: list = field(default_factory=list)
+    data_source: object = None
 
     @property
     def n(self) -> int:
-        """Number of rows of ``X``."""
-        return int(self.X.shape[0])
+        """Number of rows of ``X`` (of the source, with finite coordinates, for a large source)."""
+        return int(self.data_source.count() if self.data_source is not None else self.X.shape[0])
 
     @property
     def d(self) -> int:
@@ -369,7 +376,28 @@ def _all_specs() -> dict[str, _Spec]:
         specs[key] = _Spec(key, "sklearn", title, desc, n_clusters_hint=k)
     specs[NYC_TAXI_NAME] = _taxi_spec()
     specs.update(_file_specs())
+    specs.update(_source_specs())
     return specs
+
+
+def _source_specs() -> dict[str, _Spec]:
+    """Large sources listed in ``dpcore_sources.toml`` (see :mod:`dpcore.sources.config`)."""
+    from .sources.config import read_config
+    specs = {}
+    for e in read_config():
+        where = e.get("path") or f"table {e['table']} at {e['url'].split('@')[-1]}"
+        specs[e["name"]] = _Spec(e["name"], "source", e.get("title", e["name"]),
+                                 e.get("description", f"Large data opened where it lies ({where}); "
+                                                      "only exact aggregates are computed there."),
+                                 geo=bool(e.get("geo", False)), bounds=e["bounds"],
+                                 columns=tuple(e.get("columns") or ()),
+                                 n_clusters_hint=e.get("n_clusters_hint"))
+    return specs
+
+
+def _source_entry(name: str) -> dict:
+    from .sources.config import read_config
+    return next(e for e in read_config() if e["name"] == name)
 
 
 def available() -> list[str]:
@@ -415,9 +443,14 @@ def info(name: str) -> dict:
     spec = _spec(name)
     downloadable = spec.kind == "download"
     cached = _taxi_cache_path(NYC_TAXI_ROWS, NYC_TAXI_URL, None).is_file() if downloadable else True
-    return {"name": name, "title": spec.title, "description": spec.description, "geo": spec.geo,
-            "n_clusters_hint": spec.n_clusters_hint, "downloadable": downloadable,
-            "cached": cached, "needs_download": downloadable and not cached}
+    out = {"name": name, "title": spec.title, "description": spec.description, "geo": spec.geo,
+           "n_clusters_hint": spec.n_clusters_hint, "downloadable": downloadable,
+           "cached": cached, "needs_download": downloadable and not cached, "large": spec.kind == "source"}
+    if spec.kind == "source":
+        # Row count and columns from metadata (Parquet footers): nothing is scanned.
+        from .sources.config import metadata
+        out.update(metadata(_source_entry(name)))
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -565,6 +598,12 @@ def load(name: str, *, max_rows: int | None = None, random_state=0, progress: Pr
         ``nyc_taxi_2015_01`` is not cached and NYC Open Data cannot be reached.
     """
     spec = _spec(name)
+    if spec.kind == "source":
+        from .sources.config import open_entry
+        src = open_entry(_source_entry(name))
+        return Dataset(name, np.empty((0, src.n_features)), list(src.columns), spec.bounds, spec.geo, spec.title,
+                       spec.description, n_clusters_hint=spec.n_clusters_hint, source=repr(src),
+                       data_source=src)
     if spec.kind == "sklearn":
         ds = _load_sklearn(spec, max_rows, random_state)
     elif spec.kind == "download":

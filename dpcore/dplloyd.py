@@ -29,6 +29,7 @@ from .base import DPClusterer
 from .mechanisms import NoiseSource
 from .metrics import cluster_sums
 from .regime import assess, check_fit
+from .sources import DataSource
 
 #: The normalised coordinate of a typical centroid, |S_i| / (2 r C), that Su et al. (2017) fix
 #: when choosing the iteration count and split (the value IBM diffprivlib also uses).
@@ -142,7 +143,7 @@ def _eps_per_iteration_target(n: float, d: int, k: int, *, r: float = 1.0, rho: 
     return float(math.sqrt(2 / MSE_TARGET * k ** 3 * (d + c) ** 3 / max(n, 1.0) ** 2) * r)
 
 
-def noisy_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, *, epsilon: float,
+def noisy_lloyd_step(Z, centers: np.ndarray, noise: NoiseSource, *, epsilon: float,
                      count_share: float | None = None, r: float = 1.0, label: str = "iteration",
                      domain=None) -> np.ndarray:
     """One DPLloyd update on normalised data (Su et al. 2016, §4.1.1, Eq. 2 with noise).
@@ -175,7 +176,11 @@ def noisy_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, *, 
     sum vector by at most ``d r`` in L1; clusters are disjoint (parallel composition).
     """
     k, d = centers.shape
-    counts, sums = cluster_sums(Z, centers, domain=domain)
+    if isinstance(Z, DataSource):   # exact cluster_sums where the data live (domain required)
+        counts, sums = Z.cluster_sums(centers, domain)
+        counts = counts.astype(float)
+    else:
+        counts, sums = cluster_sums(Z, centers, domain=domain)
     if count_share is None:
         sens = d * r + 1.0
         noisy = noise.laplace(np.concatenate([counts[:, None], sums], axis=1), sensitivity=sens,
@@ -282,9 +287,9 @@ class DPLloyd(DPClusterer):
         -------
         self
         """
-        X, noise = self._begin_fit(X)
+        X, noise, n = self._begin_source_fit(X)
         dom = self.bounds_
-        k, d = int(self.n_clusters), X.shape[1]
+        k, d = int(self.n_clusters), X.n_features
         eps = float(self.epsilon)
         auto = self.n_iter == "auto"
         if not auto and not (isinstance(self.n_iter, numbers.Integral) and not isinstance(self.n_iter, bool)
@@ -293,7 +298,7 @@ class DPLloyd(DPClusterer):
         self.regime_ = None
         grid_init = False
         if auto:
-            n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, eps, noise)
+            n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, eps, noise)
             check_fit(self, "dplloyd", n=n_est, d=d, epsilon=eps_left)
             if isinstance(self.init, str) and self.init == "auto":
                 # The start is chosen on public inputs only (the noisy size, d, k, epsilon).

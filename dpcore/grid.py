@@ -19,6 +19,7 @@ from .dplloyd import public_or_noisy_size, sphere_packing_centers
 from .mechanisms import NoiseSource
 from .metrics import assign, cluster_sums
 from .regime import check_fit
+from .sources import DataSource
 from .synopsis import GridSynopsis, grid_points
 
 #: Rows per chunk when counting points into cells.
@@ -72,6 +73,11 @@ def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: 
     -----
     **Privacy.** epsilon-DP: each point is in exactly one cell (sensitivity 1, parallel composition).
     """
+    if isinstance(Z, DataSource):   # exact grid_counts where the data live (domain required, r = 1)
+        d = Z.n_features
+        counts = Z.grid_counts(domain, (m,) * d).ravel().astype(float)
+        noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name=name, integer=True)
+        return (noisy.reshape((m,) * d) if d <= 32 else noisy), np.linspace(-r, r, m + 1)
     n, d = Z.shape
     counts = np.zeros(m ** d)
     strides = (m ** np.arange(d - 1, -1, -1, dtype=np.int64)).astype(float)
@@ -190,7 +196,7 @@ def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseS
     counts : ndarray (m,)*d, the noisy synopsis
     edges : ndarray (m + 1,), normalised edges
     """
-    d = Z.shape[1]
+    d = Z.n_features if isinstance(Z, DataSource) else Z.shape[1]
     m = eug_cells_per_dim(n_est, epsilon, d, theta=theta, max_cells=max_cells)
     counts, edges = noisy_grid(Z, m, noise, epsilon, r=r, domain=domain, name=grid_name)
     cells = grid_points([(edges[:-1] + edges[1:]) / 2] * d)
@@ -296,11 +302,11 @@ class EUGkM(DPClusterer):
     # Shared with the Hybrid, which runs this on part of its budget.
     def _start_fit(self, X):
         """Validate, then the dataset size: returns (X, noise, n_est, epsilon left)."""
-        X, noise = self._begin_fit(X)
+        X, noise, n = self._begin_source_fit(X)
         _check_grid_params(self.theta, self.n_init)
-        n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
+        n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, float(self.epsilon), noise)
         # Su et al. §6.2's regime, on the public/noisy size only, before the grid is spent (dpcore.regime).
-        check_fit(self, self._regime_key, n=n_est, d=X.shape[1], epsilon=eps_left, theta=float(self.theta),
+        check_fit(self, self._regime_key, n=n_est, d=X.n_features, epsilon=eps_left, theta=float(self.theta),
                   max_cells=int(self.max_cells), rho=float(getattr(self, "rho", 0.225)))
         return X, noise, n_est, eps_left
 

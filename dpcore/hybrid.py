@@ -68,7 +68,7 @@ class Hybrid(EUGkM):
 
         Parameters
         ----------
-        X : array-like (n, d), data units
+        X : array-like (n, d), data units, or a :class:`~dpcore.sources.DataSource`
 
         Returns
         -------
@@ -76,7 +76,7 @@ class Hybrid(EUGkM):
         """
         X, noise, n_est, eps_left = self._start_fit(X)
         dom = self.bounds_
-        k, d = int(self.n_clusters), X.shape[1]
+        k, d = int(self.n_clusters), X.n_features
         self.min_epsilon_ = hybrid_min_epsilon(n_est, d, k, rho=float(self.rho), theta=float(self.theta))
         refine = eps_left >= self.min_epsilon_
         centers = self._fit_grid(X, noise, eps_left / 2 if refine else eps_left, n_est)

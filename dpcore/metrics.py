@@ -189,7 +189,20 @@ def nicv(X, centers, bounds=None, sample_weight=None) -> float:
     Returns
     -------
     float
+
+    Notes
+    -----
+    ``X`` may be a :class:`~dpcore.sources.DataSource` (``bounds`` required, no
+    weights): the sum of squared distances is then one aggregate where the data
+    live, over the rows clipped onto the bounds.  Not private (data owner only).
     """
+    from .sources import DataSource
+    if isinstance(X, DataSource):
+        if bounds is None or sample_weight is not None:
+            raise ValueError("nicv on a DataSource needs public bounds and no sample_weight")
+        from .validation import check_bounds
+        dom = check_bounds(bounds, d=X.n_features)
+        return X.inertia(dom.normalize(np.asarray(centers, dtype=float)), dom) / X.count()
     X = np.asarray(X, dtype=float)
     centers = np.asarray(centers, dtype=float)
     if bounds is not None:

@@ -334,25 +334,30 @@ class WaveCluster(DPClusterer):
 
     # -- fit scaffolding shared by every variant ----------------------------
     def _prepare(self, X):
-        X, noise = self._begin_fit(X)
-        _check_params(self.num_grid, self.density_threshold, self.connectivity, X.shape[1])
+        """Validate; return (source, noise, n): X may be an array or any DataSource."""
+        src, noise, n = self._begin_source_fit(X)
+        _check_params(self.num_grid, self.density_threshold, self.connectivity, src.n_features)
         self._wavelet_ = check_wavelet(self.wavelet)
-        U = (X - self.bounds_.lower) / self.bounds_.width
-        return X, U, noise
+        return src, noise, n
+
+    def _counts(self, src) -> np.ndarray:
+        """The exact count matrix of step 1 (``quantize``), computed where the data live."""
+        m = int(self.num_grid)
+        return src.grid_counts(self.bounds_, (m,) * src.n_features).astype(float)
 
     def fit(self, X, y=None):
         """Cluster X.
 
         Parameters
         ----------
-        X : array-like (n, d), data units
+        X : array-like (n, d), data units, or a :class:`~dpcore.sources.DataSource`
 
         Returns
         -------
         self
         """
-        X, U, _ = self._prepare(X)
-        counts = quantize(U, int(self.num_grid))
+        X, _, _ = self._prepare(X)
+        counts = self._counts(X)
         W = wavelet_approximation(counts, self._wavelet_)
         S = np.sort(W[W > 0])
         k = threshold_rank(S.size, self.density_threshold)
@@ -377,11 +382,12 @@ class WaveCluster(DPClusterer):
         self.cells_per_dim_ = m
         self.synopsis_ = WaveletGridSynopsis(edges=edges, labels=labels, values=W)
         self.cluster_centers_ = _weighted_cluster_centres(edges, labels, W, n_clusters)
-        if not self.private:
+        if not self.private and hasattr(X, "X"):
             # Only the baseline keeps training labels: a private estimator's labels_ would have the
             # private length n and hold a function of every row (issue #19); fit_predict and
-            # predict(X) label the caller's own rows from the released grid instead.
-            self.labels_ = self._label_points(X)
+            # predict(X) label the caller's own rows from the released grid instead.  A file or
+            # engine source is never pulled into memory, so it gets no labels_ either.
+            self.labels_ = self._label_points(X.X)
 
     def _label_points(self, X: np.ndarray) -> np.ndarray:
         dom = self.bounds_
@@ -402,7 +408,7 @@ class WaveCluster(DPClusterer):
 
         Parameters
         ----------
-        X : array-like (n, d), data units
+        X : array-like (n, d), data units, or a :class:`~dpcore.sources.DataSource`
 
         Returns
         -------
@@ -490,14 +496,14 @@ class PrivQT(WaveCluster):
 
         Parameters
         ----------
-        X : array-like (n, d), data units
+        X : array-like (n, d), data units, or a :class:`~dpcore.sources.DataSource`
 
         Returns
         -------
         self
         """
-        X, U, noise = self._prepare(X)
-        counts = quantize(U, int(self.num_grid))
+        X, noise, _ = self._prepare(X)
+        counts = self._counts(X)
         W_noisy = self._noisy_transform(counts, noise, float(self.epsilon))
         S_noisy = np.sort(W_noisy[W_noisy > 0])
         k = threshold_rank(S_noisy.size, self.density_threshold)
@@ -563,14 +569,14 @@ class PrivTHR(PrivQT):
         -------
         self
         """
-        X, U, noise = self._prepare(X)
+        X, noise, _ = self._prepare(X)
         share = _check_share(self.quantization_share, "quantization_share")
         eps_q, _ = split_budget(float(self.epsilon), [share, 1.0 - share])
-        counts = quantize(U, int(self.num_grid))
+        counts = self._counts(X)
         W_noisy = self._noisy_transform(counts, noise, eps_q)
         # Lines 11-17: the noisy count of non-positive true transformed values.
         W_true = wavelet_approximation(counts, self._wavelet_)
-        s, _ = approximation_influence(self._wavelet_, int(self.num_grid), X.shape[1])
+        s, _ = approximation_influence(self._wavelet_, int(self.num_grid), X.n_features)
         z_noisy = float(noise.laplace(int((W_true <= 0).sum()), sensitivity=float(s),
                                       epsilon=noise.ledger.remaining()[0],
                                       name="count of non-positive transformed values"))
@@ -649,16 +655,16 @@ class PrivTHREM(PrivQT):
         -------
         self
         """
-        X, U, noise = self._prepare(X)
+        X, noise, _ = self._prepare(X)
         share = _check_share(self.quantization_share, "quantization_share")
         if self.value_cap is not None and not (isinstance(self.value_cap, numbers.Real)
                                                and math.isfinite(self.value_cap) and self.value_cap > 0):
             raise ValueError(f"value_cap must be a positive public number or None, got {self.value_cap!r}")
         eps_q, _ = split_budget(float(self.epsilon), [share, 1.0 - share])
-        counts = quantize(U, int(self.num_grid))
+        counts = self._counts(X)
         W_noisy = self._noisy_transform(counts, noise, eps_q)
         cap = float(self.value_cap) if self.value_cap is not None else float(W_noisy.max())
-        s, nonneg = approximation_influence(self._wavelet_, int(self.num_grid), X.shape[1])
+        s, nonneg = approximation_influence(self._wavelet_, int(self.num_grid), X.n_features)
         delta_q = s if nonneg else 2 * s
         self.sensitivity_ = delta_q
         if cap <= 0:
@@ -741,14 +747,14 @@ class PrivBasic(WaveCluster):
         -------
         self
         """
-        X, U, noise = self._prepare(X)
+        X, noise, n = self._prepare(X)
         if not (isinstance(self.theta, numbers.Real) and math.isfinite(self.theta) and self.theta > 0):
             raise ValueError(f"theta must be a positive number (Qardaji et al. use 10), got {self.theta!r}")
-        d = X.shape[1]
-        n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
+        d = X.n_features
+        n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, float(self.epsilon), noise)
         m_syn = eug_cells_per_dim(n_est, eps_left, d, theta=float(self.theta), max_cells=MAX_CELLS)
-        counts, _ = noisy_grid(2.0 * U - 1.0, m_syn, noise, noise.ledger.remaining()[0],
-                               name="synopsis grid cell counts")
+        counts, _ = noisy_grid(X, m_syn, noise, noise.ledger.remaining()[0],
+                               name="synopsis grid cell counts", domain=self.bounds_)
         # Synthetic data (post-processing): non-negative rounded counts, uniform inside each cell.
         reps = np.rint(np.clip(counts.ravel(), 0, None)).astype(np.intp)
         cells = np.repeat(np.arange(reps.size), reps)

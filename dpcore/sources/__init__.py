@@ -1,0 +1,251 @@
+"""Data sources: where the rows live, and the exact aggregates the scalable estimators need.
+
+The algorithms that scale touch the data only through a few exact aggregates
+(a count, a grid histogram, per-centre counts and sums), so those can run
+where the data lives and only the small result comes back to get its noise:
+
+    source (rows)  ->  exact aggregate  ->  noise + ledger (dpcore)  ->  release
+
+Ways in
+-------
+* an array: ``est.fit(X)`` (wrapped in :class:`ArraySource`, numba kernels);
+* Parquet or CSV files, globs and folders, out of core in embedded DuckDB:
+  ``est.fit(sources.from_files("trips/*.parquet", columns=["lon", "lat"]))``;
+* a Spark DataFrame or cluster: ``est.fit(sources.from_spark(df, columns=[...]))``;
+* a database table (PostgreSQL, ...): ``sources.from_table("postgresql://...", "trips", columns=[...])``;
+* any Ibis table: :func:`from_ibis`.
+
+Estimators that accept a source: :data:`SCALABLE` (DPLloyd, EUGkM, Hybrid, the
+non-private k-means baseline, WaveCluster and its private variants).  Others
+raise :func:`unsupported_error`.
+"""
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .base import DataSource, SourceError, as_domain
+from .memory import ArraySource
+
+if TYPE_CHECKING:
+    from .ibis_source import IbisSource
+
+#: Registry keys of the estimators whose ``fit`` accepts any DataSource.
+SCALABLE = ("kmeans", "dplloyd", "eugkm", "hybrid", "wavecluster", "privbasic", "privqt", "privthr",
+            "privthr_em")
+
+SAMPLING_NOTE = (
+    "To use it on large data, fit it on a sample that fits in memory, e.g. "
+    "source.sample(...) in the engine or `SELECT ... USING SAMPLE 1%` / df.sample(fraction=0.01), then "
+    "fit on the array. Sampling is not free: the release is differentially private for the sample only. "
+    "If the sample is drawn uniformly at random and kept secret (who is in it is never published), privacy "
+    "amplification by subsampling makes the guarantee for the whole table stronger (about "
+    "log(1 + q (e^eps - 1)) for a Poisson sample of rate q); if the sample is not random or may become "
+    "known, the guarantee is the same eps for the records in the sample and the release simply "
+    "ignores the others (it says nothing about them, but the sample's selection may itself reveal them).")
+
+
+def unsupported_error(name: str) -> TypeError:
+    """The error of an estimator that needs the rows in memory and was given a DataSource."""
+    return TypeError(
+        f"{name} needs the data in memory and cannot run on a DataSource. The algorithms that run on any "
+        f"source (numpy, DuckDB, Spark, PostgreSQL) are: {', '.join(SCALABLE)}. " + SAMPLING_NOTE)
+
+
+def as_source(X, *, min_samples: int = 1) -> DataSource:
+    """``X`` itself if it is a DataSource, else an :class:`ArraySource` over it (validated)."""
+    if isinstance(X, DataSource):
+        return X
+    return ArraySource(X, min_samples=min_samples)
+
+
+# ---------------------------------------------------------------------------
+# constructors
+# ---------------------------------------------------------------------------
+_PARQUET = (".parquet", ".pq", ".parq")
+_CSV = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz")
+
+
+def _expand(path) -> tuple[list[str], str]:
+    """Files named by a path, glob or folder, and their format ("parquet" or "csv").
+
+    Raises
+    ------
+    FileNotFoundError
+        Nothing there, a glob matching no file, a folder with no Parquet/CSV file.
+    ValueError
+        A mix of formats or an unknown extension.
+    """
+    p = str(path)
+    if any(ch in p for ch in "*?["):
+        files = sorted(f for f in glob.glob(p, recursive=True) if os.path.isfile(f))
+        if not files:
+            raise FileNotFoundError(f"the pattern {p!r} matches no file: check the folder and the pattern "
+                                    "(e.g. 'trips/**/*.parquet')")
+    elif os.path.isdir(p):
+        files = sorted(str(f) for f in Path(p).rglob("*") if f.is_file() and f.name.lower().endswith(_PARQUET + _CSV))
+        if not files:
+            raise FileNotFoundError(f"the folder {p!r} holds no Parquet or CSV file")
+    elif os.path.isfile(p):
+        files = [p]
+    else:
+        raise FileNotFoundError(f"no file or folder {p!r}: check the path (relative paths start at "
+                                f"{os.getcwd()})")
+    kinds = {"parquet" if f.lower().endswith(_PARQUET) else "csv" if f.lower().endswith(_CSV) else "?"
+             for f in files}
+    if kinds == {"?"} or "?" in kinds and len(files) == 1:
+        raise ValueError(f"{p!r}: not a Parquet or CSV file (extensions {_PARQUET + _CSV})")
+    kinds.discard("?")
+    if len(kinds) > 1:
+        raise ValueError(f"{p!r} mixes Parquet and CSV files: point at one format")
+    return [f for f in files if f.lower().endswith(_PARQUET + _CSV)], kinds.pop()
+
+
+def from_files(path, columns=None, *, con=None, hive_partitioning: bool = True) -> IbisSource:
+    """A source over Parquet or CSV files (a file, a glob or a folder), read out of core by DuckDB.
+
+    Nothing is loaded: DuckDB streams the files for each aggregate (a few
+    hundred MB of memory whatever their size).
+
+    Parameters
+    ----------
+    path : str or Path
+        A file, a glob (``"trips/*.parquet"``, ``"lake/**/*.parquet"``) or a folder (all its
+        Parquet/CSV files, recursively; ``key=value`` folders are Hive partitions).
+    columns : sequence of str, optional
+        Coordinate columns (default: every numeric column).
+    con : ibis DuckDB backend, optional
+        Default: a new in-memory DuckDB connection.
+
+    Returns
+    -------
+    IbisSource
+
+    Raises
+    ------
+    FileNotFoundError
+        Missing file, a glob matching nothing, a folder without data files.
+    TypeError, KeyError
+        A column of strings, a column that does not exist.
+    """
+    import ibis
+
+    from .ibis_source import IbisSource
+
+    files, kind = _expand(path)
+    con = con or ibis.duckdb.connect()
+    if kind == "parquet":
+        table = con.read_parquet(files, hive_partitioning=hive_partitioning)
+    else:
+        table = con.read_csv(files)
+    return IbisSource(table, columns, engine="duckdb", description=str(path))
+
+
+def spark_session(master: str = "local[2]", *, app_name: str = "dpcore", conf: dict | None = None):
+    """Get or start a SparkSession, with a clear error when Java is missing.
+
+    Parameters
+    ----------
+    master : str, default ``"local[2]"`` (two local cores; give a cluster URL for a cluster)
+    conf : dict, optional
+        Extra Spark settings, e.g. ``{"spark.driver.memory": "2g"}``.
+
+    Raises
+    ------
+    SourceError
+        Spark could not start (typically no Java 17: install a JRE, e.g. Debian's
+        ``openjdk-17-jre-headless``, or set JAVA_HOME).
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as exc:  # pragma: no cover - pinned in requirements
+        raise SourceError("pyspark is not installed: pip install -r requirements.txt") from exc
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "8",
+                       **(conf or {})}.items():
+        builder = builder.config(key, value)
+    try:
+        return builder.getOrCreate()
+    except Exception as exc:
+        raise SourceError(
+            f"Spark could not start ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "
+            "Spark needs Java 17: install a JRE (e.g. apt-get install openjdk-17-jre-headless) or point "
+            "JAVA_HOME at one, or use DuckDB (sources.from_files) on one machine.") from exc
+
+
+def from_spark(df, columns=None) -> IbisSource:
+    """A source over a Spark DataFrame (local or on a cluster), through Ibis' PySpark backend.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        E.g. ``spark.read.parquet("s3://lake/trips/")``; nothing is collected.
+    columns : sequence of str, optional
+        Coordinate columns (default: every numeric column).
+
+    Returns
+    -------
+    IbisSource (engine ``"pyspark"``)
+
+    Raises
+    ------
+    TypeError, KeyError
+        A non-numeric or missing column.
+    """
+    import uuid
+
+    import ibis
+
+    from .ibis_source import IbisSource
+
+    con = ibis.pyspark.connect(df.sparkSession)
+    name = f"dpcore_{uuid.uuid4().hex[:12]}"
+    df.createOrReplaceTempView(name)
+    return IbisSource(con.table(name), columns, engine="pyspark", description="Spark DataFrame")
+
+
+def from_table(url: str, table: str, columns=None) -> IbisSource:
+    """A source over a database table (``postgresql://user:pw@host:port/db``, or any Ibis URL).
+
+    Raises
+    ------
+    SourceError
+        The database cannot be reached or the table does not exist.
+    TypeError, KeyError
+        A non-numeric or missing column.
+    """
+    import ibis
+
+    from .ibis_source import IbisSource
+
+    shown = url.split("@")[-1]  # never echo a password
+    for driver in ("+psycopg2", "+psycopg"):   # SQLAlchemy-style URLs name a driver Ibis does not take
+        url = url.replace(f"postgresql{driver}://", "postgresql://")
+    try:
+        con = ibis.connect(url)
+        t = con.table(table)
+    except Exception as exc:
+        raise SourceError(f"cannot open table {table!r} at {shown}: {type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}. Check that the database is "
+                          "running and reachable, and the table name.") from exc
+    return IbisSource(t, columns, engine=con.name, description=f"{table} at {shown}")
+
+
+def from_ibis(table, columns=None) -> IbisSource:
+    """A source over any Ibis table expression (any backend Ibis compiles to)."""
+    from .ibis_source import IbisSource
+
+    return IbisSource(table, columns)
+
+
+def __getattr__(name):
+    if name == "IbisSource":
+        from .ibis_source import IbisSource
+        return IbisSource
+    raise AttributeError(name)
+
+
+__all__ = ["DataSource", "ArraySource", "IbisSource", "SourceError", "SCALABLE", "as_source", "as_domain",
+           "from_files", "from_spark", "from_table", "from_ibis", "spark_session", "unsupported_error"]

@@ -1,0 +1,107 @@
+"""The :class:`DataSource` protocol: the exact aggregates the scalable estimators need.
+
+A source answers a handful of *exact* aggregate queries over the rows of a
+table of numeric coordinates, wherever the rows live (a numpy array, Parquet
+files read by DuckDB, a Spark DataFrame, a PostgreSQL table).  Only the
+small result comes back; noise is added by the estimator through
+:class:`~dpcore.mechanisms.NoiseSource` and recorded in its ledger.  A source
+never releases, prints or logs a value it computes.
+
+Every aggregate clips rows onto the public box first (as
+:meth:`dpcore.validation.Domain.clip` does) and skips rows with a missing,
+NaN or infinite coordinate (counted by :meth:`DataSource.n_dropped`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..validation import Domain, check_bounds
+
+
+class SourceError(RuntimeError):
+    """A data source could not be opened or queried (engine not starting, database unreachable)."""
+
+
+@runtime_checkable
+class DataSource(Protocol):
+    """Exact aggregates over a table of ``n_features`` numeric coordinate columns.
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The coordinate columns, in order.
+    n_features : int
+    engine : str
+        ``"numpy"``, ``"duckdb"``, ``"pyspark"``, ``"postgres"``, ...
+    on_pass : callable(str) or None
+        Called with a short label before each pass over the data (progress bars).
+
+    Privacy
+    -------
+    Every method returns exact, non-private values computed from the data.
+    They are for the estimator (which adds calibrated noise) or for the data
+    owner's eyes only; a source never logs or releases them.
+    """
+
+    columns: tuple
+    n_features: int
+    engine: str
+    on_pass: Callable[[str], None] | None
+
+    def count(self) -> int:
+        """Number of rows with finite coordinates."""
+
+    def n_dropped(self) -> int:
+        """Rows skipped because a coordinate is missing, NaN or infinite."""
+
+    def n_outside(self, bounds) -> int:
+        """Rows with a coordinate outside ``bounds`` (clipped onto the box by every aggregate)."""
+
+    def column_range(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-column minimum and maximum, shape (d,) each (reading it is NOT private)."""
+
+    def grid_counts(self, bounds, shape) -> np.ndarray:
+        """Exact counts of clipped rows in a uniform grid of ``shape`` cells over ``bounds``.
+
+        Cell of coordinate j: ``floor((clip(x) - lower) / width * m)`` clamped to
+        ``[0, m - 1]``, so a point on an interior edge goes to the upper cell
+        and the upper bound to the last cell.  Returns int64 of ``shape`` (flat, C order, when
+        there are more than 32 dimensions: numpy's limit).
+        """
+
+    def cluster_sums(self, centers, bounds) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest-centre counts (k,) int64 and coordinate sums (k, d) float of clipped rows.
+
+        ``centers`` and the sums are in the ``[-1, 1]^d`` normalisation of
+        ``bounds`` (Su et al. 2016, §4.1.1); ties go to the lowest centre index.
+        Sums are exact fixed-point sums with resolution ``2**-32``.
+        """
+
+    def inertia(self, centers, bounds) -> float:
+        """Sum over clipped rows of the squared distance to the nearest centre (normalised units)."""
+
+
+def as_domain(bounds, d: int) -> Domain:
+    """A :class:`Domain` from a Domain or a ``(lower, upper)`` pair."""
+    if isinstance(bounds, Domain):
+        return bounds
+    return check_bounds(bounds, d=d)
+
+
+def check_centers(centers, d: int) -> np.ndarray:
+    """Finite centres of shape (k, d), k >= 1."""
+    C = np.asarray(centers, dtype=float)
+    if C.ndim != 2 or C.shape[1] != d or C.shape[0] == 0 or not np.isfinite(C).all():
+        raise ValueError(f"centers must be finite with shape (k, {d}) and k >= 1, got shape {C.shape}")
+    return C
+
+
+def check_shape(shape, d: int) -> tuple[int, ...]:
+    """Grid shape: d positive whole numbers with a product below 2**31."""
+    shape = (int(shape),) * d if np.isscalar(shape) else tuple(int(m) for m in shape)
+    if len(shape) != d or min(shape) < 1 or float(np.prod(shape, dtype=float)) >= 2 ** 31:
+        raise ValueError(f"grid shape must be {d} positive cell counts with fewer than 2**31 cells, got {shape}")
+    return shape

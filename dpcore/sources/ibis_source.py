@@ -1,0 +1,247 @@
+"""Sources pushed into a database or engine through Ibis: DuckDB, PySpark, PostgreSQL, ...
+
+Each aggregate is ONE backend-neutral Ibis expression, compiled by Ibis to the
+engine's SQL; there is no hand-written SQL per backend.  The arithmetic is the
+same, operation by operation, as the numba kernels of
+:mod:`dpcore.sources._kernels`, so every engine returns identical values.
+Float constants (bounds, centres) are written as exact dyadic fractions of
+integer literals (``CAST(m AS DOUBLE) / CAST(2**q AS DOUBLE)``): a decimal
+literal such as ``0.30000000000000004`` is parsed as a DECIMAL by some
+engines and converted to a double with a rounding of its own.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _kernels as K
+from .base import SourceError, as_domain, check_centers, check_shape
+
+_MAX_POW = 62  # 2**62 is an exact int64 literal and an exact double
+
+
+def exact(v: float):
+    """An Ibis float64 expression equal to the double ``v`` on every engine (exact dyadic form)."""
+    import ibis
+
+    v = float(v)
+    if not math.isfinite(v):
+        raise ValueError(f"not a finite number: {v}")
+    if v == 0.0:
+        return ibis.literal(0, type="int64").cast("float64")
+    m, e = math.frexp(v)            # v = m * 2**e, 0.5 <= |m| < 1
+    mant, exp = int(m * 2 ** 53), e - 53   # v = mant * 2**exp exactly
+    while mant % 2 == 0:
+        mant //= 2
+        exp += 1
+    expr = ibis.literal(mant, type="int64").cast("float64")
+    while exp != 0:                # each step is exact: powers of two, no overflow or underflow here
+        step = max(-_MAX_POW, min(_MAX_POW, exp))
+        p = ibis.literal(2 ** abs(step), type="int64").cast("float64")
+        expr = expr * p if step > 0 else expr / p
+        exp -= step
+    return expr
+
+
+def _clip(x, lo, hi):
+    """``min(max(x, lo), hi)`` for non-null x (the numba kernels' order)."""
+    import ibis
+
+    return ibis.least(ibis.greatest(x, lo), hi)
+
+
+def _is_numeric(dtype) -> bool:
+    return dtype.is_numeric() or dtype.is_boolean()
+
+
+class IbisSource:
+    """A :class:`~dpcore.sources.DataSource` over an Ibis table (DuckDB, PySpark, PostgreSQL, ...).
+
+    Build one with :func:`dpcore.sources.from_files`, :func:`~dpcore.sources.from_spark`,
+    :func:`~dpcore.sources.from_table` or :func:`~dpcore.sources.from_ibis`.
+
+    Parameters
+    ----------
+    table : ibis.Table
+    columns : sequence of str, optional
+        Coordinate columns; default every numeric column.
+    engine : str, optional
+        Label for messages (default: the backend's name).
+    description : str, optional
+        Where the data is (path, table), for messages.
+
+    Raises
+    ------
+    KeyError
+        A named column does not exist.
+    TypeError
+        A named column is not numeric (e.g. strings), or the table has no numeric column.
+    """
+
+    def __init__(self, table, columns=None, *, engine: str | None = None, description: str = ""):
+        schema = table.schema()
+        names = list(schema.names)
+        if columns is None:
+            columns = [c for c in names if _is_numeric(schema[c])]
+            if not columns:
+                raise TypeError(f"{description or 'the table'} has no numeric column: choose a table with "
+                                "numeric coordinates")
+        columns = [str(c) for c in columns]
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise KeyError(f"column(s) {missing} not found in {description or 'the table'}; "
+                           f"available: {names}")
+        bad = [f"{c} ({schema[c]})" for c in columns if not _is_numeric(schema[c])]
+        if bad:
+            raise TypeError(f"column(s) {bad} are not numeric: choose numeric coordinate columns, or convert "
+                            "them to numbers in the source first")
+        if not columns:
+            raise ValueError("choose at least one coordinate column")
+        self.columns = tuple(columns)
+        self.n_features = len(columns)
+        try:
+            backend = table._find_backend().name
+        except Exception:  # an unbound table
+            backend = "ibis"
+        self.engine = engine or backend
+        self.description = description
+        self.on_pass = None
+        xs = [table[c].cast("float64") for c in columns]
+        finite = None
+        for x in xs:
+            ok = x.notnull() & ~x.isnan() & ~x.isinf()
+            finite = ok if finite is None else finite & ok
+        self._raw = table
+        self._finite = finite
+        self._t = table.filter(finite).select(**{f"c{j}": x for j, x in enumerate(xs)})
+        self._profile = {}
+
+    def __repr__(self) -> str:
+        return f"IbisSource({self.engine}: {self.description or 'table'}, columns={list(self.columns)})"
+
+    # -- execution -----------------------------------------------------------
+    def _run(self, expr, label: str):
+        """Execute an aggregate; engine failures become a SourceError with the engine named."""
+        if self.on_pass is not None:
+            self.on_pass(label)
+        try:
+            return expr.to_pyarrow()
+        except Exception as exc:  # the engine's own error types differ by backend
+            raise SourceError(f"{self.engine} could not compute the {label} of {self.description or 'the table'}: "
+                              f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
+
+    def _x(self, j: int, dom):
+        """Coordinate j clipped onto the box (the same operations as the numba kernels)."""
+        # greatest/least, not Value.clip: its NULL guards nest a copy of x per bound (3^depth
+        # copies once nested), and the rows here are already finite.
+        return _clip(self._t[f"c{j}"], exact(dom.lower[j]), exact(dom.upper[j]))
+
+    # -- aggregates ----------------------------------------------------------
+    def _counts(self, dom=None):
+        """One pass: total rows, finite rows, and (with a box) finite rows outside it."""
+        key = None if dom is None else (tuple(dom.lower), tuple(dom.upper))
+        if key not in self._profile:
+            t = self._raw
+            aggs = {"n_total": t.count(), "n": self._finite.sum()}
+            if dom is not None:
+                outside = None
+                for j, c in enumerate(self.columns):
+                    x = t[c].cast("float64")
+                    o = (x < exact(dom.lower[j])) | (x > exact(dom.upper[j]))
+                    outside = o if outside is None else outside | o
+                aggs["n_out"] = (self._finite & outside).sum()
+            row = self._run(t.aggregate(**aggs), "row count").to_pylist()[0]
+            res = {k: int(v or 0) for k, v in row.items()}
+            self._profile[key] = res
+            self._profile.setdefault(None, {"n_total": res["n_total"], "n": res["n"]})
+        return self._profile[key]
+
+    def count(self) -> int:
+        prof = self._profile.get(None) or self._counts()
+        return prof["n"]
+
+    def n_dropped(self) -> int:
+        prof = self._profile.get(None) or self._counts()
+        return prof["n_total"] - prof["n"]
+
+    def n_outside(self, bounds) -> int:
+        return self._counts(as_domain(bounds, self.n_features))["n_out"]
+
+    def column_range(self):
+        t = self._t
+        aggs = {}
+        for j in range(self.n_features):
+            aggs[f"lo{j}"] = t[f"c{j}"].min()
+            aggs[f"hi{j}"] = t[f"c{j}"].max()
+        row = self._run(t.aggregate(**aggs), "column range").to_pylist()[0]
+        if row["lo0"] is None:
+            raise ValueError(f"{self.description or 'the table'} has no row with finite coordinates")
+        d = self.n_features
+        return (np.array([row[f"lo{j}"] for j in range(d)], dtype=float),
+                np.array([row[f"hi{j}"] for j in range(d)], dtype=float))
+
+    def grid_counts(self, bounds, shape) -> np.ndarray:
+        import ibis
+
+        dom = as_domain(bounds, self.n_features)
+        shape = check_shape(shape, self.n_features)
+        flat = None
+        for j, m in enumerate(shape):
+            u = (self._x(j, dom) - exact(dom.lower[j])) / exact(dom.width[j]) * m
+            idx = _clip(u.floor(), ibis.literal(0, type="int64"), ibis.literal(m - 1, type="int64"))
+            flat = idx if flat is None else flat * m + idx
+        expr = self._t.select(cell=flat).group_by("cell").aggregate(n=lambda t: t.count())
+        res = self._run(expr, "grid counts")
+        out = np.zeros(int(np.prod(shape)), dtype=np.int64)
+        if res.num_rows:
+            out[np.asarray(res["cell"], dtype=np.int64)] = np.asarray(res["n"], dtype=np.int64)
+        return out.reshape(shape) if len(shape) <= 32 else out
+
+    def _labelled(self, C, dom):
+        """Normalised coordinates z_j, and the nearest-centre label (ties to the lowest index)."""
+        z = [(self._x(j, dom) - exact(dom.center[j])) * exact(2.0 / dom.width[j]) for j in range(self.n_features)]
+        dist = []
+        for c in range(C.shape[0]):
+            t = None
+            for j in range(self.n_features):
+                u = z[j] - exact(C[c, j])
+                t = u * u if t is None else t + u * u
+            dist.append(t)
+        return z, dist
+
+    def cluster_sums(self, centers, bounds):
+        import ibis
+
+        dom = as_domain(bounds, self.n_features)
+        C = check_centers(centers, self.n_features)
+        k, d = C.shape
+        z, dist = self._labelled(C, dom)
+        t = self._t.select(**{f"z{j}": z[j] for j in range(d)}, **{f"d{c}": dist[c] for c in range(k)})
+        best = ibis.least(*[t[f"d{c}"] for c in range(k)]) if k > 1 else t["d0"]
+        label = ibis.literal(k - 1, type="int64")
+        for c in range(k - 2, -1, -1):       # the first centre at the minimum distance
+            label = ibis.ifelse(t[f"d{c}"] == best, ibis.literal(c, type="int64"), label)
+        scale = exact(K.SUM_SCALE)
+        fixed = {f"q{j}": (t[f"z{j}"] * scale + exact(0.5)).floor() for j in range(d)}
+        expr = (t.select(label=label, **fixed).group_by("label")
+                .aggregate(n=lambda s: s.count(), **{f"s{j}": (lambda s, j=j: s[f"q{j}"].sum()) for j in range(d)}))
+        res = self._run(expr, "cluster sums").to_pylist()
+        counts = np.zeros(k, dtype=np.int64)
+        sums = np.zeros((k, d))
+        for row in res:
+            c = int(row["label"])
+            counts[c] = int(row["n"])
+            # Python ints: exact however large, then one rounding to float.
+            sums[c] = [int(row[f"s{j}"]) / K.SUM_SCALE for j in range(d)]
+        return counts, sums
+
+    def inertia(self, centers, bounds) -> float:
+        import ibis
+
+        dom = as_domain(bounds, self.n_features)
+        C = check_centers(centers, self.n_features)
+        _, dist = self._labelled(C, dom)
+        best = ibis.least(*dist) if len(dist) > 1 else dist[0]
+        row = self._run(self._t.aggregate(s=best.sum()), "inertia").to_pylist()[0]
+        return float(row["s"] or 0.0)
