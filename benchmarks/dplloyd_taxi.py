@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import TAXI_BOUNDS, taxi_points  # noqa: E402
 import dpcore  # noqa: E402
+from benchmarks._common import TAXI_BOUNDS, taxi_points  # noqa: E402
 from dpcore.metrics import nicv  # noqa: E402
 
 EPSILONS = (0.05, 0.1, 0.5, 1.0, 2.0)

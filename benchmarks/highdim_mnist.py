@@ -42,7 +42,7 @@ def run(key: str, X: np.ndarray, k: int, eps: float, seeds, **kw) -> dict:
     cls = dpcore.ALGORITHMS[key]
     vals, secs, mbs = [], [], []
     for s in seeds:
-        est, sec, mb = timed(lambda: cls(n_clusters=k, epsilon=eps, bounds=(0, 255), random_state=s, **kw).fit(X))
+        est, sec, mb = timed(lambda s=s: cls(n_clusters=k, epsilon=eps, bounds=(0, 255), random_state=s, **kw).fit(X))
         if cls.private:
             spent_e, spent_d = est.budget_.total()
             assert spent_e <= eps * (1 + 1e-9) and spent_d <= kw.get("delta", 0.0) * (1 + 1e-9) + 1e-15

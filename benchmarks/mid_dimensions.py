@@ -71,7 +71,9 @@ def figure_64(seeds: int, epsilons=(0.5, 1.0, 2.0)):
 
 def _one_fit(key: str, d: int, q):
     import warnings as w
+
     from sklearn.datasets import make_blobs
+
     import dpcore as dp
     from dpcore.regime import OutOfRegimeError, RegimeWarning
     X, _ = make_blobs(100_000, n_features=d, centers=5, center_box=(-80, 80), random_state=0)

@@ -28,8 +28,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dpcore  # noqa: E402
-from tests.audit.dp_audit import (NON_PRIVATE, coverage, estimator_cases, mechanism_cases,  # noqa: E402
-                                  run_estimator_case, run_mechanism_case)
+from tests.audit.dp_audit import (  # noqa: E402
+    NON_PRIVATE,
+    coverage,
+    estimator_cases,
+    mechanism_cases,
+    run_estimator_case,
+    run_mechanism_case,
+)
 
 
 def _row(kind, report):

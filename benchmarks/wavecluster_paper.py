@@ -33,8 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import data_dir  # noqa: E402
 from dpcore.wavecluster import PrivBasic, PrivQT, PrivTHR, PrivTHREM, WaveCluster  # noqa: E402
-from dpcore.wavecluster_measures import (classification_measures, f_measure, train_test_indices,  # noqa: E402
-                                         ud)
+from dpcore.wavecluster_measures import classification_measures, f_measure, train_test_indices, ud  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DATASETS = {

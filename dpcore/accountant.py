@@ -12,8 +12,8 @@ single entry by parallel composition (McSherry 2009, Thm. 4).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, asdict
 import math
+from dataclasses import asdict, dataclass
 
 from .exceptions import BudgetExceededError
 
@@ -223,7 +223,7 @@ def zcdp_rho(epsilon: float, delta: float) -> float:
     """
     from scipy import optimize
 
-    from .mechanisms import _zcdp_log_delta     # log space: delta underflows at large epsilon
+    from .mechanisms import _zcdp_log_delta  # log space: delta underflows at large epsilon
     epsilon, delta = float(epsilon), float(delta)
     if not (math.isfinite(epsilon) and epsilon > 0):
         raise ValueError(f"epsilon must be a positive finite number, got {epsilon}")
@@ -295,6 +295,7 @@ class ZCDPLedger(BudgetLedger):
 
     def __init__(self, epsilon: float, delta: float):
         super().__init__(epsilon, delta)
+        self.epsilon: float = float(epsilon)  # never None: a zCDP ledger is always private
         self.rho_total = zcdp_rho(epsilon, delta)
         self._rho = 0.0
 

@@ -59,8 +59,8 @@ import numpy as np
 from scipy import sparse
 
 from .base import DPClusterer
-from .mechanisms import NoiseSource
 from .dplloyd import public_or_noisy_size
+from .mechanisms import NoiseSource
 from .metrics import assign
 
 #: Edler (2023) §5.2: candidate, localswap, recover, private k-means, selection.

@@ -18,8 +18,18 @@ from .accountant import BudgetLedger
 from .mechanisms import NoiseSource
 from .metrics import assign
 from .preprocessing import warn_if_after_fitted_transformer
-from .validation import (Domain, _check_span, check_array, check_bounds, check_delta, check_epsilon,
-                         check_n_clusters, check_random_state, is_seeded, warn_seeded)
+from .validation import (
+    Domain,
+    _check_span,
+    check_array,
+    check_bounds,
+    check_delta,
+    check_epsilon,
+    check_n_clusters,
+    check_random_state,
+    is_seeded,
+    warn_seeded,
+)
 
 
 class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):

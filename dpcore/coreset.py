@@ -58,18 +58,17 @@ McSherry, Talwar (2007). Mechanism design via differential privacy (exponential 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import math
 import numbers
+from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.cluster import KMeans as _SKKMeans
 
 from .base import DPClusterer
-from .regime import check_fit
 from .dplloyd import public_or_noisy_size
-from .exceptions import InfeasibleBudgetError
 from .mechanisms import NoiseSource
+from .regime import check_fit
 from .synopsis import CoresetSynopsis
 from .validation import MAX_EPSILON
 

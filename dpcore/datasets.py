@@ -38,9 +38,10 @@ import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 import numpy as np
 
@@ -125,7 +126,7 @@ class Dataset:
     n_dropped: int = 0
     source: str = ""
     notes: list = field(default_factory=list)
-    data_source: object = None
+    data_source: Any = None
 
     @property
     def n(self) -> int:
@@ -501,7 +502,8 @@ def _descr_bounds(descr: str, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     of iris, wine and breast cancer is a non-negative physical quantity, so the lower bound
     stops at 0.
     """
-    lo, hi = [], []
+    lo: list[float] = []
+    hi: list[float] = []
     in_table = False
     for line in descr.splitlines():
         if line.startswith(":Summary Statistics:"):
@@ -617,6 +619,7 @@ def load(name: str, *, max_rows: int | None = None, random_state=0, progress: Pr
         X8, y = _subsample(X8, y, max_rows, random_state)   # before the float copy (70000×784)
         ds = _finish(spec, X8, y, spec.columns, max_rows=None, random_state=random_state, source=str(spec.path))
     else:
+        assert spec.path is not None, f"{spec.name} has no file"
         if spec.kind == "sample" and not spec.path.is_file():
             script = "make_taxi_sample.py" if spec.name == TAXI_SAMPLE_NAME else "make_sample_data.py"
             raise ValueError(f"{spec.path} is missing: run `python sample_data/{script}` to make it")
@@ -900,7 +903,7 @@ def _parse_csv(text: str, filename: str):
     except csv.Error:
         first = head.splitlines()[0] if head.splitlines() else ""
         counts = {d: first.count(d) for d in (",", ";", "\t")}
-        sep = max(counts, key=counts.get) if max(counts.values()) > 0 else ","
+        sep = max(counts, key=lambda c: counts[c]) if max(counts.values()) > 0 else ","
     try:
         df = pd.read_csv(io.StringIO(text), sep=sep)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:

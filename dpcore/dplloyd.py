@@ -306,7 +306,7 @@ class DPLloyd(DPClusterer):
         else:
             eps_left = eps
         if grid_init:
-            from .grid import eugkm_fit   # grid builds on this module
+            from .grid import eugkm_fit  # grid builds on this module
             e0 = GRID_INIT_SHARE * eps_left
             init, _, _ = eugkm_fit(X, k, e0, n_est, noise, n_init=10, domain=dom,
                                    grid_name="initial centres: grid cell counts")

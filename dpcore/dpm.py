@@ -68,7 +68,7 @@ DEFAULT_SHARES = (0.05, 0.5, 0.15, 0.3)
 
 def _leaf_sensitivity(lo: np.ndarray, hi: np.ndarray) -> float:
     """Half-diagonal of a box: the largest L2 norm of ``x - centre`` for x in it."""
-    return float(max(np.linalg.norm((hi - lo) / 2.0), 1e-12))
+    return max(float(np.linalg.norm((hi - lo) / 2.0)), 1e-12)
 
 
 class DPM(DPClusterer):

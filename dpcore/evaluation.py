@@ -62,8 +62,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -112,7 +113,7 @@ class Reference:
     """The non-private reference a measure compares with (computed on the raw data: not private)."""
 
     measure: str
-    estimator: object
+    estimator: Any
     value: float          # NICV, cost (normalised domain) or 0 for UD
     line: float           # where the non-private line is drawn on the measure's axis (1 or 0)
 
@@ -323,7 +324,7 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
     """
     Xs = subsample(X, max_rows, random_state=sample_seed)
     total = len(algorithms) * len(list(epsilons)) * int(n_seeds)
-    refs: dict[str, Reference] = {}
+    refs: dict[tuple[str, str], Reference] = {}
     out = []
     for j, a in enumerate(algorithms):
         bkey = (baseline_key(a), measure_for(a))
@@ -544,7 +545,10 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
 
 
 def advice_frame(n: float, d: int, k: int, epsilons, **kw) -> pd.DataFrame:
-    """:func:`advise` over an epsilon grid: one row per epsilon with the predicted MSEs, the trivial bound and the pick."""
+    """:func:`advise` over an epsilon grid.
+
+    One row per epsilon with the predicted MSEs, the trivial bound and the pick.
+    """
     rows = []
     for e in epsilons:
         a = advise(n, d, k, e, **kw)

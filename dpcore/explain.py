@@ -29,9 +29,10 @@ class PrivacyLevel:
 
 
 #: The levels the app's slider offers, strongest privacy first.
+_MAXIMAL = "Almost nothing about any one person can be learned; results are very noisy."
 PRIVACY_LEVELS: tuple[PrivacyLevel, ...] = (
-    PrivacyLevel(0.01, "Maximal privacy", "Almost nothing about any one person can be learned; results are very noisy."),
-    PrivacyLevel(0.02, "Maximal privacy", "Almost nothing about any one person can be learned; results are very noisy."),
+    PrivacyLevel(0.01, "Maximal privacy", _MAXIMAL),
+    PrivacyLevel(0.02, "Maximal privacy", _MAXIMAL),
     PrivacyLevel(0.05, "Very strong privacy", "Suitable for sensitive data; needs large datasets for useful results."),
     PrivacyLevel(0.1, "Very strong privacy", "Suitable for sensitive data; needs large datasets for useful results."),
     PrivacyLevel(0.2, "Strong privacy", "A common choice for public releases of sensitive data."),

@@ -217,8 +217,8 @@ def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseS
         runs.append((synopsis_nicv(screen_cells, screen_w, c), c))
     if f > 1:
         runs.sort(key=lambda sc: sc[0])
-        runs = [(None, weighted_lloyd(cells, w, c, r=r, tol=tol)) for _, c in runs[:N_REFINE]]
-        runs = [(synopsis_nicv(cells, w, c), c) for _, c in runs]
+        refined = [weighted_lloyd(cells, w, c, r=r, tol=tol) for _, c in runs[:N_REFINE]]
+        runs = [(synopsis_nicv(cells, w, c), c) for c in refined]
     best = min(runs, key=lambda sc: sc[0])[1]
     return best, counts, edges
 

@@ -19,7 +19,6 @@ Smith (2011). Privacy-preserving statistical estimation with optimal convergence
 """
 from __future__ import annotations
 
-
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans as _SKKMeans
@@ -77,7 +76,7 @@ def block_kmeans(Z: np.ndarray, block: np.ndarray, n_blocks: int, k: int, rng: n
         raise ValueError(f"solver must be 'auto', 'sklearn' or 'batched', got {solver!r}")
     # Forgy seeding: the first k rows of each block in a random order.
     key = rng.random(n)
-    order = np.lexsort((key, block))
+    order = np.lexsort(np.stack([key, np.asarray(block, dtype=float)]))
     starts = np.concatenate([[0], np.cumsum(sizes)])
     rank = np.empty(n, dtype=np.intp)
     rank[order] = np.arange(n) - starts[block[order]]
@@ -184,7 +183,7 @@ def gupt_aggregate(Z: np.ndarray, k: int, n_blocks: int, epsilon: float, noise: 
     """
     n, d = Z.shape
     rng = noise.rng
-    block = rng.integers(n_blocks, size=n)
+    block = np.asarray(rng.integers(n_blocks, size=n))
     outs = block_kmeans(Z, block, n_blocks, k, rng, solver=solver)
     reference = sphere_packing_centers(k, d, rng, r=r)
     outs = align_blocks(outs, reference, align)
@@ -196,11 +195,11 @@ def gupt_aggregate(Z: np.ndarray, k: int, n_blocks: int, epsilon: float, noise: 
     ranges = np.empty((d, 2))
     for i in range(d):
         vals = outs[:, :, i].ravel()
-        lo = noise.quantile(vals, q_lo, lower=-r, upper=r, epsilon=eps_q, sensitivity=k,
-                            name=f"output range, dimension {i + 1}: lower quantile")
-        hi = noise.quantile(vals, q_hi, lower=-r, upper=r, epsilon=eps_q, sensitivity=k,
-                            name=f"output range, dimension {i + 1}: upper quantile")
-        ranges[i] = sorted((lo, hi))
+        low = noise.quantile(vals, q_lo, lower=-r, upper=r, epsilon=eps_q, sensitivity=k,
+                             name=f"output range, dimension {i + 1}: lower quantile")
+        high = noise.quantile(vals, q_hi, lower=-r, upper=r, epsilon=eps_q, sensitivity=k,
+                              name=f"output range, dimension {i + 1}: upper quantile")
+        ranges[i] = sorted((low, high))
     lo, hi = ranges[:, 0], ranges[:, 1]
     width = np.maximum(hi - lo, 1e-12)
     avg = np.clip(outs, lo, hi).mean(axis=0)                 # (k, d)

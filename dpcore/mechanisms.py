@@ -829,7 +829,7 @@ class NoiseSource:
         return lower + (i + 0.5) * h
 
     # -- composition ------------------------------------------------------
-    def sub(self, name: str, epsilon: float, delta: float = 0.0) -> "NoiseSource":
+    def sub(self, name: str, epsilon: float, delta: float = 0.0) -> NoiseSource:
         """Reserve ``(epsilon, delta)`` as one entry and return a source capped at it.
 
         For composite steps (e.g. one SMALL-BALL call) whose inner draws are
@@ -841,7 +841,7 @@ class NoiseSource:
         child = BudgetLedger(epsilon, delta)
         return NoiseSource(self.rng, child, prefix=f"{self.prefix}{name} / ")
 
-    def parallel(self, name: str, epsilon: float, n: int) -> list["NoiseSource"]:
+    def parallel(self, name: str, epsilon: float, n: int) -> list[NoiseSource]:
         """Charge ``epsilon`` once and return ``n`` sources each capped at ``epsilon``.
 
         For ``n`` mechanisms that read disjoint parts of the data (e.g. one

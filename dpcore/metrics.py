@@ -96,7 +96,7 @@ def assign(X, centers, *, return_distances: bool = False):
         for s in range(0, n, _CHUNK):
             lab, dist = scratch.nearest(scratch.columns(X[s:s + _CHUNK]), C)
             labels[s:s + _CHUNK] = lab
-            if return_distances:
+            if best is not None:
                 best[s:s + _CHUNK] = dist
     else:
         cc = np.einsum("ij,ij->i", C, C)
@@ -105,7 +105,7 @@ def assign(X, centers, *, return_distances: bool = False):
             D = cc[None, :] - 2.0 * (x @ C.T)
             lab = D.argmin(axis=1)
             labels[s:s + _CHUNK] = lab
-            if return_distances:
+            if best is not None:
                 best[s:s + _CHUNK] = np.maximum(D[np.arange(x.shape[0]), lab] + np.einsum("ij,ij->i", x, x), 0.0)
     return (labels, best) if return_distances else labels
 

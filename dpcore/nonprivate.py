@@ -95,7 +95,8 @@ class KMeans(DPClusterer):
         centers = km.cluster_centers_
         if centers.shape[0] < k:  # fewer occupied cells than clusters: repeat (still k rows)
             centers = np.resize(centers, (k, d))
-        for it in range(SOURCE_LLOYD_STEPS):
+        n_steps = 0
+        for n_steps in range(1, SOURCE_LLOYD_STEPS + 1):  # noqa: B007 (the count is kept after the loop)
             cnt, sums = src.cluster_sums(centers, dom)
             new = centers.copy()
             ok = cnt > 0
@@ -107,7 +108,7 @@ class KMeans(DPClusterer):
         self.cluster_centers_ = dom.denormalize(centers)
         self.labels_ = None
         self.inertia_ = None  # data-unit inertia needs another pass; NICV: dpcore.metrics.nicv(source, ...)
-        self.n_iter_ = int(km.n_iter_) + it + 1
+        self.n_iter_ = int(km.n_iter_) + n_steps
         return self
 
 

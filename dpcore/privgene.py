@@ -20,8 +20,8 @@ import math
 import numpy as np
 
 from .base import DPClusterer
-from .regime import check_fit
 from .dplloyd import public_or_noisy_size
+from .regime import check_fit
 
 #: x and m' of Su et al. §4.1.3 ("empirically set to 1.25e-3 and 10").
 X_FACTOR = 1.25e-3

@@ -150,7 +150,8 @@ def _grid(algorithm, n, d, k, epsilon, params):
                       f"k-means on it places centres in empty space. Use {_name(better)} instead (or a larger ε, "
                       "fewer columns).", better, figs)
     if ratio > GRID_WARN:     # (a small grid over few points is warned, not refused: cheap and bounded)
-        return Regime(algorithm, "warn", f"{where}; above {GRID_WARN:.0%} k-means on the synopsis often keeps centres in empty space. "
+        return Regime(algorithm, "warn", f"{where}; above {GRID_WARN:.0%} k-means on the synopsis often keeps "
+                      "centres in empty space. "
                       f"{_name(better)} may do better here.", better, figs)
     if m <= 2 and d > 2:
         return Regime(algorithm, "warn", f"{where}; with {m} cells per dimension the grid cannot resolve clusters "
@@ -160,7 +161,7 @@ def _grid(algorithm, n, d, k, epsilon, params):
 
 
 def _dplloyd(n, d, k, epsilon, params):
-    from .dplloyd import MIN_ITER, RHO, auto_schedule, _eps_per_iteration_target
+    from .dplloyd import MIN_ITER, RHO, _eps_per_iteration_target, auto_schedule
     eps_m = _eps_per_iteration_target(n, d, k, rho=float(params.get("rho", RHO)))
     affordable = epsilon / eps_m
     t = auto_schedule(n, d, k, epsilon)[0]
@@ -194,7 +195,8 @@ def _pgkm(n, d, k, epsilon, params):
 def _coreset(n, d, k, epsilon, delta, params):
     from .coreset import MAX_GRID_CELLS, grid_side, min_feasible_epsilon, plan_coreset
     side = grid_side(n, d)
-    kw = {key: params[key] for key in ("beta", "split", "radius_growth", "budget", "constants", "box_factor") if key in params}
+    names = ("beta", "split", "radius_growth", "budget", "constants", "box_factor")
+    kw = {key: params[key] for key in names if key in params}
     share = float(params.get("n_share", 0.0))     # share of the total already spent on a noisy size
     if float(side) ** d > MAX_GRID_CELLS:
         return Regime("coreset", "refuse", f"the grid |X|^d = {side}^{d} is too large for prefix-sum counting "
@@ -207,9 +209,11 @@ def _coreset(n, d, k, epsilon, delta, params):
         eps_min = min_feasible_epsilon(n, k, d, delta, n_share=share, **kw)
         need = f"about {eps_min:.3g}" if math.isfinite(eps_min) else "more than any allowed epsilon"
         return Regime("coreset", "refuse",
-                      f"epsilon={epsilon / (1 - share):.3g} is too small for about {n:,.0f} points and k={k}: PRIVATE-K-MEAN needs "
+                      f"epsilon={epsilon / (1 - share):.3g} is too small for about {n:,.0f} points and k={k}: "
+                      "PRIVATE-K-MEAN needs "
                       f"more than t_min = {plan.t_min:,} points before its first round (Feldman et al. 2017, Alg. 1 "
-                      f"line 2; Table 2). The smallest epsilon that works here is {need} (delta = {delta:g}, d = {d}). Use a "
+                      f"line 2; Table 2). The smallest epsilon that works here is {need} (delta = {delta:g}, d = {d}). "
+                      "Use a "
                       "larger epsilon, fewer clusters or more data, or EUGkM / DPLloyd.", "eugkm", figs)
     covered = sum(plan.weights) / max(n, 1.0)
     figs["covered"] = covered
@@ -217,7 +221,8 @@ def _coreset(n, d, k, epsilon, delta, params):
         return Regime("coreset", "warn", f"the coreset will represent only {covered:.0%} of about {n:,.0f} points "
                       f"(t_min = {plan.t_min:,}, Alg. 1): the rest is additive error. EUGkM may do better here.",
                       "eugkm", figs)
-    return Regime("coreset", "ok", f"the coreset represents {covered:.0%} of the points: inside the regime.", None, figs)
+    return Regime("coreset", "ok", f"the coreset represents {covered:.0%} of the points: inside the regime.",
+                  None, figs)
 
 
 def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0,

@@ -225,7 +225,7 @@ def _environment() -> dict:
     """Versions of the libraries a release was computed with (public facts about the software)."""
     import platform
     from importlib import metadata
-    out = {"python": platform.python_version(), "dpcore": __version__}
+    out: dict[str, str | None] = {"python": platform.python_version(), "dpcore": __version__}
     for dist in ("numpy", "scipy", "scikit-learn", "randomgen", "PyWavelets"):
         try:
             out[dist] = metadata.version(dist)
@@ -390,6 +390,7 @@ def to_html(release: dict) -> str:
              "table{border-collapse:collapse;margin:.4em 0 1em}td,th{border:1px solid #ccc;padding:2px 8px;"
              "text-align:left}h1{font-size:1.5em}h2{font-size:1.1em;margin-top:1.2em}.grid{display:flex;gap:2em}"
              ".note{color:#555;font-size:.9em}")
+    delta_text = f", δ = {p['delta_spent']:.3g} of {p['delta']:.3g}" if p['delta'] else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Private clustering release · {html.escape(a['name'])}</title>
 <style>{style}</style></head><body>
@@ -403,7 +404,7 @@ source: {html.escape(a['reference'])}</p>
 <h2>Private centres</h2>{_table(['centre'] + cols, [(i + 1, *row) for i, row in enumerate(release['centroids'])])}
 <h2>Privacy budget ledger</h2>
 {_table(['step', 'mechanism', 'sensitivity', 'ε', 'δ'], ledger_rows)}
-<p>Spent ε = {p['epsilon_spent']:.6g} of {p['epsilon']:g}{f", δ = {p['delta_spent']:.3g} of {p['delta']:.3g}" if p['delta'] else ''}
+<p>Spent ε = {p['epsilon_spent']:.6g} of {p['epsilon']:g}{delta_text}
  ({html.escape(p['composition'])}).</p>
 </div><div>
 <h2>Picture</h2>{_svg(release)}

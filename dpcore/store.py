@@ -81,8 +81,15 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.pool import StaticPool
 
-from .exceptions import (BudgetExceededError, ReleaseTooLargeError, StoreCorruptError, StoreError,
-                         StoreLockedError, StoreUnavailableError, StoreVersionError)
+from .exceptions import (
+    BudgetExceededError,
+    ReleaseTooLargeError,
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    StoreUnavailableError,
+    StoreVersionError,
+)
 
 __all__ = ["ReleaseStore", "StoredRelease", "VerifyReport", "default_store_url", "SCHEMA_VERSION",
            "MAX_RELEASE_BYTES", "BudgetExceededError", "StoreError", "StoreLockedError", "StoreCorruptError",
@@ -787,11 +794,12 @@ class ReleaseStore:
                 ci += 1
             te.append(float(r.epsilon))
             td.append(float(r.delta))
-            has_cap = cap is not None and cap.epsilon is not None
+            cap_eps = float(cap.epsilon) if cap is not None and cap.epsilon is not None else None
+            cap_delta = float(cap.delta) if cap is not None and cap_eps is not None else None
             out.append({"id": r.id, "time": r.created, "who": r.who, "algorithm": r.algorithm,
                         "epsilon": float(r.epsilon), "delta": float(r.delta), "total_epsilon": math.fsum(te),
-                        "total_delta": math.fsum(td), "cap_epsilon": float(cap.epsilon) if has_cap else None,
-                        "cap_delta": float(cap.delta) if has_cap else None, "simulation": bool(r.simulation)})
+                        "total_delta": math.fsum(td), "cap_epsilon": cap_eps, "cap_delta": cap_delta,
+                        "simulation": bool(r.simulation)})
         return out
 
     def datasets(self) -> list[str]:
@@ -818,7 +826,7 @@ class ReleaseStore:
             previous row's ``row_hash`` and every ``row_hash`` matches the row's
             content; else ``first_broken = (table, id, reason)``.
         """
-        checked, heads = 0, {}
+        checked, heads = 0, {}  # type: tuple[int, dict[str, str]]
         with self._read() as conn:
             for table in _CHAINED:
                 prev = _GENESIS

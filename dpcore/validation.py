@@ -6,12 +6,12 @@ data domain (``bounds``) lives here too, with the normalisation to
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 import functools
 import math
 import numbers
 import secrets
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,14 +40,14 @@ def secure_generator() -> np.random.Generator:
     -------
     numpy.random.Generator
     """
-    from randomgen import AESCounter, ChaCha   # compiled BitGenerators for numpy
+    from randomgen import AESCounter, ChaCha  # compiled BitGenerators for numpy
 
     if _has_aesni():
         return np.random.Generator(AESCounter(key=secrets.randbits(128), counter=0))
     return np.random.Generator(ChaCha(key=secrets.randbits(256), counter=0, rounds=20))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _has_aesni() -> bool:
     from randomgen import AESCounter
     return bool(AESCounter(key=0).use_aesni)
@@ -86,7 +86,8 @@ def check_random_state(random_state) -> np.random.Generator:
     if isinstance(random_state, (numbers.Integral, np.random.SeedSequence)) and not isinstance(random_state, bool):
         if isinstance(random_state, numbers.Integral) and random_state < 0:
             raise ValueError(f"random_state must be a non-negative integer, got {random_state}")
-        return np.random.default_rng(random_state)
+        return np.random.default_rng(random_state if isinstance(random_state, np.random.SeedSequence)
+                                     else int(random_state))
     raise TypeError(f"random_state must be None, an int or a numpy.random.Generator, got {type(random_state).__name__}")
 
 
@@ -268,14 +269,15 @@ class Domain:
         """Clip rows into the box; return the clipped copy and how many rows moved."""
         # Column extremes first: data inside the box (the common case) costs two passes, no copy.
         # Column by column: numpy's axis-0 reduction of an (n, d) array is ~15x slower.
-        if X.shape[0] == 0 or all(X[:, j].min() >= self.lower[j] and X[:, j].max() <= self.upper[j] for j in range(X.shape[1])):
+        if X.shape[0] == 0 or all(X[:, j].min() >= self.lower[j] and X[:, j].max() <= self.upper[j]
+                                  for j in range(X.shape[1])):
             return X, 0
         outside = ((X < self.lower) | (X > self.upper)).any(axis=1)
         return np.clip(X, self.lower, self.upper), int(outside.sum())
 
     def contains(self, X: np.ndarray) -> np.ndarray:
         """Boolean mask (n,) of the rows inside the box."""
-        return ((X >= self.lower) & (X <= self.upper)).all(axis=1)
+        return np.asarray(((X >= self.lower) & (X <= self.upper)).all(axis=1))
 
     def normalize(self, X, r: float = 1.0) -> np.ndarray:
         """Affine map of each dimension from ``[lower, upper]`` to ``[-r, r]`` (Su et al. §4.1.1)."""

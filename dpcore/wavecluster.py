@@ -393,7 +393,9 @@ class WaveCluster(DPClusterer):
         dom = self.bounds_
         U = (X - dom.lower) / dom.width
         idx = cell_index(U, int(self.num_grid)) // 2
-        labels = self.synopsis_.labels[tuple(idx.T)]
+        synopsis = self.synopsis_
+        assert synopsis is not None, "fit sets the released grid first"
+        labels = synopsis.labels[tuple(idx.T)]
         return np.where(dom.contains(X), labels, -1)
 
     def _expected_failed_checks(self) -> dict[str, str]:

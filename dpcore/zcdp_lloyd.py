@@ -74,7 +74,6 @@ from .accountant import ZCDPLedger, zcdp_rho
 from .base import DPClusterer
 from .mechanisms import NoiseSource
 
-
 #: Share of rho for step 1, the DP mean (it decides nothing by itself: 2 % is plenty at n in the thousands).
 MEAN_SHARE = 0.02
 #: Candidate (steps per split, final steps) for ``"auto"``, longest first.
@@ -332,7 +331,7 @@ class ZCDPLloyd(DPClusterer):
                     raise ValueError(f"{name} must be 'auto' or a whole number >= 1, got {v!r}")
         for name in ("split_scale", "min_count"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (math.isfinite(v) and v >= 0):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (math.isfinite(v) and float(v) >= 0):
                 raise ValueError(f"{name} must be a non-negative number, got {v!r}")
         if not self.split_scale > 0:
             raise ValueError("split_scale must be > 0, e.g. 0.005")

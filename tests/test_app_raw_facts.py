@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_walk import number_pattern, rendered_texts
 from streamlit.testing.v1 import AppTest
 
-from app_walk import number_pattern, rendered_texts
 from dpcore import datasets
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"

@@ -5,8 +5,8 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.exceptions import NotFittedError
 from sklearn.cluster import KMeans as SKKMeans
+from sklearn.exceptions import NotFittedError
 
 import dpcore
 from dpcore import balcan as B

@@ -3,13 +3,20 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 from dpcore import BudgetExceededError, BudgetLedger, NoiseSource, PrivacyLeakWarning, split_budget
 from dpcore.mechanisms import analytic_gaussian_sigma
-from dpcore.validation import (check_array, check_bounds, check_delta, check_epsilon, check_n_clusters,
-                               check_random_state)
+from dpcore.validation import (
+    check_array,
+    check_bounds,
+    check_delta,
+    check_epsilon,
+    check_n_clusters,
+    check_random_state,
+)
 
 
 def source(eps=1.0, delta=0.0, seed=0):

@@ -8,8 +8,15 @@ import pytest
 
 import dpcore
 from dpcore import InfeasibleBudgetError
-from dpcore.coreset import (PrivateKMeans, _CellSet, _top_t_mean, grid_side, min_feasible_epsilon,
-                            plan_coreset, radius_profile)
+from dpcore.coreset import (
+    PrivateKMeans,
+    _CellSet,
+    _top_t_mean,
+    grid_side,
+    min_feasible_epsilon,
+    plan_coreset,
+    radius_profile,
+)
 from dpcore.metrics import inertia, relative_error
 
 

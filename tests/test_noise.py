@@ -9,8 +9,14 @@ from scipy import special, stats
 
 import dpcore
 from dpcore import BudgetLedger, NoiseSource, PrivacyLeakWarning, SeededNoiseWarning
-from dpcore.mechanisms import (analytic_gaussian_sigma, discrete_gaussian, discrete_gaussian_sigma,
-                               discrete_laplace, uniform, zcdp_delta)
+from dpcore.mechanisms import (
+    analytic_gaussian_sigma,
+    discrete_gaussian,
+    discrete_gaussian_sigma,
+    discrete_laplace,
+    uniform,
+    zcdp_delta,
+)
 from dpcore.validation import check_random_state, secure_generator
 
 N_DRAWS = 1_000_000
@@ -228,9 +234,9 @@ def test_default_fit_does_not_warn_and_keeps_no_generator(small):
 
 def test_pytest_config_ignores_only_the_seed_warning():
     """pyproject.toml: the later 'ignore' filter wins for SeededNoiseWarning; other leaks stay errors."""
-    warnings.warn("a simulation", SeededNoiseWarning)          # ignored, not an error
+    warnings.warn("a simulation", SeededNoiseWarning, stacklevel=1)  # ignored, not an error
     with pytest.raises(PrivacyLeakWarning):
-        warnings.warn("bounds read from the data", PrivacyLeakWarning)
+        warnings.warn("bounds read from the data", PrivacyLeakWarning, stacklevel=1)
 
 
 @pytest.mark.parametrize("key", sorted(dpcore.ALGORITHMS))

@@ -9,8 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore import datasets
-from dpcore.store import ReleaseStore
 from dpcore.explain import NOT_PRIVATE
+from dpcore.store import ReleaseStore
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 

@@ -2,7 +2,6 @@
 import time
 import warnings
 
-import numpy as np
 import pytest
 
 import dpcore

@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import dpcore
 from dpcore import InfeasibleBudgetError, PrivacyLeakWarning

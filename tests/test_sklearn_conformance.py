@@ -21,7 +21,7 @@ BOUNDS = (-1e3, 1e3)
 
 def _instances():
     out = []
-    for key, cls in dpcore.ALGORITHMS.items():
+    for cls in dpcore.ALGORITHMS.values():
         # Non-private baselines read the data's range silently; private ones need public bounds.
         out.append(cls(bounds=BOUNDS) if cls.private else cls())
     return out
@@ -85,7 +85,9 @@ def test_pipeline_after_fitted_scaler_warns():
 
 def test_bounds_scaler_pipeline_is_silent_and_matches_units():
     import warnings
+
     from sklearn.pipeline import make_pipeline
+
     from dpcore.preprocessing import BoundsScaler
     rng = np.random.default_rng(2)
     centres = np.array([[20.0, 20.0], [80.0, 30.0], [50.0, 80.0]])

@@ -18,14 +18,20 @@ import warnings
 import numpy as np
 import pytest
 import sqlalchemy as sa
+import store_workers
 
 from dpcore import ALGORITHMS
-from dpcore.exceptions import (BudgetExceededError, PrivacyLeakWarning, ReleaseTooLargeError, StoreCorruptError,
-                               StoreLockedError, StoreUnavailableError, StoreVersionError)
+from dpcore.exceptions import (
+    BudgetExceededError,
+    PrivacyLeakWarning,
+    ReleaseTooLargeError,
+    StoreCorruptError,
+    StoreLockedError,
+    StoreUnavailableError,
+    StoreVersionError,
+)
 from dpcore.release import build_release
 from dpcore.store import MAX_RELEASE_BYTES, SCHEMA_VERSION, ReleaseStore, StoredRelease, default_store_url
-
-import store_workers
 
 
 def _data():

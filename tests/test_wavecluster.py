@@ -12,9 +12,18 @@ from sklearn.exceptions import NotFittedError
 
 import dpcore
 from dpcore import BudgetExceededError, PrivacyLeakWarning
-from dpcore.wavecluster import (PrivBasic, PrivQT, PrivTHR, PrivTHREM, WaveCluster, approximation_influence,
-                                quantize, threshold_rank, wavelet_approximation)
-from dpcore.wavecluster_measures import (classification_measures, dc2e, dcom, f_measure, train_test_indices, ud)
+from dpcore.wavecluster import (
+    PrivBasic,
+    PrivQT,
+    PrivTHR,
+    PrivTHREM,
+    WaveCluster,
+    approximation_influence,
+    quantize,
+    threshold_rank,
+    wavelet_approximation,
+)
+from dpcore.wavecluster_measures import classification_measures, dc2e, dcom, f_measure, train_test_indices, ud
 
 PRIVATE = [PrivBasic, PrivQT, PrivTHR, PrivTHREM]
 # The paper's spiral setting, recovered from its own numbers (k = 144, |Z| = 241; §6.2).
@@ -161,7 +170,7 @@ def test_sensitivity_bounds_hold_by_brute_force(wavelet):
         W = wavelet_approximation(C, wavelet)
         grid = np.linspace(1e-3, max(W.max(), 1.0) + 1, 200)
 
-        def quality(Wx):
+        def quality(Wx, grid=grid):
             x = np.sort(Wx[Wx > 0])
             k = threshold_rank(x.size, p)
             rank = (x[None, :] >= grid[:, None]).sum(1)

@@ -12,9 +12,9 @@ import dpcore
 from dpcore import datasets
 from dpcore.accountant import BudgetLedger, ZCDPLedger, zcdp_rho
 from dpcore.exceptions import BudgetExceededError
-from dpcore.zcdp_lloyd import ZCDPLloyd, split_schedule
 from dpcore.mechanisms import NoiseSource, analytic_gaussian_sigma, zcdp_delta
 from dpcore.metrics import inertia
+from dpcore.zcdp_lloyd import ZCDPLloyd, split_schedule
 
 
 @pytest.fixture(scope="module")

@@ -479,7 +479,8 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
                          constrain="domain", nticks=3)
         yaxis = dict(range=[lo[1], hi[1]], showgrid=False, row=1, col=i, constrain="domain")
         if geo:
-            yaxis.update(scaleanchor=f"x{'' if i == 1 else i}", scaleratio=1 / math.cos(math.radians((lo[1] + hi[1]) / 2)))
+            aspect = 1 / math.cos(math.radians((lo[1] + hi[1]) / 2))
+            yaxis.update(scaleanchor=f"x{'' if i == 1 else i}", scaleratio=aspect)
         fig.update_yaxes(**yaxis)
     fig.update_yaxes(title_text=columns[1], row=1, col=1)
     ticks = np.arange(-math.floor(lim), math.floor(lim) + 1)

@@ -25,8 +25,8 @@ import streamlit as st
 import dpcore
 from dpcore import datasets
 from dpcore.exceptions import BudgetExceededError, InfeasibleBudgetError
-from dpcore.regime import OutOfRegimeError, RegimeWarning
 from dpcore.explain import PRIVACY_LEVELS, level_for
+from dpcore.regime import OutOfRegimeError, RegimeWarning
 
 from .figures import NOT_PRIVATE, ledger_frame
 
@@ -234,7 +234,7 @@ def _bounds_inputs(where, cols, key):
     if len(lines) != len(cols):
         st.error(f"Give exactly one 'lower, upper' line for each of the {len(cols)} chosen columns.")
         st.stop()
-    for line, col in zip(lines, cols):
+    for line in lines[:len(cols)]:
         part = line.split(":", 1)[-1]
         try:
             lo, hi = (float(v) for v in part.replace(";", ",").split(","))
@@ -523,7 +523,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
                        "Choose fewer or smaller ε, or raise the total on the Release page.")
             _refuse(why or f"only ε = {left[0]:.4g} of the total set for this dataset is left.")
             return None
-    for i, key, public, bounds, p in todo:
+    for i, key, _public, _bounds, p in todo:
         est = _fit_private(ds, algorithm, p)
         if store is None:
             fresh.discard(key)

@@ -101,7 +101,7 @@ def check_centers(centers, d: int) -> np.ndarray:
 
 def check_shape(shape, d: int) -> tuple[int, ...]:
     """Grid shape: d positive whole numbers with a product below 2**31."""
-    shape = (int(shape),) * d if np.isscalar(shape) else tuple(int(m) for m in shape)
+    shape = (int(np.asarray(shape).item()),) * d if np.ndim(shape) == 0 else tuple(int(m) for m in shape)
     if len(shape) != d or min(shape) < 1 or float(np.prod(shape, dtype=float)) >= 2 ** 31:
         raise ValueError(f"grid shape must be {d} positive cell counts with fewer than 2**31 cells, got {shape}")
     return shape

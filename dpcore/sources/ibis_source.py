@@ -12,6 +12,7 @@ engines and converted to a double with a rounding of its own.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -106,7 +107,7 @@ class IbisSource:
             backend = "ibis"
         self.engine = engine or backend
         self.description = description
-        self.on_pass = None
+        self.on_pass: Callable[[str], None] | None = None
         xs = [table[c].cast("float64") for c in columns]
         finite = None
         for x in xs:
@@ -115,7 +116,7 @@ class IbisSource:
         self._raw = table
         self._finite = finite
         self._t = table.filter(finite).select(**{f"c{j}": x for j, x in enumerate(xs)})
-        self._profile = {}
+        self._profile: dict = {}
 
     def __repr__(self) -> str:
         return f"IbisSource({self.engine}: {self.description or 'table'}, columns={list(self.columns)})"

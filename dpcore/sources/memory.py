@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import numpy as np
 
@@ -48,7 +49,7 @@ class ArraySource:
         if len(self.columns) != d:
             raise ValueError(f"{len(self.columns)} column names given for {d} columns")
         self.n_features = d
-        self.on_pass = None
+        self.on_pass: Callable[[str], None] | None = None
 
     def __repr__(self) -> str:
         return f"ArraySource({self.X.shape[0]} rows x {self.n_features} columns)"

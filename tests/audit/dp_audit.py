@@ -38,11 +38,11 @@ private is private SGD? NeurIPS (the empirical epsilon lower bound reported here
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 import math
 import numbers
 import time
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
@@ -385,7 +385,7 @@ def audit_samples(samples_d: dict, samples_dp: dict, *, epsilon: float, delta: f
         per_feature = {}
         n_events = 0
 
-        def consider(feats1, feats2, note_map):
+        def consider(feats1, feats2, note_map, n1=n1, n2=n2, per_feature=per_feature):
             nonlocal best, n_events
             for fname, op, t in _candidate_events({k: np.concatenate([feats1[k], feats2[k]]) for k in feats1}):
                 c1 = _event_counts(feats1[fname], op, t)

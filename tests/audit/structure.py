@@ -37,12 +37,12 @@ mechanism with data-dependent support would have to be added here), and timing.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 import copy
 import hashlib
 import inspect
 import numbers
 import warnings
+from collections import defaultdict
 
 import numpy as np
 
@@ -141,7 +141,7 @@ class TapedSource:
     ``rng`` is the coupled data-independent generator.
     """
 
-    def __init__(self, tape: "NoiseTape", inner: NoiseSource):
+    def __init__(self, tape: NoiseTape, inner: NoiseSource):
         self._tape = tape
         self._inner = inner
         self.rng = _TapedGenerator(tape, inner.rng)

@@ -29,8 +29,17 @@ from dpcore.exceptions import BudgetExceededError
 from dpcore.mechanisms import NoiseSource
 from dpcore.metrics import assign
 
-from .dp_audit import (EstimatorCase, MechanismCase, ReleaseRecorder, corner_data, estimator_cases,
-                       mechanism_cases, parallel_sampler, run_estimator_case, run_mechanism_case)
+from .dp_audit import (
+    EstimatorCase,
+    MechanismCase,
+    ReleaseRecorder,
+    corner_data,
+    estimator_cases,
+    mechanism_cases,
+    parallel_sampler,
+    run_estimator_case,
+    run_mechanism_case,
+)
 
 EPS = 1.0
 
@@ -304,6 +313,7 @@ def test_structural_audit_catches_an_exception_that_depends_on_n(monkeypatch):
     """Validation that refuses k > n on private data (the old check_n_clusters) is caught."""
     from dpcore import base as base_module
     from dpcore.validation import check_n_clusters
+
     from .test_structural_audit import BOUNDS, assert_same_structure
 
     X = np.random.default_rng(1).uniform(-1, 1, (2, 2))

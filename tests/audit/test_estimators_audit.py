@@ -13,6 +13,7 @@ import dpcore
 
 from .dp_audit import ESTIMATOR_CASES, NON_PRIVATE, coverage, estimator_cases, run_estimator_case
 
+
 def _params():
     out = []
     for key in sorted(dpcore.ALGORITHMS):
