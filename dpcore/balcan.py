@@ -398,6 +398,20 @@ class BalcanKMeans(DPClusterer):
     ----------
     Edler (2023), Appendix A, Algorithms 8-13; §4.2-§5.4.
     Balcan, Dick, Liang, Mou, Zhang (2017), ICML.
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.balcan import BalcanKMeans
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = BalcanKMeans(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "Balcan et al. (high-dimensional, Edler's corrections)"
@@ -445,11 +459,31 @@ class BalcanKMeans(DPClusterer):
 
         Parameters
         ----------
-        X : array-like (n, d), data units; n >= 3
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``. Needs ``n_samples >= 3``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
 
         Returns
         -------
-        self
+        self : BalcanKMeans
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.balcan import BalcanKMeans
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = BalcanKMeans(n_clusters=3, epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         delta, shares = self._check_params()     # first: delta here is not a privacy parameter
         X, noise = self._begin_fit(X)

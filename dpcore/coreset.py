@@ -716,6 +716,19 @@ class PrivateKMeans(DPClusterer):
     References
     ----------
     Feldman et al. (2017), Alg. 1, Alg. 2, §4.3, §5; Nissim, Stemmer, Vadhan (2016).
+
+    Examples
+    --------
+    The coreset needs tens of thousands of points before its first round:
+
+    >>> import numpy as np
+    >>> from dpcore.coreset import PrivateKMeans
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(50_000, 1))
+    >>> est = PrivateKMeans(n_clusters=2, epsilon=2.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape
+    (2, 1)
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "Private coreset (PRIVATE-K-MEAN)"
@@ -774,11 +787,31 @@ class PrivateKMeans(DPClusterer):
 
         Parameters
         ----------
-        X : array-like (n, d), data units
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
 
         Returns
         -------
-        self
+        self : PrivateKMeans
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.coreset import PrivateKMeans
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(50_000, 1))
+        >>> est = PrivateKMeans(n_clusters=2, epsilon=2.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         X, noise = self._begin_fit(X)
         self._check_params()

@@ -259,6 +259,20 @@ class DPLloyd(DPClusterer):
     -----
     With t iterations each record takes part in t count queries and d t sum
     queries, so the global sensitivity is ``(d r + 1) t`` (§4.1.1).
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.dplloyd import DPLloyd
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "DPLloyd"
@@ -281,11 +295,31 @@ class DPLloyd(DPClusterer):
 
         Parameters
         ----------
-        X : array-like (n, d), data units
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
 
         Returns
         -------
-        self
+        self : DPLloyd
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.dplloyd import DPLloyd
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         X, noise, n = self._begin_source_fit(X)
         dom = self.bounds_

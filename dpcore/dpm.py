@@ -137,6 +137,20 @@ class DPM(DPClusterer):
     References
     ----------
     Liebenow et al. (2024), §4 (algorithm), §5 (privacy); see the module docstring.
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.dpm import DPM
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = DPM(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "DPM (separation)"
@@ -188,11 +202,31 @@ class DPM(DPClusterer):
 
         Parameters
         ----------
-        X : array-like (n, d), data units
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
 
         Returns
         -------
-        self
+        self : DPM
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.dpm import DPM
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = DPM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         X, noise = self._begin_fit(X)
         k, (n, d) = int(self.n_clusters), X.shape

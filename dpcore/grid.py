@@ -265,6 +265,20 @@ class EUGkM(DPClusterer):
         the inputs are marginal.
     ValueError, TypeError
         Bad data or parameters.
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.grid import EUGkM
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = EUGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "EUGkM"
@@ -289,11 +303,31 @@ class EUGkM(DPClusterer):
 
         Parameters
         ----------
-        X : array-like (n, d), data units
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
 
         Returns
         -------
-        self
+        self : EUGkM
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.grid import EUGkM
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = EUGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         X, noise, n_est, eps_left = self._start_fit(X)
         self.cluster_centers_ = self.bounds_.denormalize(self._fit_grid(X, noise, eps_left, n_est))

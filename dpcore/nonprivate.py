@@ -33,6 +33,17 @@ class KMeans(DPClusterer):
     inertia_ : float, in squared data units
     n_iter_ : int
     budget_ : BudgetLedger (always empty)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpcore.nonprivate import KMeans
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = KMeans(n_clusters=3, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> est.budget_.total()
+    (0.0, 0.0)
     """
 
     display_name = "k-means (not private)"
@@ -48,11 +59,12 @@ class KMeans(DPClusterer):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Fit scikit-learn k-means. Returns self.
+        """Fit scikit-learn's k-means (no privacy).
 
         Parameters
         ----------
-        X : array-like (n, d), data units, or a :class:`~dpcore.sources.DataSource`
+        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
+            Data in data units.
             An array (or an :class:`~dpcore.sources.ArraySource`) is clustered exactly as
             scikit-learn does.  On any other source (files, Spark, a database) the rows are not
             loaded: k-means++ and Lloyd run on the *exact* counts of a fine grid (``GRID_CELLS``
@@ -60,6 +72,28 @@ class KMeans(DPClusterer):
             exact Lloyd passes over the source refine the centres (stopping when no centre moves
             by more than 1e-4 of the box).  ``labels_`` and ``inertia_`` are then None
             (:func:`dpcore.metrics.nicv` accepts a source).
+        y : None
+            Ignored; present for scikit-learn API consistency.
+
+        Returns
+        -------
+        self : KMeans
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.nonprivate import KMeans
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = KMeans(n_clusters=3, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         if self.epsilon is not None:
             raise ValueError("the non-private k-means takes epsilon=None; choose a private algorithm to use a budget")

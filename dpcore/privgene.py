@@ -159,6 +159,20 @@ class PGkM(DPClusterer):
     candidates are excluded from the next draw of the round).  The last round
     releases a single centre set, so it makes one draw with the whole round's
     budget (our choice; the papers do not say how the output is picked).
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.privgene import PGkM
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = PGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "PGkM (PrivGene)"
@@ -185,11 +199,31 @@ class PGkM(DPClusterer):
 
         Parameters
         ----------
-        X : array-like (n, d), data units
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
 
         Returns
         -------
-        self
+        self : PGkM
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.privgene import PGkM
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = PGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         X, noise = self._begin_fit(X)
         m, m_sel = self.n_candidates, self.n_selected

@@ -313,6 +313,19 @@ class WaveCluster(DPClusterer):
     References
     ----------
     Chen, Yu, Chirkova (2015), §3.2; Sheikholeslami et al. (1998).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpcore.wavecluster import WaveCluster
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = WaveCluster(bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape[1] == X.shape[1]
+    True
+    >>> est.n_clusters_ == len(est.cluster_centers_)
+    True
+    >>> est.budget_.total()
+    (0.0, 0.0)
     """
 
     display_name = "WaveCluster (not private)"
@@ -350,11 +363,31 @@ class WaveCluster(DPClusterer):
 
         Parameters
         ----------
-        X : array-like (n, d), data units, or a :class:`~dpcore.sources.DataSource`
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
 
         Returns
         -------
-        self
+        self : WaveCluster
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.wavecluster import WaveCluster
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = WaveCluster(bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         X, _, _ = self._prepare(X)
         counts = self._counts(X)
@@ -472,6 +505,22 @@ class PrivQT(WaveCluster):
     References
     ----------
     Chen, Yu, Chirkova (2015), §4.2 (Alg. 2), §5.1.
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.wavecluster import PrivQT
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = PrivQT(epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape[1] == X.shape[1]
+    True
+    >>> est.n_clusters_ == len(est.cluster_centers_)
+    True
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "PrivQT"
@@ -498,11 +547,31 @@ class PrivQT(WaveCluster):
 
         Parameters
         ----------
-        X : array-like (n, d), data units, or a :class:`~dpcore.sources.DataSource`
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
 
         Returns
         -------
-        self
+        self : PrivQT
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.wavecluster import PrivQT
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = PrivQT(epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         X, noise, _ = self._prepare(X)
         counts = self._counts(X)
@@ -551,6 +620,22 @@ class PrivTHR(PrivQT):
     References
     ----------
     Chen, Yu, Chirkova (2015), §4.3 (Alg. 3), §5.1 Thm. 2, §5.2.2, §6.4.
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.wavecluster import PrivTHR
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = PrivTHR(epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape[1] == X.shape[1]
+    True
+    >>> est.n_clusters_ == len(est.cluster_centers_)
+    True
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "PrivTHR"
@@ -567,9 +652,33 @@ class PrivTHR(PrivQT):
     def fit(self, X, y=None):
         """Release the private clusters of X (see the class docstring).
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
+
         Returns
         -------
-        self
+        self : PrivTHR
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.wavecluster import PrivTHR
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = PrivTHR(epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         X, noise, _ = self._prepare(X)
         share = _check_share(self.quantization_share, "quantization_share")
@@ -636,6 +745,22 @@ class PrivTHREM(PrivQT):
     References
     ----------
     Chen, Yu, Chirkova (2015), §4.4 (Alg. 4), §5.1 Thm. 3, §5.2.3; Smith (2011).
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.wavecluster import PrivTHREM
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = PrivTHREM(epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape[1] == X.shape[1]
+    True
+    >>> est.n_clusters_ == len(est.cluster_centers_)
+    True
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "PrivTHR_EM"
@@ -653,9 +778,33 @@ class PrivTHREM(PrivQT):
     def fit(self, X, y=None):
         """Release the private clusters of X (see the class docstring).
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
+
         Returns
         -------
-        self
+        self : PrivTHREM
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.wavecluster import PrivTHREM
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = PrivTHREM(epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         X, noise, _ = self._prepare(X)
         share = _check_share(self.quantization_share, "quantization_share")
@@ -726,6 +875,22 @@ class PrivBasic(WaveCluster):
     References
     ----------
     Chen, Yu, Chirkova (2015), §4.1 (Alg. 1); Qardaji, Yang, Li (2013), §IV (uniform grid).
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.wavecluster import PrivBasic
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = PrivBasic(epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape[1] == X.shape[1]
+    True
+    >>> est.n_clusters_ == len(est.cluster_centers_)
+    True
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "PrivBasic"
@@ -745,9 +910,33 @@ class PrivBasic(WaveCluster):
     def fit(self, X, y=None):
         """Release the private clusters of X (see the class docstring).
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
+
         Returns
         -------
-        self
+        self : PrivBasic
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.wavecluster import PrivBasic
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = PrivBasic(epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         X, noise, n = self._prepare(X)
         if not (isinstance(self.theta, numbers.Real) and math.isfinite(self.theta) and self.theta > 0):

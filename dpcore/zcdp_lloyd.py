@@ -296,6 +296,20 @@ class ZCDPLloyd(DPClusterer):
     ----------
     See the module docstring: Lloyd 1982; Linde, Buzo & Gray 1980; Blum et al.
     2005; Bun & Steinke 2016; Canonne, Kamath & Steinke 2020; James & Stein 1961.
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.zcdp_lloyd import ZCDPLloyd
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = ZCDPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
     """
 
     display_name = "zCDP-Lloyd (high-dimensional: splitting + Gaussian noise)"
@@ -342,11 +356,31 @@ class ZCDPLloyd(DPClusterer):
 
         Parameters
         ----------
-        X : array-like (n, d), data units
+        X : array-like of shape (n_samples, n_features)
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``.
+        y : None
+            Ignored; present for scikit-learn API consistency.
 
         Returns
         -------
-        self
+        self : ZCDPLloyd
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.zcdp_lloyd import ZCDPLloyd
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = ZCDPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
         """
         auto = self._check_params()
         X, noise = self._begin_fit(X)
