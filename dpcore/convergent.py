@@ -298,7 +298,8 @@ class SubClustering(KMeansGuarantee):
         Sub-clusters per cluster (the paper's choice, §6.1).
     select_share : float in (0, 1), default 0.3
         Share of each step's budget spent choosing the sub-cluster.
-    Other parameters, attributes and Raises as :class:`KMeansGuarantee`.
+    n_clusters, epsilon, bounds, lap_share, n_iter, n_candidates, radius, radius_decay, random_state
+        As :class:`KMeansGuarantee`; its attributes and Raises apply too.
 
     Notes
     -----

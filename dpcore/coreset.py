@@ -641,6 +641,10 @@ class PrivateKMeans(DPClusterer):
         Per-round budget: Alg. 1 line 1, or the total divided by the number of
         rounds the (data-independent) schedule actually runs
         (:func:`plan_coreset`).  Both are (epsilon, delta)-DP.
+    constants : "proved" or "paper_experiments", default "proved"
+        Constants of the round schedule (see :func:`plan_coreset`):
+        ``"paper_experiments"`` reproduces the paper's Table 2 but has no proof
+        of utility.  Privacy is the same either way.
     n_samples : float or None, default None
         A public dataset size.  ``None`` spends ``n_share`` of epsilon on
         ``n + Lap(.)`` first (ledger entry "dataset size"): under

@@ -98,6 +98,9 @@ class DPM(DPClusterer):
         step (``refine=False`` gives its share to the leaf means).
     refine : bool, default True
         Run the clipped Lloyd step after merging to k.
+    refine_steps : int in [1, 10], default 1
+        Clipped Lloyd steps run when ``refine`` is true; the refinement share of the
+        budget is split evenly between them.
     n_samples : float or None
         Public dataset size (then the root count is not spent).
     random_state : None, int or numpy.random.Generator

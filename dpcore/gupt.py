@@ -341,7 +341,14 @@ class GkM3K(GkM):
     blocks on S1).  With rows sent to blocks independently at random, block
     sizes are random with mean ``3k``.
 
-    Parameters, Attributes, Raises and Privacy: as :class:`GkM`.
+    Parameters
+    ----------
+    n_clusters, epsilon, bounds, n_samples, n_share, range_quantiles, align, solver, random_state
+        As :class:`GkM`.
+
+    Notes
+    -----
+    Attributes, Raises and the privacy argument: as :class:`GkM`.
 
     Examples
     --------

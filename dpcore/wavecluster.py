@@ -490,17 +490,17 @@ class PrivQT(WaveCluster):
     ----------
     As :class:`WaveCluster`; ``synopsis_.values`` holds the noisy transformed values (publishable).
 
+    Raises
+    ------
+    ValueError
+        Bad parameters or data.
+
     Notes
     -----
     **Privacy.** epsilon-DP.  Adding or removing one record changes one cell of the count
     matrix by 1, so ``M + Lap(1/epsilon)`` per cell is epsilon-DP (Laplace
     mechanism, parallel composition over disjoint cells; Chen et al. Thm. 1);
     everything after is post-processing.  This holds for every wavelet.
-
-    Raises
-    ------
-    ValueError
-        Bad parameters or data.
 
     References
     ----------
