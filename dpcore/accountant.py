@@ -75,7 +75,9 @@ class BudgetLedger:
     Examples
     --------
     >>> ledger = BudgetLedger(1.0)
-    >>> ledger.spend("counts", 0.5, mechanism="laplace", sensitivity=1.0)
+    >>> entry = ledger.spend("counts", 0.5, mechanism="laplace", sensitivity=1.0)
+    >>> entry.epsilon, ledger.total()
+    (0.5, (0.5, 0.0))
     >>> ledger.total()
     (0.5, 0.0)
     """
@@ -194,6 +196,13 @@ def split_budget(total: float, shares) -> list[float]:
     ------
     ValueError
         If a share is negative or all are zero.
+
+    Examples
+    --------
+    >>> from dpcore.accountant import split_budget
+    >>> parts = split_budget(1.0, [0.1, 0.3, 0.6])
+    >>> len(parts), sum(parts) == 1.0
+    (3, True)
     """
     shares = [float(s) for s in shares]
     if any(s < 0 for s in shares) or sum(shares) <= 0:

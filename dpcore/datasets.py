@@ -413,6 +413,12 @@ def available() -> list[str]:
     Returns
     -------
     list of str
+
+    Examples
+    --------
+    >>> from dpcore.datasets import available
+    >>> "s1_like" in available() and "iris" in available()
+    True
     """
     return list(_all_specs())
 
@@ -598,6 +604,13 @@ def load(name: str, *, max_rows: int | None = None, random_state=0, progress: Pr
         Unknown name; the message lists the available ones.
     ConnectionError
         ``nyc_taxi_2015_01`` is not cached and NYC Open Data cannot be reached.
+
+    Examples
+    --------
+    >>> from dpcore.datasets import load
+    >>> ds = load("s1_like")
+    >>> ds.X.shape[1], len(ds.columns), ds.bounds is not None
+    (2, 2, True)
     """
     spec = _spec(name)
     if spec.kind == "source":

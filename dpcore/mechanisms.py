@@ -429,6 +429,22 @@ class NoiseSource:
         would overspend.
     prefix : str, default ""
         Prepended to every entry name (used by :meth:`sub`).
+
+    Examples
+    --------
+    A fresh, unpredictable generator (as ``random_state=None`` gives) and a
+    ledger capped at epsilon = 1; the noisy values themselves are not shown:
+
+    >>> import numpy as np
+    >>> from dpcore.accountant import BudgetLedger
+    >>> from dpcore.mechanisms import NoiseSource
+    >>> from dpcore.validation import check_random_state
+    >>> noise = NoiseSource(check_random_state(None), BudgetLedger(1.0))
+    >>> noisy = noise.laplace(np.array([10.0, 20.0]), sensitivity=1.0, epsilon=0.5, name="counts")
+    >>> noisy.shape
+    (2,)
+    >>> noise.ledger.total()
+    (0.5, 0.0)
     """
 
     def __init__(self, rng: np.random.Generator, ledger: BudgetLedger, prefix: str = ""):

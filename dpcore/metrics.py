@@ -160,11 +160,25 @@ def inertia(X, centers, sample_weight=None) -> float:
 
     Parameters
     ----------
-    X : ndarray (n, d); centers : ndarray (k, d); sample_weight : ndarray (n,), optional
+    X : ndarray of shape (n_samples, n_features)
+        Points, in data units.
+    centers : ndarray of shape (n_clusters, n_features)
+        Centres, in data units.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Weight of each point (default 1).
 
     Returns
     -------
     float, in squared data units.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpcore.metrics import inertia
+    >>> X = np.array([[0.0, 0.0], [0.0, 2.0], [4.0, 0.0], [4.0, 2.0]])
+    >>> centers = np.array([[0.0, 1.0], [4.0, 1.0]])
+    >>> inertia(X, centers)
+    4.0
     """
     _, d2 = assign(X, centers, return_distances=True)
     if sample_weight is None:
@@ -195,6 +209,17 @@ def nicv(X, centers, bounds=None, sample_weight=None) -> float:
     ``X`` may be a :class:`~dpcore.sources.DataSource` (``bounds`` required, no
     weights): the sum of squared distances is then one aggregate where the data
     live, over the rows clipped onto the bounds.  Not private (data owner only).
+
+    Examples
+    --------
+    Two clusters of two points, each point at distance 1 from its centre:
+
+    >>> import numpy as np
+    >>> from dpcore.metrics import nicv
+    >>> X = np.array([[0.0, 0.0], [0.0, 2.0], [4.0, 0.0], [4.0, 2.0]])
+    >>> centers = np.array([[0.0, 1.0], [4.0, 1.0]])
+    >>> nicv(X, centers)
+    1.0
     """
     from .sources import DataSource
     if isinstance(X, DataSource):

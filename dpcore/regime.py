@@ -252,6 +252,17 @@ def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: f
     Notes
     -----
     **Privacy.** A function of public or released values only: post-processing, no cost.
+
+    Examples
+    --------
+    The coreset of Feldman et al. needs far more than 1,000 points; DPLloyd runs:
+
+    >>> from dpcore.regime import assess
+    >>> r = assess("coreset", n=1000, d=2, k=3, epsilon=1.0, delta=1e-8)
+    >>> r.status, r.better
+    ('refuse', 'eugkm')
+    >>> assess("dplloyd", n=1000, d=2, k=3, epsilon=1.0).status
+    'ok'
     """
     n, epsilon, d, k = max(float(n), 1.0), float(epsilon), int(d), int(k)
     if algorithm in ("eugkm", "hybrid"):

@@ -87,6 +87,9 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
         reproducible from the seed, so the export says in its guarantee that
         it is NOT private and records the seed (it is a simulation: tests,
         papers' figures, teaching on public data).
+    privacy_unit : str or None
+        What one "record" is, in words (e.g. "one taxi trip"); default
+        "one record (one row of the input data)".  The guarantee is per unit.
 
     Returns
     -------
@@ -111,6 +114,17 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
     -----
     **Privacy.** Post-processing of the estimator's (epsilon, delta)-DP output and of
     public inputs: no further cost.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpcore.dplloyd import DPLloyd
+    >>> from dpcore.release import build_release
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> rel = build_release(est, algorithm="dplloyd", dataset="demo")
+    >>> rel["privacy"]["private"], len(rel["centroids"])
+    (True, 3)
     """
     if not hasattr(est, "budget_") or not hasattr(est, "cluster_centers_"):
         raise RuntimeError("the estimator is not fitted yet: fit it before building a release")
@@ -243,12 +257,30 @@ def release_schema() -> dict:
 def validate_release(release: dict) -> None:
     """Check a release against :func:`release_schema`.
 
+    Parameters
+    ----------
+    release : dict
+        A release, e.g. from :func:`build_release` or ``json.loads`` of an export.
+
     Raises
     ------
     jsonschema.ValidationError
         Naming the first field that does not conform.
     ImportError
         If the optional ``jsonschema`` package is not installed.
+
+    Examples
+    --------
+    A conforming release passes silently:
+
+    >>> from dpcore.release import validate_release
+    >>> import numpy as np
+    >>> from dpcore.dplloyd import DPLloyd
+    >>> from dpcore.release import build_release
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> rel = build_release(est, algorithm="dplloyd", dataset="demo")
+    >>> validate_release(rel)
     """
     import jsonschema
     jsonschema.validate(release, release_schema(), cls=jsonschema.Draft202012Validator)
@@ -256,7 +288,35 @@ def validate_release(release: dict) -> None:
 
 # -- writers ----------------------------------------------------------------------------------
 def to_json(release: dict, *, indent: int | None = 1) -> str:
-    """The release as JSON text (``json.loads`` gives the dict back)."""
+    """The release as JSON text (``json.loads`` gives the dict back).
+
+    Parameters
+    ----------
+    release : dict
+        From :func:`build_release`.
+    indent : int or None, default 1
+        Passed to :func:`json.dumps` (None: one line).
+
+    Returns
+    -------
+    str
+        The JSON text.
+
+    Examples
+    --------
+    The JSON text gives the same release back:
+
+    >>> import json
+    >>> from dpcore.release import to_json
+    >>> import numpy as np
+    >>> from dpcore.dplloyd import DPLloyd
+    >>> from dpcore.release import build_release
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> rel = build_release(est, algorithm="dplloyd", dataset="demo")
+    >>> json.loads(to_json(rel)) == rel
+    True
+    """
     return json.dumps(release, indent=indent, ensure_ascii=False, allow_nan=False)
 
 

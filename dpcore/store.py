@@ -727,6 +727,23 @@ class ReleaseStore:
         One transaction: lock, read cap and spent, check, insert release and
         ledger entries, commit (module docstring).  Basic sequential
         composition (Dwork & Roth 2014, Thm. 3.16).
+
+        Examples
+        --------
+        An in-memory store (a file or database URL in production) with a cap of 2:
+
+        >>> from dpcore.store import ReleaseStore
+        >>> import numpy as np
+        >>> from dpcore.dplloyd import DPLloyd
+        >>> from dpcore.release import build_release
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+        >>> rel = build_release(est, algorithm="dplloyd", dataset="demo")
+        >>> store = ReleaseStore(":memory:")
+        >>> store.set_cap("demo", 2.0)
+        >>> rid = store.record("demo", rel)
+        >>> isinstance(rid, int), store.spent("demo")[0] <= 1.0
+        (True, True)
         """
         dataset = _check_name(dataset)
         eps, dl, body, entries = _check_release(release)
