@@ -474,7 +474,8 @@ class BalcanKMeans(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.validation`); a :class:`~dpcore.sources.DataSource`
+            is a TypeError (this algorithm needs the rows in memory).
 
         Examples
         --------

@@ -806,7 +806,8 @@ class PrivateKMeans(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.validation`); a :class:`~dpcore.sources.DataSource`
+            is a TypeError (this algorithm needs the rows in memory).
 
         Examples
         --------

@@ -82,9 +82,10 @@ class Hybrid(EUGkM):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
             Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
+            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
+            loaded: each aggregate runs where the data live.
         y : None
             Ignored; present for scikit-learn API consistency.
 

@@ -363,9 +363,10 @@ class WaveCluster(DPClusterer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
             Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
+            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
+            loaded: each aggregate runs where the data live.
         y : None
             Ignored; present for scikit-learn API consistency.
 
@@ -547,9 +548,10 @@ class PrivQT(WaveCluster):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
             Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
+            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
+            loaded: each aggregate runs where the data live.
         y : None
             Ignored; present for scikit-learn API consistency.
 
@@ -654,9 +656,10 @@ class PrivTHR(PrivQT):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
             Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
+            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
+            loaded: each aggregate runs where the data live.
         y : None
             Ignored; present for scikit-learn API consistency.
 
@@ -780,9 +783,10 @@ class PrivTHREM(PrivQT):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
             Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
+            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
+            loaded: each aggregate runs where the data live.
         y : None
             Ignored; present for scikit-learn API consistency.
 
@@ -912,9 +916,10 @@ class PrivBasic(WaveCluster):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
             Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
+            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
+            loaded: each aggregate runs where the data live.
         y : None
             Ignored; present for scikit-learn API consistency.
 
