@@ -85,7 +85,7 @@ def test_error_paths(blobs):
     with pytest.raises(ValueError, match="epsilon"):
         GkM(3, epsilon=-1.0, bounds=bounds).fit(X)
     with pytest.raises(ValueError, match="n_clusters"):
-        GkM3K(10 ** 6, epsilon=1.0, bounds=bounds).fit(X)
+        GkM3K(0, epsilon=1.0, bounds=bounds).fit(X)
     with pytest.warns(dpcore.PrivacyLeakWarning):
         GkM(3, epsilon=1.0, random_state=0).fit(X)
 
