@@ -298,6 +298,12 @@ class EUGkM(DPClusterer):
         self.max_cells = max_cells
         self.random_state = random_state
 
+    def _expected_failed_checks(self) -> dict[str, str]:
+        reason = ("scikit-learn's check fits 10 columns of about 120 rows; there the noisy grid is mostly noise "
+                  "(Su et al. 2016 §6), so the regime check refuses up front with OutOfRegimeError naming a "
+                  "better-suited algorithm")
+        return {**super()._expected_failed_checks(), "check_dtype_object": reason}
+
     def fit(self, X, y=None):
         """Release the grid synopsis and k centres computed from it.
 

@@ -21,7 +21,8 @@ def test_ledger_split(cls, blobs):
     assert len(steps) == 4 and all(e.mechanism == "composite (parallel)" for e in steps)
     assert sum(e.epsilon for e in steps) == pytest.approx(1.5)
     final = [e for e in est.budget_ if e.name.startswith("final")]
-    assert len(final) == 1 and final[0].epsilon == pytest.approx(0.5) and final[0].sensitivity == 3.0
+    # Sensitivity 3 plus what rounding onto the release lattice adds (at most 2^-10 of it).
+    assert len(final) == 1 and final[0].epsilon == pytest.approx(0.5) and 3.0 <= final[0].sensitivity <= 3.0 * 1.001
 
 
 @pytest.mark.parametrize("cls", [KMeansGuarantee, SubClustering])

@@ -123,7 +123,8 @@ def test_gallery_never_imports_the_loaders_nor_opens_a_data_file(store_url):
         at.sidebar.selectbox[0].select("nyc taxi").run()
         assert not at.exception, [e.message for e in at.exception]
         assert len(at.get("deck_gl_json_chart")) == 1
-        loaders = sorted(m for m in sys.modules if m in ("dpcore.datasets", "dpcore.sources", "ui.widgets"))
+        loaders = sorted(m for m in sys.modules if m in ("dpcore.datasets", "dpcore.sources.config",
+                                                          "dpcore.sources.ibis_source", "ui.widgets"))
         try:
             import dpcore.datasets
             guard = "import allowed"

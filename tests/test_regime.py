@@ -61,7 +61,8 @@ def test_two_dimensional_grid_is_inside_the_regime():
 def test_advisor_never_picks_a_refused_algorithm():
     a = E.advise(100_000, 11, 5, 0.5)
     assert a.regime["eugkm"].status == "refuse"
-    assert a.best == "dplloyd"
+    assert a.best in ("dplloyd", "zcdp_lloyd")
+    assert a.regime.get(a.best) is None or a.regime[a.best].status != "refuse"
     a2 = E.advise(100_000, 2, 5, 0.5)
     assert all(r.status != "refuse" for r in a2.regime.values())
 

@@ -713,6 +713,19 @@ def gaussian_sampler(sensitivity: float, epsilon: float, delta: float, cls=Noise
     return sample
 
 
+def gaussian_zcdp_sampler(sensitivity: float, epsilon: float, delta: float, cls=NoiseSource):
+    """One zCDP Gaussian step spending the whole grant's rho (ZCDPLedger), audited as (epsilon, delta)."""
+    from dpcore.accountant import ZCDPLedger
+
+    def sample(values, n, rng):
+        v = np.broadcast_to(np.asarray(values, dtype=float), (n,) + np.shape(values))
+        ledger = ZCDPLedger(epsilon, delta)
+        out = cls(rng, ledger).gaussian_zcdp(v, sensitivity=sensitivity, rho=ledger.rho_total, name="audit")
+        out = out.reshape(n, -1)
+        return {f"value[{j}]": out[:, j] for j in range(out.shape[1])}
+    return sample
+
+
 def selection_sampler(method: str, sensitivity: float, epsilon: float, cls=NoiseSource, **kwargs):
     """One selection per run, each with a fresh ledger (the ledger refuses a second spend)."""
     def sample(scores, n, rng):
@@ -754,6 +767,9 @@ def mechanism_cases(cls=NoiseSource, epsilon: float = 1.0) -> list[MechanismCase
                       why="count + coordinate sum of one record: both move, the losses add up"),
         MechanismCase("gaussian: scalar 0 vs 1, delta 1e-3", gaussian_sampler(1.0, epsilon, 1e-3, cls), 0.0, 1.0,
                       epsilon, 1e-3, why="the analytic Gaussian is tight: the tail event meets delta exactly"),
+        MechanismCase("gaussian_zcdp: scalar 0 vs 1, delta 1e-3", gaussian_zcdp_sampler(1.0, epsilon, 1e-3, cls),
+                      0.0, 1.0, epsilon, 1e-3,
+                      why="one step spending the grant's whole rho, converted to (epsilon, delta) by CKS Cor. 13"),
         MechanismCase("exponential: one score up, all others down", selection_sampler("exponential", 1.0, epsilon, cls),
                       flat, up_down, epsilon, n_runs=40_000,
                       why="the worst case of the factor 2 in exp(eps q / 2 Delta)"),

@@ -29,13 +29,13 @@ def _ci_runs(case):
 def test_every_mechanism_has_a_case():
     """A new NoiseSource mechanism must come with an audit case."""
     public = {m for m in vars(NoiseSource) if not m.startswith("_") and callable(getattr(NoiseSource, m))}
-    covered = {"laplace", "laplace_above", "gaussian", "exponential", "permute_and_flip", "sub", "parallel",
-               "quantile"}
+    covered = {"laplace", "laplace_above", "gaussian", "gaussian_zcdp", "exponential", "permute_and_flip", "sub",
+               "parallel", "quantile"}
     missing = public - covered
     assert not missing, f"no audit case for NoiseSource.{sorted(missing)}: add one to dp_audit.mechanism_cases"
     names = " ".join(c.name for c in CASES)
-    for mech in ("laplace", "laplace_above", "gaussian", "exponential", "permute-and-flip", "sub", "parallel",
-                 "quantile"):
+    for mech in ("laplace", "laplace_above", "gaussian", "gaussian_zcdp", "exponential", "permute-and-flip", "sub",
+                 "parallel", "quantile"):
         assert mech in names
 
 
