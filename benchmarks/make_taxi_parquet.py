@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from benchmarks._common import taxi_points
+from benchmarks._common import TAXI_BOUNDS, taxi_points
 
 #: Rows per Parquet row group (about 16 MB of coordinates): DuckDB and Spark scan row groups in parallel.
 ROW_GROUP = 1 << 20
@@ -58,6 +58,28 @@ def write(rows: int, *, months: int = 12, jitter: float = 1e-4, seed: int = 0, o
     return out
 
 
+def write_config(folder: Path | None = None) -> Path:
+    """Write ``dpcore_sources.toml`` in the bench folder, listing every ``taxi_<rows>`` dataset there.
+
+    The app lists them as large sources (``DPCORE_SOURCES=<that file> streamlit run app.py``):
+    opened where they lie by DuckDB, with the public box of Feldman et al.'s taxi experiments.
+    """
+    folder = folder or bench_dir()
+    lo, hi = TAXI_BOUNDS
+    entries = []
+    for d in sorted(folder.glob("taxi_*"), key=lambda p: int(p.name.split("_")[1]) if p.name[5:].isdigit() else 0):
+        if not (d.is_dir() and d.name[5:].isdigit()):
+            continue
+        rows = int(d.name[5:])
+        entries.append(f'[[source]]\nname = "{d.name}"\ntitle = "NYC taxi-like pickups, 10^{len(str(rows)) - 1} rows (Parquet)"\n'
+                       f'path = "{d}"\ncolumns = ["pickup_longitude", "pickup_latitude"]\n'
+                       f"lower = [{lo[0]}, {lo[1]}]\nupper = [{hi[0]}, {hi[1]}]\ngeo = true\nn_clusters_hint = 5\n")
+    path = folder / "dpcore_sources.toml"
+    path.write_text("# Written by python -m benchmarks.make_taxi_parquet: large taxi-like sources for the app.\n\n"
+                    + "\n".join(entries))
+    return path
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=100_000_000)
@@ -68,6 +90,8 @@ def main(argv=None):
     out = write(args.rows, months=args.months, jitter=args.jitter)
     size = sum(f.stat().st_size for f in out.rglob("*.parquet"))
     print(f"wrote {args.rows:,} rows to {out} ({size / 2**30:.2f} GiB) in {time.perf_counter() - t0:.0f} s")
+    cfg = write_config(out.parent)
+    print(f"open it in the app: DPCORE_SOURCES={cfg} streamlit run app.py  (Explorer, dataset {out.name})")
 
 
 if __name__ == "__main__":

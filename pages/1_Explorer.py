@@ -7,6 +7,7 @@ from ui import figures as F
 from ui import widgets as W
 
 MAP_HEIGHT = 700   # px; the map's zoom fits the public box into this height
+DENSITY_CELLS = 200   # per side: the exact-density overlay of a large source whose release has no grid
 
 W.page_setup(__file__)
 st.title("Private k-means explorer")
@@ -14,7 +15,8 @@ st.caption("One private k-means release at the privacy level chosen in the sideb
            "result: how far the private centres (orange) move from the non-private ones (blue rings), and what "
            "the published noisy data look like. Pick data, an algorithm, k and ε in the sidebar.")
 
-ds, fp, algo, k, eps = W.release_controls()
+ds, fp, algo, k, eps = W.release_controls(allow_large=True)
+large = W.is_large(ds)   # rows where they lie (DuckDB, Spark, a database): never drawn, never loaded
 extra = {}
 with st.sidebar.expander("Algorithm settings"):
     if algo == "dplloyd":
@@ -24,38 +26,55 @@ with st.sidebar.expander("Algorithm settings"):
         extra["n_iter"] = n_iter
     if algo in ("eugkm", "hybrid"):
         extra["theta"] = float(st.number_input("θ (grid-size constant of Eq. 4)", 1.0, 100.0, 10.0, key="theta"))
-    show_raw = st.checkbox("Show the raw points (not private)", value=False, key="show_raw")
+    if large:
+        show_raw = st.checkbox("Show the exact density instead of the noisy grid (not private)", value=False,
+                               key="show_raw", help="Too many rows to draw: the same grid aggregate the release "
+                                                    "uses, without noise. For the data owner's eyes only.")
+    else:
+        show_raw = st.checkbox("Show the raw points (not private)", value=False, key="show_raw")
 W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps)
 
-n, d = ds.X.shape
+d = ds.X.shape[1]
 st.markdown(f"**{ds.title}** · {d} column(s): {', '.join(ds.columns)}")
 if ds.bounds is None:
     st.warning("No public bounds: the domain is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
 
 est = W.private_release(ds, fp, algo, who="Explorer", n_clusters=k, epsilon=eps, **extra)
-base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
 bounds = (est.bounds_.lower, est.bounds_.upper)
 syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" else None
-raw = ds.X[np.random.default_rng(0).permutation(n)[:20_000]] if show_raw else None
+raw = ds.X[np.random.default_rng(0).permutation(ds.X.shape[0])[:20_000]] if show_raw and not large else None
+cells, cell_label = (syn.edges, syn.counts) if syn else (None, None), "noisy count"
+if show_raw and large and d == 2:
+    # The non-private overlay of a large source: exact counts on the release's grid (or a fine one).
+    edges = syn.edges if syn else [np.linspace(bounds[0][j], bounds[1][j], DENSITY_CELLS + 1) for j in range(2)]
+    cells = edges, W.exact_density(ds, fp, bounds, [len(e) - 1 for e in edges])
+    cell_label = "exact count (not private)"
 
 view, side = st.columns([2, 1], gap="medium")
-with view:
-    if ds.geo and d == 2:
-        st.pydeck_chart(F.map_deck(bounds=bounds, private_centers=est.cluster_centers_,
-                                   baseline_centers=base.cluster_centers_,
-                                   synopsis_edges=syn.edges if syn else None,
-                                   synopsis_counts=syn.counts if syn else None, raw_points=raw,
-                                   private_sizes=F.noisy_cluster_sizes(est.cluster_centers_, est.synopsis_),
-                                   height=MAP_HEIGHT),
-                        height=MAP_HEIGHT)
-        st.caption("● private centres · ○ non-private centres (not private: for the data owner's eyes only) · "
-                   "grey outline: the public bounds"
-                   + (" · cells: the noisy grid synopsis the algorithm published" if syn else "")
-                   + ". Hover a cell for its noisy count, a private centre for its coordinates and noisy size.")
-        if syn:
-            st.html(F.count_legend_html(F.count_scale(syn.counts)))
-    else:
+view_slot = view.empty()
+
+
+def draw_view(baseline_centers):
+    """The map or scatter plot of the release, with the non-private centres once they are known."""
+    with view_slot.container():
+        if ds.geo and d == 2:
+            st.pydeck_chart(F.map_deck(bounds=bounds, private_centers=est.cluster_centers_,
+                                       baseline_centers=baseline_centers,
+                                       synopsis_edges=cells[0], synopsis_counts=cells[1], raw_points=raw,
+                                       private_sizes=F.noisy_cluster_sizes(est.cluster_centers_, est.synopsis_),
+                                       height=MAP_HEIGHT, synopsis_label=cell_label),
+                            height=MAP_HEIGHT)
+            st.caption("● private centres · ○ non-private centres (not private: for the data owner's eyes only) · "
+                       "grey outline: the public bounds"
+                       + (" · cells: the EXACT density of the data on the same grid: NOT private, for the data "
+                          "owner's eyes only" if cell_label != "noisy count"
+                          else " · cells: the noisy grid synopsis the algorithm published" if syn else "")
+                       + f". Hover a cell for its {cell_label}, a private centre for its coordinates and noisy "
+                         "size.")
+            if cells[1] is not None:
+                st.html(F.count_legend_html(F.count_scale(cells[1]), label=f"{cell_label} per cell"))
+            return
         if d > 2:
             st.caption(f"Showing the first two of {d} columns; the High-dimensional page shows a PCA view.")
         # A single column is drawn as a strip along y = 0.
@@ -63,11 +82,18 @@ with view:
         view_bounds = bounds if d > 1 else (np.r_[bounds[0], -1.0], np.r_[bounds[1], 1.0])
         st.plotly_chart(F.scatter_figure(columns=ds.columns[:2] if d > 1 else [ds.columns[0], ""], bounds=view_bounds,
                                          private_centers=two(est.cluster_centers_),
-                                         baseline_centers=two(base.cluster_centers_),
+                                         baseline_centers=None if baseline_centers is None else two(baseline_centers),
                                          synopsis_edges=syn.edges if syn and d == 2 else None,
                                          synopsis_counts=syn.counts if syn and d == 2 else None,
                                          raw_points=two(raw) if raw is not None else None),
                         width="stretch")
+
+
+if large:
+    draw_view(None)   # on a large source the release is shown while the reference's passes run
+with side:            # (their progress bars appear where the utility figures will be)
+    base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+draw_view(base.cluster_centers_)
 
 with side:
     nicv_p = W.data_nicv(ds, fp, est.cluster_centers_, bounds)

@@ -68,7 +68,7 @@ def diverging_rgba(values: np.ndarray, scale: float | None = None, alpha: int | 
     return out
 
 
-def count_legend_html(scale: float) -> str:
+def count_legend_html(scale: float, label: str = "noisy count per cell") -> str:
     """A small HTML colour bar for :func:`diverging_rgba` (blue negative, white 0, red positive)."""
     stops = np.linspace(-1, 1, 9)
     vals = np.sign(stops) * np.expm1(np.abs(stops) * np.log1p(scale))
@@ -76,10 +76,11 @@ def count_legend_html(scale: float) -> str:
     grad = ", ".join(f"rgb({r},{g},{b})" for r, g, b, _ in cols)
     top = f"{scale:,.0f}"
     return ("<div style='font-size:0.8rem;color:#555;display:flex;align-items:center;gap:0.5rem'>"
-            "<span>noisy count per cell</span>"
+            f"<span>{label}</span>"
             f"<span>≤ −{top}</span><span style='display:inline-block;width:180px;height:10px;"
             f"border:1px solid #bbb;background:linear-gradient(to right, {grad})'></span>"
-            f"<span>≥ {top}</span><span>(blue: negative noise; log scale, 0 in white)</span></div>")
+            f"<span>≥ {top}</span><span>({'blue: negative noise; ' if 'noisy' in label else ''}"
+            "log scale, 0 in white)</span></div>")
 
 
 def _block_edges(e: np.ndarray, f: int) -> np.ndarray:
@@ -139,7 +140,7 @@ def _cell_polygons(ex, ey, ix, iy) -> list:
 
 
 def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = None,
-                scale: float | None = None) -> list:
+                scale: float | None = None, value_label: str = "noisy count") -> list:
     """Layers drawing a released 2-D grid: one image of all cells, and a light hover layer.
 
     Parameters
@@ -150,6 +151,9 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
     labels : ndarray (nx, ny) of int, optional
         Cluster id per cell (-1: none): cells are coloured by cluster, unlabelled ones left out.
     scale : float, optional; the colour scale's saturation (default :func:`count_scale`).
+    value_label : str, default "noisy count"
+        What a cell's value is, in its tooltip (``"exact count (not private)"`` for the data
+        owner's density overlay of a large source).
 
     Returns
     -------
@@ -174,7 +178,7 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
         f = _block_factor(counts.shape, MAX_HOVER_CELLS)
         (hx, hy), hc = block_sums([ex, ey], counts, f)
         ix, iy = (a.ravel() for a in np.meshgrid(np.arange(hc.shape[0]), np.arange(hc.shape[1]), indexing="ij"))
-        what = "noisy count" if f == 1 else f"noisy count of these {f} × {f} cells"
+        what = value_label if f == 1 else f"{value_label} of these {f} × {f} cells"
         tips = [f"{what}: {_fmt(v)}" for v in hc[ix, iy].tolist()]
     else:
         lab = np.asarray(labels)
@@ -264,7 +268,7 @@ def map_view(bounds, height: int, width: int = 760) -> pdk.ViewState:
 def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_edges=None,
              synopsis_counts=None, raw_points=None, coreset_points=None, coreset_weights=None,
              cell_labels=None, private_sizes=None, baseline_sizes=None, height: int = 640,
-             width: int = 760) -> pdk.Deck:
+             width: int = 760, synopsis_label: str = "noisy count") -> pdk.Deck:
     """A pydeck map of one release on longitude/latitude data.
 
     Parameters
@@ -281,6 +285,7 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     baseline_sizes : ndarray (k,), optional; exact non-private cluster sizes (labelled not private).
     height, width : int, pixels: the map's height, and the narrowest width it is expected to get
         (the initial view fits the public box into both).
+    synopsis_label : str, default "noisy count"; what the cells' values are, in their tooltips.
 
     Returns
     -------
@@ -293,7 +298,7 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     layers = [pdk.Layer("PathLayer", [{"path": [[float(a), float(b)] for a, b in box]}], id="public-box",
                         get_path="path", get_color=[60, 60, 60, 200], width_min_pixels=1.5, get_width=1)]
     if synopsis_counts is not None or cell_labels is not None:
-        layers += grid_layers(synopsis_edges, synopsis_counts, labels=cell_labels)
+        layers += grid_layers(synopsis_edges, synopsis_counts, labels=cell_labels, value_label=synopsis_label)
     if raw_points is not None and len(raw_points):
         pts = [{"lon": a, "lat": b} for a, b in np.round(np.asarray(raw_points)[:, :2], 6).tolist()]
         layers.append(pdk.Layer("ScatterplotLayer", pts, id="raw", get_position=["lon", "lat"],

@@ -9,12 +9,14 @@ Exact facts about the raw data go in the one :func:`raw_facts` panel.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import io
 import json
 import math
 import os
+import threading
 import warnings
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from dpcore import datasets
 from dpcore.exceptions import BudgetExceededError, InfeasibleBudgetError
 from dpcore.explain import PRIVACY_LEVELS, level_for
 from dpcore.regime import OutOfRegimeError, RegimeWarning
+from dpcore.sources import SCALABLE, SourceError
 
 from .figures import NOT_PRIVATE, ledger_frame
 
@@ -77,6 +80,9 @@ def friendly_errors(what: str = "This step"):
         st.stop()
     except BudgetExceededError as exc:
         st.error(f"Refused, to protect privacy: {exc}")
+        st.stop()
+    except SourceError as exc:      # the engine or database of a large source; the message says which
+        st.error(f"{what} could not run where the data lie: {exc}")
         st.stop()
     except (ConnectionError, OSError) as exc:
         st.error(f"{what} could not reach the data: {exc}")
@@ -144,27 +150,32 @@ def _fingerprint(X: np.ndarray) -> str:
     return hashlib.sha1(np.ascontiguousarray(X).view(np.uint8)).hexdigest()[:16]
 
 
-def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only: bool = False, sidebar: bool = True):
+def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only: bool = False, sidebar: bool = True,
+                   allow_large: bool = False):
     """Choose a dataset (bundled, real files in $DPCORE_DATA, NYC taxi download, or an upload).
+
+    ``allow_large`` also offers the large sources the data owner configured in
+    ``dpcore_sources.toml`` (:mod:`dpcore.sources.config`): they are opened where they
+    lie and never loaded, so only pages that fit on a :class:`~dpcore.sources.DataSource`
+    (the Explorer) offer them.
 
     Returns
     -------
     (Dataset, fingerprint) or (None, None) when nothing usable is chosen yet.
     """
     where = st.sidebar if sidebar else st
-    # Large configured sources (dpcore_sources.toml) are not offered yet: the pages fit on in-memory
-    # arrays, and their source path (fit on ds.data_source, progress per pass) is the next step of issue 14.
-    names = [n for n in datasets.available() if not datasets.info(n).get("large")]
+    names = [n for n in datasets.available() if allow_large or not datasets.info(n).get("large")]
     if geo_only:
         names = [n for n in names if datasets.info(n).get("geo")]
     options = names + [UPLOAD]
     preferred = url_default("dataset", default or _default_dataset(names), str)
     index = options.index(preferred) if preferred in options else 0
-    choice = where.selectbox("Dataset", options, index=index, key=key,
-                             format_func=lambda n: n if n == UPLOAD else datasets.info(n).get("title", n))
+    choice = where.selectbox("Dataset", options, index=index, key=key, format_func=_dataset_label)
     if choice == UPLOAD:
         return _upload(where, key)
     meta = datasets.info(choice)
+    if meta.get("large"):
+        return _open_large(where, choice, meta)
     if meta.get("needs_download") and not meta.get("cached"):
         where.info("This dataset is downloaded from NYC Open Data once and then cached on disk.")
         if not where.button("Download now", key=f"{key}_download"):
@@ -176,6 +187,119 @@ def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only
     with friendly_errors("Loading the dataset"):
         ds, fp = load_dataset(choice)
     return ds, fp
+
+
+def _dataset_label(name: str) -> str:
+    if name == UPLOAD:
+        return name
+    meta = datasets.info(name)
+    return meta.get("title", name) + (" · large source" if meta.get("large") else "")
+
+
+@st.cache_resource(show_spinner="Opening the source…", max_entries=4)
+def _large_source(name: str, content: str):
+    """One open source per configured entry and content key, shared by every session.
+
+    A resource, not cached data: the source holds an engine connection (DuckDB, Spark,
+    PostgreSQL), and its exact row count, once read, is reused by every later fit.
+    """
+    return datasets.load(name)
+
+
+def _open_large(where, name: str, meta: dict):
+    """A configured large source: what it is (from metadata), opened without loading a row."""
+    from dpcore.sources.config import content_key, read_config
+    entry = next(e for e in read_config() if e["name"] == name)
+    if meta.get("error"):
+        st.error(f"The source {name!r} cannot be opened: {meta['error']}. Fix its entry in "
+                 "dpcore_sources.toml (DPCORE_SOURCES).")
+        st.stop()
+    fmt = {"parquet": "Parquet", "csv": "CSV"}.get(meta.get("format"), "database table")
+    files = f" ({meta['files']:,} files)" if meta.get("files", 0) > 1 else ""
+    where.caption(f"Large source: {fmt}{files} read where it lies by {engine_name(meta.get('engine'))}; "
+                  f"columns {', '.join(meta.get('columns') or [])}. Nothing is loaded: each release runs a "
+                  "few exact aggregate passes there (counts, a grid histogram, per-centre sums) and adds the "
+                  "noise here. Its row count is in the raw data facts panel (data owner only).")
+    key = content_key(entry)
+    with friendly_errors("Opening the source"):
+        ds = _large_source(name, key)
+    return ds, f"src-{key}"
+
+
+def engine_name(engine: str | None) -> str:
+    """How people write an engine's name (``"duckdb"`` -> DuckDB)."""
+    names = {"duckdb": "DuckDB", "pyspark": "Spark", "postgres": "PostgreSQL", "postgresql": "PostgreSQL"}
+    return names.get(str(engine), str(engine or "the engine"))
+
+
+def is_large(ds) -> bool:
+    """True for a configured large source (rows where they lie; fit on ``ds.data_source``)."""
+    return getattr(ds, "data_source", None) is not None
+
+
+def fit_data(ds):
+    """What an estimator's ``fit`` takes for ``ds``: the DataSource of a large source, else the array."""
+    return ds.data_source if is_large(ds) else ds.X
+
+
+#: Results computed on large sources (baseline fits, NICV, densities), kept for the whole server.
+_SOURCE_RESULTS: collections.OrderedDict = collections.OrderedDict()
+_SOURCE_LOCK = threading.Lock()
+
+
+def _on_source(ds, what: str, key, compute):
+    """``compute()`` once per ``key`` for the server, with a progress bar per pass over the source.
+
+    Not ``st.cache_data``: Streamlit replays the elements a cached function drew, and the
+    progress bar lives outside it.  Non-private results only (a reference fit, NICV, a density),
+    which a rerun would compute again identically.
+    """
+    key = (ds.name, *key)
+    with _SOURCE_LOCK:
+        if key in _SOURCE_RESULTS:
+            _SOURCE_RESULTS.move_to_end(key)
+            return _SOURCE_RESULTS[key]
+    with friendly_errors(what), pass_progress(ds, what):
+        value = compute()
+    with _SOURCE_LOCK:
+        _SOURCE_RESULTS[key] = value
+        while len(_SOURCE_RESULTS) > 32:
+            _SOURCE_RESULTS.popitem(last=False)
+    return value
+
+
+@contextlib.contextmanager
+def pass_progress(ds, what: str):
+    """A progress bar for each pass over a large source while ``what`` runs (no-op for arrays).
+
+    The source calls back before each pass (``on_pass``) and, on DuckDB, with the
+    engine's own progress within the pass (``on_progress``); the bar names the
+    pass and its number.  Removed when the step ends.
+    """
+    if not is_large(ds):
+        yield
+        return
+    src = ds.data_source
+    box = st.empty()
+    state = {"n": 0, "label": ""}
+
+    def on_pass(label):
+        state["n"] += 1
+        state["label"] = label
+        box.progress(0.0, text=f"{what}: pass {state['n']} over the data ({label}) in {engine_name(src.engine)}…")
+
+    def on_progress(fraction):
+        box.progress(min(max(float(fraction), 0.0), 1.0),
+                     text=f"{what}: pass {state['n']} over the data ({state['label']}) in "
+                     f"{engine_name(src.engine)}…")
+
+    old = src.on_pass, getattr(src, "on_progress", None)
+    src.on_pass, src.on_progress = on_pass, on_progress
+    try:
+        yield
+    finally:
+        src.on_pass, src.on_progress = old
+        box.empty()
 
 
 def _default_dataset(names):
@@ -249,15 +373,23 @@ def _bounds_inputs(where, cols, key):
 
 
 def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", default: str = "eugkm",
-                     sidebar: bool = True) -> str:
-    """Choose a private algorithm of one family; shows its one-line summary and paper."""
+                     sidebar: bool = True, scalable_only: bool = False) -> str:
+    """Choose a private algorithm of one family; shows its one-line summary and paper.
+
+    ``scalable_only`` offers only the algorithms that run on a DataSource
+    (:data:`dpcore.sources.SCALABLE`), for large sources.
+    """
     where = st.sidebar if sidebar else st
-    keys = [k for k, cls in dpcore.ALGORITHMS.items() if cls.family == family and cls.private]
+    keys = [k for k, cls in dpcore.ALGORITHMS.items() if cls.family == family and cls.private
+            and (not scalable_only or k in SCALABLE)]
     start = url_default("algorithm", default, str)
     algo = where.selectbox("Algorithm", keys, index=keys.index(start) if start in keys else 0, key=key,
                            format_func=lambda k: dpcore.ALGORITHMS[k].display_name or k)
     cls = dpcore.ALGORITHMS[algo]
     where.caption(f"{cls.summary} *Source: {cls.reference}.*")
+    if scalable_only:
+        where.caption("On a large source only the algorithms that run where the data lie are offered; the "
+                      "others need the rows in memory (fit them on a sample: see the README).")
     return algo
 
 
@@ -268,7 +400,8 @@ def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:
                                        value=min(start, max_value), key=key))
 
 
-def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algorithm: str = "eugkm"):
+def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algorithm: str = "eugkm",
+                     allow_large: bool = False):
     """The sidebar every centroid page shares: dataset, algorithm, k, ε (all in the URL).
 
     Stops the page with a sentence when no data is chosen yet.  There is no
@@ -277,14 +410,16 @@ def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algor
     error here: the number of rows is private, and the algorithms give an
     empty cluster a centre from its noisy sums.
 
+    ``allow_large`` offers the configured large sources too (see :func:`dataset_picker`).
+
     Returns
     -------
     (Dataset, fingerprint, algorithm key, k, epsilon)
     """
-    ds, fp = dataset_picker()
+    ds, fp = dataset_picker(allow_large=allow_large)
     if ds is None:
         st.stop()
-    algo = algorithm_picker(default=default_algorithm)
+    algo = algorithm_picker(default=default_algorithm, scalable_only=is_large(ds))
     k = n_clusters_input(ds)
     eps = epsilon_slider(epsilon_label)
     return ds, fp, algo, k, eps
@@ -462,7 +597,8 @@ def _fit_private(ds, algorithm: str, params: dict):
         # Pages state a missing-bounds leak in words; the Python warning would only reach the log.
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         warnings.simplefilter("ignore", RegimeWarning)     # said in words by private_release, from regime_
-        return dpcore.ALGORITHMS[algorithm](**kwargs, bounds=ds.bounds, random_state=None).fit(ds.X)
+        with pass_progress(ds, "Private release"):
+            return dpcore.ALGORITHMS[algorithm](**kwargs, bounds=ds.bounds, random_state=None).fit(fit_data(ds))
 
 
 def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, draw_missing: bool = True,
@@ -595,10 +731,14 @@ def rows_subset(ds, rows, tag: str):
                            title=getattr(ds, "title", ""), geo=getattr(ds, "geo", False))
 
 
+def _baseline_fit(X, algorithm: str, params: tuple, bounds):
+    kwargs = {k: v for k, v in params if k != "bounds"}
+    return dpcore.ALGORITHMS[algorithm](**kwargs, bounds=bounds).fit(X)
+
+
 @st.cache_data(show_spinner="Computing the non-private reference…", max_entries=64)
 def _fit_baseline(_X: np.ndarray, data_key: str, algorithm: str, params: tuple, _bounds=None):
-    kwargs = {k: v for k, v in params if k != "bounds"}
-    return dpcore.ALGORITHMS[algorithm](**kwargs, bounds=_bounds).fit(_X)
+    return _baseline_fit(_X, algorithm, params, _bounds)
 
 
 def baseline(ds, fingerprint: str, algorithm: str, **params):
@@ -610,7 +750,7 @@ def baseline(ds, fingerprint: str, algorithm: str, **params):
     if dpcore.ALGORITHMS[algorithm].private:
         raise ValueError(f"{algorithm} is private: use private_release, which records it before it is shown")
     bounds_key = None if ds.bounds is None else tuple(tuple(np.ravel(b).astype(float)) for b in ds.bounds)
-    k, n = params.get("n_clusters"), ds.X.shape[0]
+    k, n = params.get("n_clusters"), (ds.data_source.count() if is_large(ds) else ds.X.shape[0])
     if k is not None and 1 <= n < k:
         # k-means with k above the number of rows puts a centre on every row and leaves the other clusters
         # empty: fit k = n and repeat centres, instead of an error that would state the number of rows.
@@ -619,6 +759,9 @@ def baseline(ds, fingerprint: str, algorithm: str, **params):
         est.cluster_centers_ = est.cluster_centers_[np.arange(k) % n]
         return est
     items = tuple(sorted(params.items())) + (("bounds", bounds_key),)
+    if is_large(ds):
+        return _on_source(ds, "Non-private reference", (fingerprint, "baseline", algorithm, items),
+                          lambda: _baseline_fit(ds.data_source, algorithm, items, ds.bounds))
     with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm):
         return _fit_baseline(ds.X, f"{ds.name}:{fingerprint}", algorithm, items, _bounds=ds.bounds)
 
@@ -802,8 +945,21 @@ def data_nicv(ds, fingerprint: str, centers, bounds) -> float:
     """NICV of ``centers`` on the dataset (``dpcore.metrics.nicv``), cached on data fingerprint, centres and
     bounds: the non-private baseline's figure is computed once, not on every ε change.  Not private."""
     bounds_key = tuple(tuple(map(float, b)) for b in bounds)
-    return _nicv_cached(ds.X, f"{ds.name}:{fingerprint}", np.asarray(centers, dtype=float), bounds_key,
-                        _bounds=bounds)
+    centers = np.asarray(centers, dtype=float)
+    if is_large(ds):
+        from dpcore.metrics import nicv
+        return _on_source(ds, "NICV", (fingerprint, "nicv", centers.tobytes(), centers.shape, bounds_key),
+                          lambda: float(nicv(ds.data_source, centers, bounds)))
+    return _nicv_cached(ds.X, f"{ds.name}:{fingerprint}", centers, bounds_key, _bounds=bounds)
+
+
+def exact_density(ds, fingerprint: str, bounds, shape) -> np.ndarray:
+    """Exact counts of a large source's rows on a grid over ``bounds`` (the aggregate a grid release
+    uses, without noise): the non-private overlay where raw points are too many to draw.  Not private."""
+    bounds_key = tuple(tuple(map(float, b)) for b in bounds)
+    shape = tuple(int(m) for m in shape)
+    return _on_source(ds, "Exact density (not private)", (fingerprint, "density", bounds_key, shape),
+                      lambda: ds.data_source.grid_counts(bounds, shape))
 
 
 def show_ledger(est, *, where=None) -> None:
@@ -841,14 +997,29 @@ def raw_facts(ds, *, fit=None, lines=(), where=None):
     """
     where = where or st
     box = where.expander(RAW_FACTS, expanded=False)
-    n, d = ds.X.shape
-    facts = [f"Rows: **{n:,}** · columns: {d} ({', '.join(map(str, ds.columns))})"]
-    if getattr(ds, "n_dropped", 0):
-        facts.append(f"Rows left out on reading (missing or infinite values, or outside the public box): "
-                     f"{ds.n_dropped:,}")
-    if fit is not None:
-        lo, hi = fit.bounds_.lower, fit.bounds_.upper
-        outside = int(np.count_nonzero(np.any((ds.X < lo) | (ds.X > hi), axis=1)))
+    d = ds.X.shape[1]
+    if is_large(ds):
+        src = ds.data_source
+        with friendly_errors("The raw data facts"), pass_progress(ds, "Raw data facts"):
+            n, dropped = src.count(), src.n_dropped()
+            outside = src.n_outside((fit.bounds_.lower, fit.bounds_.upper)) if fit is not None else None
+        rows = datasets.info(ds.name).get("rows")
+        facts = [f"Rows with finite coordinates: **{n:,}** · columns: {d} ({', '.join(map(str, ds.columns))}) · "
+                 f"read where they lie by {engine_name(src.engine)}"
+                 + (f" · rows in the files' metadata: {rows:,}" if rows is not None else "")]
+        if dropped:
+            facts.append(f"Rows skipped by every aggregate (a missing, NaN or infinite coordinate): {dropped:,}")
+    else:
+        n = ds.X.shape[0]
+        facts = [f"Rows: **{n:,}** · columns: {d} ({', '.join(map(str, ds.columns))})"]
+        if getattr(ds, "n_dropped", 0):
+            facts.append(f"Rows left out on reading (missing or infinite values, or outside the public box): "
+                         f"{ds.n_dropped:,}")
+        outside = None
+        if fit is not None:
+            lo, hi = fit.bounds_.lower, fit.bounds_.upper
+            outside = int(np.count_nonzero(np.any((ds.X < lo) | (ds.X > hi), axis=1)))
+    if outside is not None:
         facts.append(f"Rows outside the public bounds, clipped onto them: {outside:,}")
     box.markdown("\n".join(f"- {f}" for f in [*facts, *lines]))
     box.caption("Exact counts and checks computed on the raw data. No noise protects them: keep them out of "

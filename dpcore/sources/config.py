@@ -89,19 +89,59 @@ def read_config(path: Path | None = None) -> list[dict]:
 
 
 def metadata(entry: dict) -> dict:
-    """Row count and columns without scanning: Parquet footers; None where metadata has no answer."""
-    rows, columns = None, list(entry.get("columns") or [])
-    if "path" in entry:
+    """Row count, columns and where the data lie, without scanning a row.
+
+    Returns
+    -------
+    dict
+        ``rows`` (int from the Parquet footers, None for CSV files and database tables), ``columns``
+        (list of str), ``format`` (``"parquet"``, ``"csv"`` or ``"table"``), ``files`` (number of
+        files, 0 for a table), ``engine`` (``"duckdb"`` for files, else the URL's scheme) and
+        ``error`` (a sentence, or None).  The row count is exact: it is for the data owner's eyes
+        only, not for anything published.
+    """
+    columns = list(entry.get("columns") or [])
+    if "path" not in entry:
+        scheme = entry["url"].split(":", 1)[0].split("+")[0]
+        return {"rows": None, "columns": columns, "format": "table", "files": 0, "engine": scheme,
+                "error": None}
+    out = {"rows": None, "columns": columns, "format": None, "files": 0, "engine": "duckdb", "error": None}
+    try:
+        from . import _expand
+        files, kind = _expand(entry["path"])
+    except (FileNotFoundError, ValueError) as exc:
+        return dict(out, error=str(exc))
+    out.update(format=kind, files=len(files))
+    if kind == "parquet":
+        import pyarrow.parquet as pq
         try:
-            from . import _expand
-            files, kind = _expand(entry["path"])
-        except (FileNotFoundError, ValueError) as exc:
-            return {"rows": None, "columns": columns, "error": str(exc)}
-        if kind == "parquet":
-            import pyarrow.parquet as pq
-            rows = sum(pq.read_metadata(f).num_rows for f in files)
-            columns = columns or [c for c in pq.read_schema(files[0]).names]
-    return {"rows": rows, "columns": columns, "error": None}
+            out["rows"] = sum(pq.read_metadata(f).num_rows for f in files)
+            out["columns"] = columns or list(pq.read_schema(files[0]).names)
+        except Exception as exc:  # pyarrow's errors for a truncated or foreign file
+            return dict(out, error=f"cannot read the Parquet metadata of {entry['path']}: {exc}")
+    return out
+
+
+def content_key(entry: dict) -> str:
+    """A short key that changes when the configured data change, read without scanning a row.
+
+    Files: their paths, sizes and modification times; a table: its URL (without password) and name.
+    The release store ties a dataset's privacy account to this key, so another data set
+    configured under the same name gets its own account instead of silently sharing one.
+    """
+    import hashlib
+
+    if "path" in entry:
+        from . import _expand
+        try:
+            files, _ = _expand(entry["path"])
+        except (FileNotFoundError, ValueError):
+            files = []
+        parts = [(f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in files]
+        text = repr([entry["path"], list(entry.get("columns") or []), parts])
+    else:
+        text = repr([entry["url"].split("@")[-1], entry["table"], list(entry.get("columns") or [])])
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def open_entry(entry: dict):
@@ -112,4 +152,4 @@ def open_entry(entry: dict):
     return from_table(entry["url"], entry["table"], columns=entry.get("columns"))
 
 
-__all__ = ["config_path", "read_config", "metadata", "open_entry"]
+__all__ = ["config_path", "read_config", "metadata", "content_key", "open_entry"]

@@ -108,6 +108,8 @@ class IbisSource:
         self.engine = engine or backend
         self.description = description
         self.on_pass: Callable[[str], None] | None = None
+        #: Called with the fraction done (0 to 1) while a pass runs, where the engine reports it (DuckDB).
+        self.on_progress: Callable[[float], None] | None = None
         xs = [table[c].cast("float64") for c in columns]
         finite = None
         for x in xs:
@@ -127,10 +129,37 @@ class IbisSource:
         if self.on_pass is not None:
             self.on_pass(label)
         try:
+            if self.on_progress is not None and self.engine == "duckdb":
+                return self._run_polling(expr)
             return expr.to_pyarrow()
         except Exception as exc:  # the engine's own error types differ by backend
             raise SourceError(f"{self.engine} could not compute the {label} of {self.description or 'the table'}: "
                               f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
+
+    def _run_polling(self, expr):
+        """Run on a worker thread while this thread reports DuckDB's own progress of the query.
+
+        DuckDB's ``query_progress()`` is meant to be read from another thread while a query
+        runs; the callback stays on the caller's thread (Streamlit draws only from there).
+        """
+        from concurrent.futures import ThreadPoolExecutor, wait
+
+        con = self._raw._find_backend().con
+        if not getattr(self, "_progress_on", False):
+            # DuckDB tracks a query's progress only with its progress bar on; printing stays off.
+            con.execute("SET enable_progress_bar = true")
+            con.execute("SET enable_progress_bar_print = false")
+            self._progress_on = True
+        with ThreadPoolExecutor(1, thread_name_prefix="dpcore-pass") as pool:
+            fut = pool.submit(expr.to_pyarrow)
+            while not wait([fut], timeout=0.25).done:
+                try:
+                    p = float(con.query_progress())
+                except Exception:   # not every DuckDB build reports progress: the bar just waits
+                    p = -1.0
+                if p >= 0 and self.on_progress is not None:
+                    self.on_progress(p / 100.0)
+            return fut.result()
 
     def _x(self, j: int, dom):
         """Coordinate j clipped onto the box (the same operations as the numba kernels)."""
