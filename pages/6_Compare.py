@@ -6,7 +6,6 @@ import streamlit as st
 import dpcore
 from dpcore import evaluation as E
 from dpcore.explain import NOT_PRIVATE, level_for
-from dpcore.metrics import nicv
 from ui import figures as F
 from ui import widgets as W
 
@@ -15,8 +14,9 @@ st.title("Compare privacy levels")
 st.caption("The same data, algorithm and k at several ε side by side, then how utility moves with ε over many "
            "releases. Use it to choose ε with your eyes open.")
 
-ds, fp, algo, k, eps = W.release_controls(epsilon_label="Chosen privacy level (ε)")
-n, d = ds.X.shape
+ds, fp, algo, k, eps = W.release_controls(epsilon_label="Chosen privacy level (ε)", allow_large=True)
+d = ds.X.shape[1]
+large = W.is_large(ds)
 st.markdown(f"**{ds.title}** · {d} column(s): {', '.join(ds.columns)}")
 if ds.bounds is None:
     st.warning("No public bounds: the domain is read from the data, so these releases are NOT private for the "
@@ -44,7 +44,7 @@ if fits:
     panels, rows = [], []
     for e, est in zip(multiples, fits):
         bounds = (est.bounds_.lower, est.bounds_.upper)
-        ratio = nicv(ds.X, est.cluster_centers_, bounds) / nicv(ds.X, base.cluster_centers_, bounds)
+        ratio = W.data_nicv(ds, fp, est.cluster_centers_, bounds) / W.data_nicv(ds, fp, base.cluster_centers_, bounds)
         syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" and d == 2 else None
         mark = " ◀ chosen" if e == eps else ""
         panels.append({"title": f"<b>ε = {e:g}</b>{mark}<br>{level_for(e).name}<br>NICV {ratio - 1:+.1%} vs non-private",
@@ -91,9 +91,15 @@ def _stop():
     st.session_state["curve_stopped"] = True
 
 
-on = st.toggle("Compute the curve", value=W.url_default("curve", 0, int) == 1, key="curve",
-               help=f"{n_seeds} releases at each ε for each algorithm, each with fresh unpredictable noise; "
-                    "the curve is cached.")
+on = st.toggle("Compute the curve", value=W.url_default("curve", 0, int) == 1 and not large, key="curve",
+               disabled=large, help=f"{n_seeds} releases at each ε for each algorithm, each with fresh unpredictable "
+                                    "noise; the curve is cached.")
+if large:
+    # Hundreds of fits, each a few passes over every row where they lie: not an interactive step.
+    on = False
+    st.info("On a large source the curve is not computed here: it needs hundreds of releases, each a few passes "
+            "over all the rows where they lie. The panels above are releases of the whole source; for a curve, "
+            "load a sample of it (e.g. DuckDB's USING SAMPLE) as a file and pick that file.")
 W.set_url(curve=int(on))
 curves, complete = [], False
 if st.session_state.pop("curve_stopped", False):
@@ -128,6 +134,7 @@ elif not on:
     st.info("Switch on “Compute the curve” to fit many releases at each ε (cached afterwards).")
 
 # -- raw facts, with the Su et al. advisor: it needs the true dataset size, so it is a raw fact too --------
+n = W.exact_rows(ds)   # the advisor's input: exact, so it stays inside the raw-facts panel
 facts = W.raw_facts(ds, fit=fits[0] if fits else None, lines=[
     f"**What the error predictions say** (Su et al. 2016, §6; zCDP-Lloyd; never worse than the DP mean) from the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and "
     "Inequality 15; DPLloyd with the iterations it runs by default). Its figures are functions of the exact N: "

@@ -165,3 +165,19 @@ def test_duckdb_progress_within_a_pass_changes_nothing(big_source):
 def big_source_path():
     import os
     return os.path.join(os.environ["DPCORE_DATA"], "big")
+
+
+def test_compare_draws_whole_source_panels_and_skips_the_curve(big_source):
+    from streamlit.testing.v1 import AppTest
+
+    from dpcore.store import ReleaseStore
+
+    at = AppTest.from_file(str(PAGES / "6_Compare.py"), default_timeout=300)
+    at.query_params.update({"dataset": "big_taxi", "algorithm": "eugkm", "k": "5", "epsilon": "1"})
+    at.run()
+    at.button(key="draw_panels").click()
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.exception or at.error]
+    assert len(ReleaseStore(None).history("big_taxi")) >= 3          # one recorded release per panel
+    assert at.toggle(key="curve").disabled
+    assert any("not computed here" in i.value for i in at.info)

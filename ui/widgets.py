@@ -237,6 +237,14 @@ def is_large(ds) -> bool:
     return getattr(ds, "data_source", None) is not None
 
 
+def exact_rows(ds) -> int:
+    """The exact number of rows (finite coordinates, for a large source): for the raw-facts panel only."""
+    if is_large(ds):
+        with friendly_errors("Counting the rows"), pass_progress(ds, "Row count"):
+            return int(ds.data_source.count())
+    return int(ds.X.shape[0])
+
+
 def fit_data(ds):
     """What an estimator's ``fit`` takes for ``ds``: the DataSource of a large source, else the array."""
     return ds.data_source if is_large(ds) else ds.X
@@ -750,7 +758,7 @@ def baseline(ds, fingerprint: str, algorithm: str, **params):
     if dpcore.ALGORITHMS[algorithm].private:
         raise ValueError(f"{algorithm} is private: use private_release, which records it before it is shown")
     bounds_key = None if ds.bounds is None else tuple(tuple(np.ravel(b).astype(float)) for b in ds.bounds)
-    k, n = params.get("n_clusters"), (ds.data_source.count() if is_large(ds) else ds.X.shape[0])
+    k, n = params.get("n_clusters"), exact_rows(ds)
     if k is not None and 1 <= n < k:
         # k-means with k above the number of rows puts a centre on every row and leaves the other clusters
         # empty: fit k = n and repeat centres, instead of an error that would state the number of rows.
