@@ -48,6 +48,10 @@ PUBLIC_API = [f"{cls.__module__}.{cls.__name__}{member}"
     "dpcore.regime.assess",
     "dpcore.store.ReleaseStore",
     "dpcore.store.ReleaseStore.record",
+    "dpcore.sources.from_files",
+    "dpcore.sources.from_spark",
+    "dpcore.sources.from_table",
+    "dpcore.sources.spark_session",
 ]
 
 

@@ -119,9 +119,13 @@ def from_files(path, columns=None, *, con=None, hive_partitioning: bool = True) 
     con : ibis DuckDB backend, optional
         Default: a new in-memory DuckDB connection.
 
+    hive_partitioning : bool, default True
+        Read ``key=value`` folder names as columns (the TLC's ``month=2015-01/`` layout).
+
     Returns
     -------
     IbisSource
+        Exact aggregates computed by DuckDB where the files lie (engine ``"duckdb"``).
 
     Raises
     ------
@@ -129,6 +133,26 @@ def from_files(path, columns=None, *, con=None, hive_partitioning: bool = True) 
         Missing file, a glob matching nothing, a folder without data files.
     TypeError, KeyError
         A column of strings, a column that does not exist.
+
+    Notes
+    -----
+    Privacy: the source returns exact aggregates to the estimator, which adds the noise and
+    records it in its ledger; nothing computed here is released or logged.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np, pandas as pd
+    >>> from dpcore import sources
+    >>> from dpcore.grid import EUGkM
+    >>> folder = tempfile.mkdtemp()
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(2000, 2))
+    >>> pd.DataFrame(X, columns=["x", "y"]).to_parquet(os.path.join(folder, "part-0.parquet"))
+    >>> src = sources.from_files(folder, columns=["x", "y"])
+    >>> src.count()
+    2000
+    >>> EUGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(src).cluster_centers_.shape
+    (3, 2)
     """
     import ibis
 
@@ -148,15 +172,26 @@ def spark_session(master: str = "local[2]", *, app_name: str = "dpcore", conf: d
 
     Parameters
     ----------
-    master : str, default ``"local[2]"`` (two local cores; give a cluster URL for a cluster)
+    master : str, default ``"local[2]"``
+        Two local cores; give a cluster URL for a cluster.
+    app_name : str, default ``"dpcore"``
     conf : dict, optional
         Extra Spark settings, e.g. ``{"spark.driver.memory": "2g"}``.
+
+    Returns
+    -------
+    pyspark.sql.SparkSession
 
     Raises
     ------
     SourceError
         Spark could not start (typically no Java 17: install a JRE, e.g. Debian's
         ``openjdk-17-jre-headless``, or set JAVA_HOME).
+
+    Examples
+    --------
+    >>> from dpcore import sources
+    >>> spark = sources.spark_session("local[2]")   # doctest: +SKIP
     """
     try:
         from pyspark.sql import SparkSession
@@ -187,12 +222,28 @@ def from_spark(df, columns=None) -> IbisSource:
 
     Returns
     -------
-    IbisSource (engine ``"pyspark"``)
+    IbisSource
+        Exact aggregates computed by Spark (engine ``"pyspark"``); nothing is collected to the driver
+        but the aggregates.
 
     Raises
     ------
     TypeError, KeyError
         A non-numeric or missing column.
+
+    Notes
+    -----
+    Privacy: as :func:`from_files`; the noise is added by the estimator, never by Spark.
+
+    Examples
+    --------
+    >>> from dpcore import sources
+    >>> from dpcore.dplloyd import DPLloyd
+    >>> spark = sources.spark_session("local[2]")                          # doctest: +SKIP
+    >>> df = spark.read.parquet("lake/trips/")                             # doctest: +SKIP
+    >>> src = sources.from_spark(df, columns=["pickup_longitude", "pickup_latitude"])  # doctest: +SKIP
+    >>> DPLloyd(n_clusters=5, epsilon=1.0, bounds=([-74.1, 40.7], [-73.9, 40.9])).fit(src)  # doctest: +SKIP
+    DPLloyd(...)
     """
     import uuid
 
@@ -209,12 +260,31 @@ def from_spark(df, columns=None) -> IbisSource:
 def from_table(url: str, table: str, columns=None) -> IbisSource:
     """A source over a database table (``postgresql://user:pw@host:port/db``, or any Ibis URL).
 
+    Parameters
+    ----------
+    url : str
+        The database URL (a password in it is never echoed in messages; prefer ``~/.pgpass``).
+    table : str
+    columns : sequence of str, optional
+        Coordinate columns (default: every numeric column).
+
+    Returns
+    -------
+    IbisSource
+        Exact aggregates computed by the database.
+
     Raises
     ------
     SourceError
         The database cannot be reached or the table does not exist.
     TypeError, KeyError
         A non-numeric or missing column.
+
+    Examples
+    --------
+    >>> from dpcore import sources
+    >>> src = sources.from_table("postgresql://analyst@db:5432/tlc", "trips",
+    ...                          columns=["pickup_longitude", "pickup_latitude"])  # doctest: +SKIP
     """
     import ibis
 

@@ -39,11 +39,21 @@ class DataSource(Protocol):
     on_pass : callable(str) or None
         Called with a short label before each pass over the data (progress bars).
 
-    Privacy
-    -------
-    Every method returns exact, non-private values computed from the data.
+    Notes
+    -----
+    Privacy: every method returns exact, non-private values computed from the data.
     They are for the estimator (which adds calibrated noise) or for the data
     owner's eyes only; a source never logs or releases them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpcore.sources import ArraySource, DataSource
+    >>> src = ArraySource(np.array([[0.1, 0.2], [0.9, 0.8], [0.5, 0.5]]))
+    >>> isinstance(src, DataSource), src.count()
+    (True, 3)
+    >>> src.grid_counts(((0, 0), (1, 1)), (2, 2)).tolist()
+    [[1, 0], [0, 2]]
     """
 
     columns: tuple
