@@ -181,3 +181,33 @@ def test_compare_draws_whole_source_panels_and_skips_the_curve(big_source):
     assert len(ReleaseStore(None).history("big_taxi")) >= 3          # one recorded release per panel
     assert at.toggle(key="curve").disabled
     assert any("not computed here" in i.value for i in at.info)
+
+
+def test_changed_files_of_a_source_do_not_reset_its_account(big_source, taxi_X):
+    """Appending a month changes the source's content key: the store refuses instead of opening a fresh account."""
+    import os
+
+    at = _explorer(dataset="big_taxi", k="5")
+    assert not at.error
+    month = os.path.join(big_source_path(), "month=2015-04")
+    os.makedirs(month)
+    pd.DataFrame(taxi_X[-500:], columns=["pickup_longitude", "pickup_latitude"]).to_parquet(
+        os.path.join(month, "part-0.parquet"))
+    at = _explorer(dataset="big_taxi", k="4")
+    assert at.error and "another fingerprint" in at.error[0].value and "new name" in at.error[0].value
+    assert not any("Privacy budget spent" in m.value for m in at.markdown)
+
+
+def test_an_unreachable_database_is_a_sentence_not_a_traceback(tmp_path, monkeypatch):
+    import socket
+
+    with socket.socket() as s:          # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = tmp_path / "db.toml"
+    cfg.write_text(f'[[source]]\nname = "warehouse"\nurl = "postgresql://nobody@127.0.0.1:{port}/tlc"\n'
+                   'table = "trips"\ncolumns = ["lon", "lat"]\n' + BOUNDS)
+    monkeypatch.setenv("DPCORE_SOURCES", str(cfg))
+    at = _explorer(dataset="warehouse")
+    assert at.error and "could not run where the data lie" in at.error[0].value
+    assert "reachable" in at.error[0].value and "nobody@" not in at.error[0].value   # no user/password echoed

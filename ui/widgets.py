@@ -692,7 +692,13 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             return None
         except Exception as exc:   # the store's own errors (locked, unreachable, other content, ...) are sentences
             fresh.difference_update(k for _, k, *_ in todo)
-            st.error(f"The release could not be recorded, so it is not shown: {exc}")
+            hint = ""
+            if is_large(ds) and "another fingerprint" in str(exc):
+                hint = (" For a configured source the key is its list of files with their sizes and modification "
+                        "times, so the files changed since its first release. If they hold mostly the same people, "
+                        "new releases add to the old ones' privacy cost: give the entry a new name in "
+                        "dpcore_sources.toml and set that dataset's total on the Release page with this in mind.")
+            st.error(f"The release could not be recorded, so it is not shown: {exc}{hint}")
             return None
         fresh.discard(key)
         # The draw before this one was kept (a new draw) or there was none in the session or the store.
