@@ -211,3 +211,20 @@ def test_an_unreachable_database_is_a_sentence_not_a_traceback(tmp_path, monkeyp
     at = _explorer(dataset="warehouse")
     assert at.error and "could not run where the data lie" in at.error[0].value
     assert "reachable" in at.error[0].value and "nobody@" not in at.error[0].value   # no user/password echoed
+
+
+def test_release_page_publishes_the_explorer_draw_of_a_large_source(big_source):
+    from streamlit.testing.v1 import AppTest
+
+    from dpcore.release import validate_release
+    from dpcore.store import ReleaseStore
+
+    _explorer(dataset="big_taxi", algorithm="eugkm", k="5", epsilon="1")
+    at = AppTest.from_file(str(PAGES / "8_Release.py"), default_timeout=300)
+    at.query_params.update({"dataset": "big_taxi", "algorithm": "eugkm", "k": "5", "epsilon": "1"})
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.exception or at.error]
+    recs = ReleaseStore(None).releases("big_taxi")
+    assert len(recs) == 1                                   # the same draw: nothing spent again
+    validate_release(recs[0].release)
+    assert any(f"Release #{recs[0].id}" in c.value for c in at.caption)
