@@ -10,20 +10,24 @@ from dpcore.sources.config import read_config
 BOUNDS = "lower = [-74.1, 40.7]\nupper = [-73.9, 40.9]\n"
 
 
+def configure_lake(tmp_path, monkeypatch, rows) -> None:
+    """Write ``rows`` as 3 monthly Parquet partitions under $DPCORE_DATA/big and a dpcore_sources.toml naming them."""
+    data = tmp_path / "lake"
+    for i, part in enumerate(np.array_split(rows, 3)):
+        folder = data / "big" / f"month=2015-0{i + 1}"
+        folder.mkdir(parents=True)
+        pd.DataFrame(part, columns=["pickup_longitude", "pickup_latitude"]).to_parquet(folder / "part-0.parquet")
+    cfg = tmp_path / "dpcore_sources.toml"
+    cfg.write_text('[[source]]\nname = "big_taxi"\ntitle = "Big taxi lake"\npath = "big"\n'
+                   'columns = ["pickup_longitude", "pickup_latitude"]\n' + BOUNDS + "geo = true\nn_clusters_hint = 5\n")
+    monkeypatch.setenv("DPCORE_DATA", str(data))
+    monkeypatch.setenv("DPCORE_SOURCES", str(cfg))
+
+
 @pytest.fixture
 def configured(tmp_path, monkeypatch, taxi_X):
     """A folder of monthly Parquet files and a dpcore_sources.toml naming it (relative to DPCORE_DATA)."""
-    data = tmp_path / "lake"
-    for i, part in enumerate(np.array_split(taxi_X[:30_000], 3)):
-        (data / "big" / f"month=2015-0{i + 1}").mkdir(parents=True)
-        pd.DataFrame(part, columns=["pickup_longitude", "pickup_latitude"]).to_parquet(
-            data / "big" / f"month=2015-0{i + 1}" / "part-0.parquet")
-    cfg = tmp_path / "dpcore_sources.toml"
-    cfg.write_text('[[source]]\nname = "big_taxi"\ntitle = "Big taxi"\npath = "big"\n'
-                   'columns = ["pickup_longitude", "pickup_latitude"]\n' + BOUNDS + "geo = true\n")
-    monkeypatch.setenv("DPCORE_DATA", str(data))
-    monkeypatch.setenv("DPCORE_SOURCES", str(cfg))
-    return cfg
+    configure_lake(tmp_path, monkeypatch, taxi_X[:30_000])
 
 
 def test_configured_source_is_listed_with_metadata_and_never_loaded(configured):
@@ -59,17 +63,8 @@ N_BIG = 30_017      # a distinctive row count, so the raw-facts walk can look fo
 @pytest.fixture
 def big_source(tmp_path, monkeypatch, taxi_X):
     """A folder of monthly Parquet files (N_BIG finite rows, 3 with a NaN, 1 outside the box) and its config."""
-    data = tmp_path / "lake"
     rows = np.vstack([taxi_X[:N_BIG - 1], [[-75.0, 40.8]], [[np.nan, 40.8]] * 3])
-    for i, part in enumerate(np.array_split(rows, 3)):
-        folder = data / "big" / f"month=2015-0{i + 1}"
-        folder.mkdir(parents=True)
-        pd.DataFrame(part, columns=["pickup_longitude", "pickup_latitude"]).to_parquet(folder / "part-0.parquet")
-    cfg = tmp_path / "dpcore_sources.toml"
-    cfg.write_text('[[source]]\nname = "big_taxi"\ntitle = "Big taxi lake"\npath = "big"\n'
-                   'columns = ["pickup_longitude", "pickup_latitude"]\n' + BOUNDS + "geo = true\nn_clusters_hint = 5\n")
-    monkeypatch.setenv("DPCORE_DATA", str(data))
-    monkeypatch.setenv("DPCORE_SOURCES", str(cfg))
+    configure_lake(tmp_path, monkeypatch, rows)
     return rows
 
 
