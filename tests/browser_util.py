@@ -4,7 +4,8 @@ Chromium launched through Playwright, and the checks they make on a page.
 * :func:`streamlit_server` starts ``python -m streamlit run <script>`` in its own session, waits for
   ``/_stcore/health``, fails the test with the log tail if the server exits or does not answer, and
   always stops it (SIGTERM to its process group, then SIGKILL).
-* :func:`launch_chromium` opens headless Chromium with no network beyond the app.
+* :func:`launch_chromium` (or :func:`chromium`, with its own Playwright) opens headless Chromium
+  with no network beyond the app.
 * :func:`settled`, :func:`no_errors` and :func:`canvas_spread` wait for a rerun to end, fail on an
   exception or error alert, and measure whether a deck.gl map canvas is blank.
 * :data:`BROWSER_MARKS` marks a module ``browser`` and skips it when /usr/bin/chromium is missing.
@@ -94,6 +95,18 @@ def streamlit_server(script: str = "app.py", *, env: dict, log_path: Path, port:
 def launch_chromium(playwright):
     """Headless Debian Chromium (software WebGL, no background network); the caller closes it."""
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+
+@contextlib.contextmanager
+def chromium():
+    """:func:`launch_chromium` under its own Playwright, closed on exit; skips when Playwright is missing."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def settled(page, timeout_s: float) -> None:

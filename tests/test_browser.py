@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 import pytest
-from browser_util import BAD, BROWSER_MARKS, REPO, canvas_spread, launch_chromium, no_errors, settled, streamlit_server
+from browser_util import BAD, BROWSER_MARKS, REPO, canvas_spread, chromium, no_errors, settled, streamlit_server
 
 from dpcore import datasets
 
@@ -47,13 +47,8 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as p:
-        b = launch_chromium(p)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 def _assert_maps_drawn(page, what: str) -> None:

@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from browser_util import BROWSER_MARKS, canvas_spread, launch_chromium, no_errors, settled, streamlit_server
+from browser_util import BROWSER_MARKS, canvas_spread, chromium, no_errors, settled, streamlit_server
 
 from dpcore.store import ReleaseStore
 
@@ -53,46 +53,41 @@ def sources_server(tmp_path_factory, taxi_X):
 
 
 def test_explorer_on_a_large_source_draws_the_release_and_the_exact_density(sources_server, tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     url, log_path, store_url = sources_server
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1100})
-            page.set_default_timeout(RENDER_S * 1000)
-            page.goto(f"{url}/?dataset={NAME}", timeout=120_000)
-            page.get_by_text("Privacy budget spent").wait_for()
-            settled(page, RENDER_S)
-            no_errors(page, log_path)
-            picked = page.get_by_role("combobox", name="Dataset").input_value()
-            assert picked == f"{TITLE} · large source", f"the Dataset picker shows {picked!r}"
-            assert f"dataset={NAME}" in page.url
-            assert page.get_by_text(re.compile(r"^Privacy budget spent: ε = [\d.]+ of [\d.]+")).count() == 1
-            assert page.locator(f"{MAIN} [data-testid='stDataFrame']").count() >= 1   # the ledger table
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.set_default_timeout(RENDER_S * 1000)
+        page.goto(f"{url}/?dataset={NAME}", timeout=120_000)
+        page.get_by_text("Privacy budget spent").wait_for()
+        settled(page, RENDER_S)
+        no_errors(page, log_path)
+        picked = page.get_by_role("combobox", name="Dataset").input_value()
+        assert picked == f"{TITLE} · large source", f"the Dataset picker shows {picked!r}"
+        assert f"dataset={NAME}" in page.url
+        assert page.get_by_text(re.compile(r"^Privacy budget spent: ε = [\d.]+ of [\d.]+")).count() == 1
+        assert page.locator(f"{MAIN} [data-testid='stDataFrame']").count() >= 1   # the ledger table
 
-            canvas = page.locator(f"{MAIN} #deckgl-overlay").first
-            std, frac, red = canvas_spread(page, canvas)
-            assert std > 2.0 and frac > 0.01, f"the map looks blank: std {std:.2f}, {frac:.3%} non-background"
-            assert red > 0.001, f"no positive noisy cells or private centres on the map ({red:.3%} red pixels)"
-            assert page.get_by_text(re.compile("cells: the noisy grid synopsis the algorithm published")).count() == 1
+        canvas = page.locator(f"{MAIN} #deckgl-overlay").first
+        std, frac, red = canvas_spread(page, canvas)
+        assert std > 2.0 and frac > 0.01, f"the map looks blank: std {std:.2f}, {frac:.3%} non-background"
+        assert red > 0.001, f"no positive noisy cells or private centres on the map ({red:.3%} red pixels)"
+        assert page.get_by_text(re.compile("cells: the noisy grid synopsis the algorithm published")).count() == 1
 
-            # The data owner's overlay: the exact density in place of the noisy cells, labelled NOT private.
-            sidebar = page.locator('[data-testid="stSidebar"]')
-            sidebar.get_by_text("Algorithm settings").click()      # the checkbox lives in this expander
-            box = sidebar.get_by_text(re.compile(r"^Show the exact density"))
-            box.wait_for()
-            box.click()
-            caption = page.get_by_text(re.compile("cells: the EXACT density of the data"))
-            caption.wait_for()
-            settled(page, RENDER_S)
-            no_errors(page, log_path)
-            assert "NOT private" in caption.inner_text()
-            assert page.get_by_text(re.compile("noisy grid synopsis the algorithm published")).count() == 0
-            std, frac, _ = canvas_spread(page, page.locator(f"{MAIN} #deckgl-overlay").first)
-            assert std > 2.0 and frac > 0.01, f"the density map looks blank: std {std:.2f}, {frac:.3%}"
-            page.screenshot(path=str(tmp_path / "explorer_large_source_exact_density.png"), full_page=True)
-        finally:
-            browser.close()
+        # The data owner's overlay: the exact density in place of the noisy cells, labelled NOT private.
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_text("Algorithm settings").click()      # the checkbox lives in this expander
+        box = sidebar.get_by_text(re.compile(r"^Show the exact density"))
+        box.wait_for()
+        box.click()
+        caption = page.get_by_text(re.compile("cells: the EXACT density of the data"))
+        caption.wait_for()
+        settled(page, RENDER_S)
+        no_errors(page, log_path)
+        assert "NOT private" in caption.inner_text()
+        assert page.get_by_text(re.compile("noisy grid synopsis the algorithm published")).count() == 0
+        std, frac, _ = canvas_spread(page, page.locator(f"{MAIN} #deckgl-overlay").first)
+        assert std > 2.0 and frac > 0.01, f"the density map looks blank: std {std:.2f}, {frac:.3%}"
+        page.screenshot(path=str(tmp_path / "explorer_large_source_exact_density.png"), full_page=True)
     hist = ReleaseStore(store_url).history(NAME)
     assert len(hist) == 1, hist            # one release recorded; the overlay spent nothing
     log = log_path.read_text()

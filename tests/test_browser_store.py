@@ -12,8 +12,7 @@ import os
 import re
 from pathlib import Path
 
-import pytest
-from browser_util import BAD, BROWSER_MARKS, launch_chromium, streamlit_server
+from browser_util import BAD, BROWSER_MARKS, chromium, streamlit_server
 
 from dpcore.store import ReleaseStore
 
@@ -47,20 +46,15 @@ def _published_so_far(text: str) -> str:
 
 
 def test_publish_restart_reload_same_history(tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     store_url = f"sqlite:///{tmp_path / 'releases.db'}"
     log = tmp_path / "server.log"            # both servers append to it
     env = dict(os.environ, DPCORE_STORE=store_url)
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            with streamlit_server("app.py", env=env, log_path=log) as url:
-                before = _open_release_page(browser, url, tmp_path / "release_before_restart.png")
-            # A restart: a new server process, the same store.
-            with streamlit_server("app.py", env=env, log_path=log) as url:
-                after = _open_release_page(browser, url, tmp_path / "release_after_restart.png")
-        finally:
-            browser.close()
+    with chromium() as browser:
+        with streamlit_server("app.py", env=env, log_path=log) as url:
+            before = _open_release_page(browser, url, tmp_path / "release_before_restart.png")
+        # A restart: a new server process, the same store.
+        with streamlit_server("app.py", env=env, log_path=log) as url:
+            after = _open_release_page(browser, url, tmp_path / "release_after_restart.png")
     stored = ReleaseStore(store_url).releases("s1_like")
     assert len(stored) == 1 and stored[0].epsilon == 0.5 and stored[0].who == "Release page"
     rid = f"release #{stored[0].id} in the release store"

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_util import BAD, BROWSER_MARKS, canvas_spread, launch_chromium, streamlit_server
+from browser_util import BAD, BROWSER_MARKS, canvas_spread, chromium, streamlit_server
 
 from dpcore import ALGORITHMS
 from dpcore.release import build_release
@@ -37,29 +37,24 @@ def gallery_server(tmp_path_factory, taxi_X, taxi_bounds):
 
 
 def test_gallery_shows_the_published_taxi_release_on_a_map(gallery_server):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     url, log_path, rel = gallery_server
-    with sync_api.sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1100})
-            page.set_default_timeout(120_000)
-            # A fresh server asked for a curator page: the gallery answers, nothing else runs.
-            page.goto(f"{url}/Explorer", timeout=120_000)
-            page.get_by_text("Release #1: EUGkM").wait_for()
-            page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-                                   polling=250)
-            bad = page.locator(BAD)
-            assert bad.count() == 0, bad.first.inner_text()[:500] + "\n" + log_path.read_text()[-2000:]
-            assert page.get_by_text("1-differential privacy").count() >= 1
-            assert page.get_by_text("city data office").count() >= 1
-            assert page.get_by_text("every hash-chain link intact").count() == 1
-            std, frac, _ = canvas_spread(page, page.locator("#deckgl-overlay").first, draw_ms=2000)
-            assert std > 2.0 and frac > 0.001, "the map canvas looks blank"
-            with page.expect_download() as dl:
-                page.get_by_text("Download JSON").click()
-            assert dl.value.suggested_filename == "release_1_eugkm.json"
-            assert json.loads(Path(dl.value.path()).read_text()) == rel  # the stored release, unchanged
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.set_default_timeout(120_000)
+        # A fresh server asked for a curator page: the gallery answers, nothing else runs.
+        page.goto(f"{url}/Explorer", timeout=120_000)
+        page.get_by_text("Release #1: EUGkM").wait_for()
+        page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                               polling=250)
+        bad = page.locator(BAD)
+        assert bad.count() == 0, bad.first.inner_text()[:500] + "\n" + log_path.read_text()[-2000:]
+        assert page.get_by_text("1-differential privacy").count() >= 1
+        assert page.get_by_text("city data office").count() >= 1
+        assert page.get_by_text("every hash-chain link intact").count() == 1
+        std, frac, _ = canvas_spread(page, page.locator("#deckgl-overlay").first, draw_ms=2000)
+        assert std > 2.0 and frac > 0.001, "the map canvas looks blank"
+        with page.expect_download() as dl:
+            page.get_by_text("Download JSON").click()
+        assert dl.value.suggested_filename == "release_1_eugkm.json"
+        assert json.loads(Path(dl.value.path()).read_text()) == rel  # the stored release, unchanged
     assert "ImportError" not in log_path.read_text() and "Traceback" not in log_path.read_text()
