@@ -12,137 +12,49 @@ Skipped only when /usr/bin/chromium is missing (`.ci/run` installs it).
 """
 from __future__ import annotations
 
-import io
 import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
+from browser_util import BAD, BROWSER_MARKS, REPO, canvas_spread, chromium, no_errors, settled, streamlit_server
 
 from dpcore import datasets
 
-CHROMIUM = "/usr/bin/chromium"
-REPO = Path(__file__).resolve().parents[1]
 TAXI = datasets.TAXI_SAMPLE_NAME
 FIRST_RENDER_S = 180       # the first release on 181k points; slow when the machine is shared
 STEP_S = 180               # each rerun after a widget change
-BAD = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 MAIN = '[data-testid="stMain"]'
 CHARTS = '[data-testid="stPlotlyChart"], [data-testid="stDeckGlJsonChart"]'
 #: Every page, by the URL path app.py's router gives it ("3_Private_coresets.py" -> "Private_coresets").
 PAGES = [p.stem.split("_", 1)[1] for p in sorted((REPO / "pages").glob("*.py"))]
 DEFAULT_PAGE = PAGES[0]    # app.py makes the first page the default, served at "/"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} not found: install Debian's chromium "
-                       "(.ci/run does) to run the real-browser test"),
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """A headless Streamlit server on a free loopback port; always terminated."""
-    port = _free_port()
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     # A fresh machine: no DPCORE_DATA, so only what the repository ships is available.
     env = {k: v for k, v in os.environ.items() if k != "DPCORE_DATA"}
     store = tmp_path_factory.mktemp("store") / "releases.db"   # every release the app records goes here
-    env.update(STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", DPCORE_STORE=f"sqlite:///{store}")
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"streamlit exited with code {proc.returncode}:\n{log_path.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                    if resp.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not answer /_stcore/health within 90 s:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.5)
+    env.update(DPCORE_STORE=f"sqlite:///{store}")
+    with streamlit_server("app.py", env=env, log_path=log_path) as url:
         yield url, log_path
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)   # its own session: only this server and its children
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-def _settled(page, timeout_s: float) -> None:
-    """Wait until the script rerun is over: no running indicator, no stale (greyed) element."""
-    page.wait_for_timeout(500)   # let the rerun start
-    page.wait_for_function(
-        """() => !document.querySelector('[data-testid="stStatusWidget"]')
-                 && !document.querySelector('[data-stale="true"]')
-                 && !document.querySelector('[data-testid="stSkeleton"]')""",
-        timeout=timeout_s * 1000, polling=250)
-
-
-def _no_errors(page, log_path) -> None:
-    bad = page.locator(BAD)
-    if bad.count():
-        texts = "\n".join(bad.nth(i).inner_text()[:500] for i in range(bad.count()))
-        pytest.fail(f"error element in the page:\n{texts}\n--- server log ---\n{log_path.read_text()[-2000:]}")
-
-
-def _canvas_spread(page, canvas) -> tuple[float, float, float]:
-    """(pixel standard deviation, fraction of pixels unlike the commonest colour, fraction of reddish
-    pixels) of one deck.gl canvas: the layers only, never the basemap (a canvas of its own)."""
-    from PIL import Image
-    canvas.wait_for(state="visible", timeout=60_000)
-    page.wait_for_timeout(1500)  # a frame or two for WebGL (software) to draw
-    img = np.asarray(Image.open(io.BytesIO(canvas.screenshot())).convert("RGB"), dtype=np.int16)
-    flat = img.reshape(-1, 3)
-    colours, counts = np.unique(flat, axis=0, return_counts=True)
-    background = colours[counts.argmax()]
-    differs = np.abs(flat - background).sum(axis=1) > 30
-    red = (flat[:, 0] > 150) & (flat[:, 0] - flat[:, 2] > 60)   # positive noisy counts / private centres
-    return float(img.std()), float(differs.mean()), float(red.mean())
+    with chromium() as b:
+        yield b
 
 
 def _assert_maps_drawn(page, what: str) -> None:
     canvases = page.locator(f"{MAIN} #deckgl-overlay:visible")
     for i in range(canvases.count()):
-        std, frac, _ = _canvas_spread(page, canvases.nth(i))
+        std, frac, _ = canvas_spread(page, canvases.nth(i))
         assert std > 2.0 and frac > 0.001, (f"map {i + 1} looks blank {what}: pixel std {std:.2f}, "
                                             f"{frac:.4%} non-background")
 
@@ -157,12 +69,12 @@ def _open(page, url: str, log_path) -> None:
     shown = page.locator(f"{MAIN} :is({CHARTS}, {BAD}):visible")
     draw = page.get_by_role("button", name=re.compile(r"^Draw \d+ panel"))
     shown.or_(draw).first.wait_for(timeout=FIRST_RENDER_S * 1000)
-    _settled(page, FIRST_RENDER_S)
+    settled(page, FIRST_RENDER_S)
     if not shown.count() and draw.count():
         draw.first.click()
         shown.first.wait_for(timeout=FIRST_RENDER_S * 1000)
-        _settled(page, FIRST_RENDER_S)
-    _no_errors(page, log_path)
+        settled(page, FIRST_RENDER_S)
+    no_errors(page, log_path)
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -208,7 +120,7 @@ def test_explorer_opens_on_the_taxi_map_and_redraws(server, browser):
         assert page.get_by_text(re.compile(r"NYC taxi pickups.*· 2 column\(s\): longitude, latitude")).count() == 1
         assert page.get_by_text("ε = 1 of 1").count() == 1                  # a private release, all of ε spent
         canvas = page.locator(f"{MAIN} #deckgl-overlay").first
-        std, frac, red = _canvas_spread(page, canvas)
+        std, frac, red = canvas_spread(page, canvas)
         assert std > 2.0 and frac > 0.01, f"taxi map looks blank: std {std:.2f}, {frac:.3%} non-background"
         assert red > 0.005, f"no positive noisy cells or private centres on the taxi map ({red:.3%} red pixels)"
         tip = _tooltip_over_map(page, canvas, "noisy count")
@@ -219,8 +131,8 @@ def test_explorer_opens_on_the_taxi_map_and_redraws(server, browser):
         thumb.focus()
         page.keyboard.press("ArrowLeft")
         page.get_by_text("ε = 0.5 of 0.5").wait_for(timeout=STEP_S * 1000)
-        _settled(page, STEP_S)
-        _no_errors(page, log_path)
+        settled(page, STEP_S)
+        no_errors(page, log_path)
         assert "epsilon=0.5" in page.url
         _assert_maps_drawn(page, "after moving the ε slider")
 
@@ -229,8 +141,8 @@ def test_explorer_opens_on_the_taxi_map_and_redraws(server, browser):
         algo.click()
         page.get_by_role("option", name=re.compile(r"^DPLloyd")).first.click()
         page.wait_for_url(re.compile("algorithm=dplloyd"), timeout=STEP_S * 1000)
-        _settled(page, STEP_S)
-        _no_errors(page, log_path)
+        settled(page, STEP_S)
+        no_errors(page, log_path)
         assert page.get_by_text("ε = 0.5 of 0.5").count() == 1
         _assert_maps_drawn(page, "after switching to DPLloyd")
     finally:

@@ -8,63 +8,17 @@ Skipped only when /usr/bin/chromium is missing (`.ci/run` installs it).
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
-import pytest
+from browser_util import BAD, BROWSER_MARKS, chromium, streamlit_server
 
 from dpcore.store import ReleaseStore
 
-CHROMIUM = "/usr/bin/chromium"
-REPO = Path(__file__).resolve().parents[1]
 RENDER_S = 180
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} not found: install Debian's chromium "
-                       "(.ci/run does) to run the real-browser test"),
-]
-
-
-@contextlib.contextmanager
-def streamlit_app(store_url: str, log_path: Path):
-    """`streamlit run app.py` on a free loopback port with the given release store; stopped on exit."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = dict(os.environ, DPCORE_STORE=store_url, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    with open(log_path, "a") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                                 "--server.port", str(port), "--server.address", "127.0.0.1",
-                                 "--server.fileWatcherType", "none"],
-                                cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(180):
-            assert proc.poll() is None, f"streamlit exited:\n{log_path.read_text()[-3000:]}"
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    break
-            time.sleep(0.5)
-        else:
-            pytest.fail(f"streamlit did not start:\n{log_path.read_text()[-3000:]}")
-        yield url
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)   # its own session: only this server and its children
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+pytestmark = BROWSER_MARKS
 
 
 def _open_release_page(browser, url, shot: Path):
@@ -75,7 +29,7 @@ def _open_release_page(browser, url, shot: Path):
     page.get_by_text(re.compile(r"release #\d+ in the release store")).first.wait_for()
     page.wait_for_function("""() => !document.querySelector('[data-testid="stStatusWidget"]')
                                    && !document.querySelector('[data-stale="true"]')""", polling=250)
-    assert page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').count() == 0
+    assert page.locator(BAD).count() == 0
     # Widgets and tables load lazily in the browser: wait until the downloads and the history table are drawn.
     page.get_by_role("button", name="Download JSON").wait_for()
     page.get_by_role("button", name="Set the total").wait_for()
@@ -92,19 +46,15 @@ def _published_so_far(text: str) -> str:
 
 
 def test_publish_restart_reload_same_history(tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     store_url = f"sqlite:///{tmp_path / 'releases.db'}"
-    log = tmp_path / "server.log"
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
-        try:
-            with streamlit_app(store_url, log) as url:
-                before = _open_release_page(browser, url, tmp_path / "release_before_restart.png")
-            with streamlit_app(store_url, log) as url:    # a restart: a new server process, the same store
-                after = _open_release_page(browser, url, tmp_path / "release_after_restart.png")
-        finally:
-            browser.close()
+    log = tmp_path / "server.log"            # both servers append to it
+    env = dict(os.environ, DPCORE_STORE=store_url)
+    with chromium() as browser:
+        with streamlit_server("app.py", env=env, log_path=log) as url:
+            before = _open_release_page(browser, url, tmp_path / "release_before_restart.png")
+        # A restart: a new server process, the same store.
+        with streamlit_server("app.py", env=env, log_path=log) as url:
+            after = _open_release_page(browser, url, tmp_path / "release_after_restart.png")
     stored = ReleaseStore(store_url).releases("s1_like")
     assert len(stored) == 1 and stored[0].epsilon == 0.5 and stored[0].who == "Release page"
     rid = f"release #{stored[0].id} in the release store"
