@@ -73,7 +73,8 @@ def draw_view(baseline_centers):
                        + f". Hover a cell for its {cell_label}, a private centre for its coordinates and noisy "
                          "size.")
             if cells[1] is not None:
-                st.html(F.count_legend_html(F.count_scale(cells[1]), label=f"{cell_label} per cell"))
+                st.html(F.count_legend_html(F.count_scale(cells[1]), label=f"{cell_label} per cell",
+                                            signed=cell_label == "noisy count"))
             return
         if d > 2:
             st.caption(f"Showing the first two of {d} columns; the High-dimensional page shows a PCA view.")

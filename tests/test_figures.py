@@ -107,3 +107,11 @@ def test_centre_tooltips_say_coordinates_size_and_what_is_not_private():
     no_size = _layers(F.map_deck(bounds=BOX, private_centers=np.array([[-74.0, 40.75]])))["private"]["data"][0]["tip"]
     assert "not released by this algorithm" in no_size
     assert layers["public-box"]["data"][0]["path"][0] == [-74.1, 40.7]
+
+
+def test_count_legend_has_a_negative_half_only_for_noisy_counts():
+    from ui.figures import count_legend_html
+    noisy = count_legend_html(100.0)
+    exact = count_legend_html(100.0, "exact count (not private) per cell", signed=False)
+    assert "≤ −100" in noisy and "negative noise" in noisy
+    assert "≤ −" not in exact and "negative" not in exact and "<span>0</span>" in exact

@@ -68,18 +68,23 @@ def diverging_rgba(values: np.ndarray, scale: float | None = None, alpha: int | 
     return out
 
 
-def count_legend_html(scale: float, label: str = "noisy count per cell") -> str:
-    """A small HTML colour bar for :func:`diverging_rgba` (blue negative, white 0, red positive)."""
-    stops = np.linspace(-1, 1, 9)
+def count_legend_html(scale: float, label: str = "noisy count per cell", *, signed: bool = True) -> str:
+    """A small HTML colour bar for :func:`diverging_rgba` (blue negative, white 0, red positive).
+
+    ``signed=False`` draws only the half from 0 up, for values that cannot be negative (the data
+    owner's exact density); noisy counts can, so they get both halves.
+    """
+    stops = np.linspace(-1 if signed else 0, 1, 9)
     vals = np.sign(stops) * np.expm1(np.abs(stops) * np.log1p(scale))
     cols = diverging_rgba(vals, scale=scale, alpha=255)
     grad = ", ".join(f"rgb({r},{g},{b})" for r, g, b, _ in cols)
     top = f"{scale:,.0f}"
+    low = f"≤ −{top}" if signed else "0"
     return ("<div style='font-size:0.8rem;color:#555;display:flex;align-items:center;gap:0.5rem'>"
             f"<span>{label}</span>"
-            f"<span>≤ −{top}</span><span style='display:inline-block;width:180px;height:10px;"
+            f"<span>{low}</span><span style='display:inline-block;width:180px;height:10px;"
             f"border:1px solid #bbb;background:linear-gradient(to right, {grad})'></span>"
-            f"<span>≥ {top}</span><span>({'blue: negative noise; ' if 'noisy' in label else ''}"
+            f"<span>≥ {top}</span><span>({'blue: negative noise; ' if signed else ''}"
             "log scale, 0 in white)</span></div>")
 
 
