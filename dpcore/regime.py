@@ -44,9 +44,10 @@ GRID_WARN = 0.3
 #: Grids of at most this many cells (tiny data) are only warned about: their fit is instant and the
 #: noise-mass argument is about large grids whose empty regions attract centres.
 GRID_SMALL = 64
-#: Grid cells above which EUGkM's post-processing (30 initialisations of weighted Lloyd) cannot finish
-#: in seconds on one core; refused so that a fit on 10^5 points ends in <= 10 s or not at all.
-GRID_MAX_CELLS_FAST = 1 << 20
+#: Grid cells above which EUGkM's post-processing cannot finish in seconds on one core (its Lloyd
+#: passes run on blocks, then on the grid's rows: about 1.5 s at 2^22 cells); refused beyond, so a fit
+#: ends in seconds or not at all.  Equal to ``grid.MAX_CELLS``: only a larger ``max_cells`` reaches it.
+GRID_MAX_CELLS_FAST = 1 << 22
 #: PGkM: refuse above this many distance evaluations (n x candidates x k x d x rounds), about 10 s here.
 PGKM_MAX_WORK = 4e9
 

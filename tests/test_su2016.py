@@ -161,3 +161,40 @@ def test_dplloyd_is_monotone_in_epsilon_and_starts_from_the_grid(taxi_X, taxi_bo
     r = [median_ratio(e) for e in (0.1, 0.5, 2.0)]
     assert r[0] >= r[1] * 0.98 and r[1] >= r[2] * 0.98, r
     assert r[2] < 1.05, r          # near non-private at epsilon = 2 (the sphere-packing start stayed at 1.13)
+
+
+@pytest.mark.parametrize("d, m, k", [(1, 50, 3), (2, 64, 5), (2, 33, 1), (3, 12, 4), (2, 40, 7)])
+def test_grid_lloyd_pass_equals_the_point_pass(d, m, k):
+    """EUGkM's large-grid refinement (per-row intervals from prefix sums) gives the same per-centre mass,
+    sums and squared distances as the Lloyd pass over every cell, on signed noisy weights, duplicate
+    centres included (ties to the lowest index)."""
+    from dpcore.grid import _GridSynopsisPoints, grid_points
+    from dpcore.metrics import assign, cluster_sums
+
+    rng = np.random.default_rng(d * 100 + m)
+    counts = rng.laplace(size=(m,) * d) + (rng.random((m,) * d) < 0.2) * rng.integers(0, 50, (m,) * d)
+    mids = (np.arange(m) + 0.5) / m * 2 - 1
+    pts, w = grid_points([mids] * d), counts.ravel()
+    grid = _GridSynopsisPoints([mids] * d, counts)
+    for trial in range(20):
+        C = rng.uniform(-1, 1, (k, d))
+        if trial == 0 and k > 1:
+            C[1] = C[0]
+        mass, sums, sq = grid.sums(C)
+        mass2, sums2 = cluster_sums(pts, C, w)
+        lab, d2 = assign(pts, C, return_distances=True)
+        np.testing.assert_allclose(mass, mass2, atol=1e-8)
+        np.testing.assert_allclose(sums, sums2, atol=1e-8)
+        np.testing.assert_allclose(sq, np.bincount(lab, weights=w * d2, minlength=k), atol=1e-8)
+
+
+def test_eugkm_runs_at_the_largest_grid(taxi_X, taxi_bounds, baseline_nicv):
+    """About 10^8 points (public n_samples) give Eq. 4's grid capped at MAX_CELLS: in regime, and the
+    centres are as good as on the real-size grid."""
+    from dpcore.grid import MAX_CELLS
+    rng = np.random.default_rng(0)
+    big = taxi_X[rng.integers(len(taxi_X), size=20_000_000)] + rng.uniform(-1e-4, 1e-4, size=(20_000_000, 2))
+    est = dpcore.ALGORITHMS["eugkm"](5, epsilon=1.0, bounds=taxi_bounds, n_samples=1e8).fit(big)
+    del big
+    assert est.cells_per_dim_ ** 2 == MAX_CELLS and est.regime_.ok
+    assert nicv(taxi_X, est.cluster_centers_, taxi_bounds) <= 1.05 * baseline_nicv
