@@ -267,6 +267,37 @@ def test_nan_coordinates_are_dropped_and_counted(tmp_path):
                                   sources.ArraySource(X[7:]).grid_counts((0, 1), (4, 4)))
 
 
+def _write_dirty_parquet(folder):
+    """Rows with NaN, +-inf and NULL coordinates (Parquet NaN, not NULL), and their finite rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-0.2, 1.2, size=(300, 2))
+    X[10, 0], X[20, 1], X[30, 0], X[40, 1] = np.nan, np.inf, -np.inf, np.nan
+    null = np.zeros(300, dtype=bool)
+    null[50] = True
+    path = Path(folder) / "dirty.parquet"
+    pq.write_table(pa.table({"lon": pa.array(X[:, 0], mask=null), "lat": pa.array(X[:, 1])}), path,
+                   row_group_size=100)
+    keep = np.isfinite(X).all(axis=1) & ~null
+    return path, X[keep]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_nan_infinite_and_null_values_are_dropped_on_every_pass(engine, tmp_path, request):
+    """The row count finds the non-finite rows (a second pass counts the finite ones); every aggregate skips them."""
+    path, finite = _write_dirty_parquet(tmp_path)
+    if engine == "duckdb":
+        src = sources.from_files(path, columns=["lon", "lat"])
+    else:
+        src = sources.from_spark(request.getfixturevalue("spark").read.parquet(str(path)), columns=["lon", "lat"])
+    bounds, C = (np.zeros(2), np.ones(2)), np.array([[-0.5, 0.0], [0.5, 0.5]])
+    ref = sources.ArraySource(finite)
+    assert src.n_outside(bounds) == ref.n_outside(bounds) > 0
+    assert src.count() == finite.shape[0] and src.n_dropped() == 5
+    _check_equal(ref, src, bounds, (4, 3), C)
+
+
 def test_csv_file_source(tmp_path):
     X = np.random.default_rng(1).uniform(0, 1, size=(50, 2))
     pd.DataFrame(X, columns=["a", "b"]).to_csv(tmp_path / "x.csv", index=False)

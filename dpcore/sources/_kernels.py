@@ -9,8 +9,8 @@ identical values (IEEE-754 doubles, no fused multiply-add: numba's default
 ``fastmath=False``):
 
 * cell of coordinate j: ``floor((clip(x) - lower) / width * m)`` clamped to
-  ``[0, m - 1]`` (a point on an interior edge goes to the upper cell, the
-  upper bound to the last cell);
+  ``m - 1`` (never below 0, as clip(x) >= lower): a point on an interior edge
+  goes to the upper cell, the upper bound to the last cell;
 * normalised coordinate: ``(clip(x) - centre) * (2 / width)`` (Su et al. 2016,
   §4.1.1), nearest centre by the squared distance accumulated dimension by
   dimension, ties to the lowest index;
@@ -33,6 +33,16 @@ SUM_SCALE = float(2 ** 32)
 def _blocks(n: int) -> int:
     """Number of parallel blocks: one per thread, so partial histograms stay few."""
     return max(1, min(numba.get_num_threads(), n // 65_536 + 1))
+
+
+@numba.njit(inline="always", cache=True)
+def _clip(x, lo, hi):  # pragma: no cover - compiled
+    # The CASE of the Ibis expression: lo below, hi above, else x.
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
@@ -63,9 +73,8 @@ def _grid(X, lower, upper, width, shape, nb):  # pragma: no cover - compiled
         for i in range(b * step, min(n, (b + 1) * step)):
             flat = 0
             for j in range(d):
-                x = min(max(X[i, j], lower[j]), upper[j])
-                c = np.floor((x - lower[j]) / width[j] * shape[j])
-                c = min(max(c, 0.0), shape[j] - 1.0)
+                x = _clip(X[i, j], lower[j], upper[j])
+                c = min(np.floor((x - lower[j]) / width[j] * shape[j]), shape[j] - 1.0)  # >= 0: x >= lower
                 flat = flat * shape[j] + np.int64(c)
             part[b, flat] += 1
     out = np.zeros(ncell, dtype=np.int64)
@@ -85,7 +94,7 @@ def _sums(X, lower, upper, centre, scale, C, nb):  # pragma: no cover - compiled
         z = np.empty(d)
         for i in range(b * step, min(n, (b + 1) * step)):
             for j in range(d):
-                x = min(max(X[i, j], lower[j]), upper[j])
+                x = _clip(X[i, j], lower[j], upper[j])
                 z[j] = (x - centre[j]) * scale[j]
             best = 0
             bd = np.inf
