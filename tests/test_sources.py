@@ -333,3 +333,22 @@ def test_bad_shapes_and_centres():
         src.grid_counts((0, 1), (3,))
     with pytest.raises(ValueError, match="centers"):
         src.cluster_sums(np.zeros((2, 3)), (0, 1))
+
+
+def test_the_passes_do_not_depend_on_missing_values(tmp_path, taxi_X, taxi_bounds):
+    """One NaN row more changes no pass (what the app's progress bars show), only the skipped count."""
+    import pandas as pd
+
+    from dpcore import ALGORITHMS, sources
+
+    labels = {}
+    for name, rows in {"clean": taxi_X[:5000], "nan": np.vstack([taxi_X[:5000], [[np.nan, 40.8]]])}.items():
+        path = tmp_path / f"{name}.parquet"
+        pd.DataFrame(rows, columns=["lon", "lat"]).to_parquet(path)
+        src = sources.from_files(path, columns=["lon", "lat"])
+        seen = []
+        src.on_pass = seen.append
+        est = ALGORITHMS["eugkm"](3, epsilon=1.0, bounds=taxi_bounds, random_state=0).fit(src)
+        labels[name] = (seen, est.n_dropped_)
+    assert labels["clean"][0] == labels["nan"][0]
+    assert (labels["clean"][1], labels["nan"][1]) == (0, 1)

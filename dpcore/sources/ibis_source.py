@@ -189,45 +189,28 @@ class IbisSource:
         return self._every if prof is not None and prof["n"] == prof["n_total"] else self._t
 
     def _counts(self, dom=None):
-        """Total rows, finite rows, and (with a box) finite rows outside it: one pass on clean data.
+        """Total rows, finite rows, and (with a box) finite rows outside it: always exactly one pass.
 
-        Finiteness is read from whole-column aggregates (non-null counts, and
-        ``sum(x * 0)``, which is 0 unless some value is NaN or infinite, and
-        cannot overflow), not tested row by row: only data with a missing,
-        NaN or infinite coordinate pay a second pass, to count their finite
-        rows.  Rows outside the box are the finite rows minus those inside it
-        (a NaN or NULL coordinate is never inside: NaN sorts above every
-        number on DuckDB, Spark and PostgreSQL).
+        Always one pass, whatever the data hold: the number of passes (and the
+        progress bars that show them) must not reveal whether some row has a
+        missing, NaN or infinite coordinate.  Rows outside the box are the
+        finite rows minus those inside it (a NaN or NULL coordinate is never
+        inside: NaN sorts above every number on DuckDB, Spark and PostgreSQL).
         """
         key = None if dom is None else (tuple(dom.lower), tuple(dom.upper))
         if key not in self._profile:
             t = self._raw
-            xs = [t[c].cast("float64") for c in self.columns]
-            aggs = {"n_total": t.count()}
-            for j, x in enumerate(xs):
-                aggs[f"nn{j}"] = x.count()
-                aggs[f"nan{j}"] = (x * exact(0.0)).sum()
+            aggs = {"n_total": t.count(), "n": t.count(where=self._finite)}
             if dom is not None:
                 inside = None
-                for j, x in enumerate(xs):
-                    i = x.between(exact(dom.lower[j]), exact(dom.upper[j]))
+                for j, c in enumerate(self.columns):
+                    i = t[c].cast("float64").between(exact(dom.lower[j]), exact(dom.upper[j]))
                     inside = i if inside is None else inside & i
                 aggs["n_in"] = t.count(where=inside)
             row = self._run(t.aggregate(**aggs), "row count").to_pylist()[0]
-            n_total = int(row["n_total"] or 0)
-            # A NULL sum over n_total > 0 non-null values is a NaN some backend returned as NULL
-            # (Ibis' PySpark backend does): not clean.
-            clean = all(row[f"nn{j}"] == n_total and (n_total == 0 or row[f"nan{j}"] == 0.0)
-                        for j in range(self.n_features))
-            if None in self._profile:
-                n = self._profile[None]["n"]
-            elif clean:
-                n = n_total
-            else:
-                n = int(self._run(t.aggregate(n=t.count(where=self._finite)), "row count").to_pylist()[0]["n"] or 0)
-            self._profile.setdefault(None, {"n_total": n_total, "n": n})
+            prof = self._profile.setdefault(None, {"n_total": int(row["n_total"] or 0), "n": int(row["n"] or 0)})
             if dom is not None:
-                self._profile[key] = {"n_total": n_total, "n": n, "n_out": n - int(row["n_in"] or 0)}
+                self._profile[key] = dict(prof, n_out=prof["n"] - int(row["n_in"] or 0))
         return self._profile[key]
 
     def count(self) -> int:
