@@ -67,9 +67,8 @@ def write_config(folder: Path | None = None) -> Path:
     folder = folder or bench_dir()
     lo, hi = TAXI_BOUNDS
     entries = []
-    for d in sorted(folder.glob("taxi_*"), key=lambda p: int(p.name.split("_")[1]) if p.name[5:].isdigit() else 0):
-        if not (d.is_dir() and d.name[5:].isdigit()):
-            continue
+    made = [d for d in folder.glob("taxi_*") if d.is_dir() and d.name[5:].isdigit()]
+    for d in sorted(made, key=lambda d: int(d.name[5:])):
         rows = int(d.name[5:])
         entries.append(f'[[source]]\nname = "{d.name}"\ntitle = "NYC taxi-like pickups, 10^{len(str(rows)) - 1} rows (Parquet)"\n'
                        f'path = "{d}"\ncolumns = ["pickup_longitude", "pickup_latitude"]\n'

@@ -431,8 +431,16 @@ def _spec(name: str) -> _Spec:
     return specs[name]
 
 
-def info(name: str) -> dict:
+def info(name: str, *, metadata: bool = True) -> dict:
     """Cheap facts about a data set, without loading it.
+
+    Parameters
+    ----------
+    name : str
+    metadata : bool, default True
+        For a large configured source, also read its files' metadata (``rows``, ``columns``,
+        ``format``, ``files``, ``engine``, ``error``: see :func:`dpcore.sources.config.metadata`).
+        Lists that only need titles and kinds pass False: a lake's footers are not re-read for them.
 
     Returns
     -------
@@ -440,7 +448,8 @@ def info(name: str) -> dict:
         ``title``, ``description``, ``geo`` (bool), ``n_clusters_hint``,
         ``downloadable`` (bool: fetched from the internet),
         ``cached`` (bool: the data are on this machine, so :func:`load` makes
-        no request), ``needs_download`` (bool: ``downloadable and not cached``).
+        no request), ``needs_download`` (bool: ``downloadable and not cached``),
+        ``large`` (bool: a configured source, opened where it lies).
 
     Raises
     ------
@@ -453,10 +462,10 @@ def info(name: str) -> dict:
     out = {"name": name, "title": spec.title, "description": spec.description, "geo": spec.geo,
            "n_clusters_hint": spec.n_clusters_hint, "downloadable": downloadable,
            "cached": cached, "needs_download": downloadable and not cached, "large": spec.kind == "source"}
-    if spec.kind == "source":
+    if spec.kind == "source" and metadata:
         # Row count and columns from metadata (Parquet footers): nothing is scanned.
-        from .sources.config import metadata
-        out.update(metadata(_source_entry(name)))
+        from .sources.config import metadata as read_metadata
+        out.update(read_metadata(_source_entry(name)))
     return out
 
 

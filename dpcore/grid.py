@@ -106,13 +106,17 @@ def weighted_lloyd(points: np.ndarray, weights: np.ndarray, init: np.ndarray, *,
     -------
     ndarray (k, d)
     """
-    centers = init.copy()
-    k, d = centers.shape
+    return _lloyd(lambda c: cluster_sums(points, c, weights), init, max_iter=max_iter, tol=tol, r=r)
+
+
+def _lloyd(sums, init: np.ndarray, *, max_iter: int, tol: float, r: float) -> np.ndarray:
+    """The Lloyd loop of :func:`weighted_lloyd`; ``sums(centres)`` gives (mass (k,), sums (k, d))."""
+    centers = np.array(init, dtype=float)
     for _ in range(max_iter):
-        mass, sums = cluster_sums(points, centers, weights)
+        mass, total = sums(centers)[:2]
         new = centers.copy()
         ok = mass > 0
-        new[ok] = sums[ok] / mass[ok, None]
+        new[ok] = total[ok] / mass[ok, None]
         np.clip(new, -r, r, out=new)
         shift = np.max(np.abs(new - centers))
         centers = new
@@ -265,18 +269,7 @@ class _GridSynopsisPoints:
 
     def lloyd(self, init: np.ndarray, *, max_iter: int = 100, tol: float = 1e-7, r: float = 1.0) -> np.ndarray:
         """:func:`weighted_lloyd` on the grid, each pass in O(rows k^2)."""
-        centers = np.array(init, dtype=float)
-        for _ in range(max_iter):
-            mass, sums, _ = self.sums(centers)
-            new = centers.copy()
-            ok = mass > 0
-            new[ok] = sums[ok] / mass[ok, None]
-            np.clip(new, -r, r, out=new)
-            shift = np.max(np.abs(new - centers))
-            centers = new
-            if shift <= tol:
-                break
-        return centers
+        return _lloyd(self.sums, init, max_iter=max_iter, tol=tol, r=r)
 
 
 #: Above this many cells, initialisations are screened on a coarsened synopsis first.

@@ -164,9 +164,9 @@ def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only
     (Dataset, fingerprint) or (None, None) when nothing usable is chosen yet.
     """
     where = st.sidebar if sidebar else st
-    names = [n for n in datasets.available() if allow_large or not datasets.info(n).get("large")]
+    names = [n for n in datasets.available() if allow_large or not datasets.info(n, metadata=False)["large"]]
     if geo_only:
-        names = [n for n in names if datasets.info(n).get("geo")]
+        names = [n for n in names if datasets.info(n, metadata=False)["geo"]]
     options = names + [UPLOAD]
     preferred = url_default("dataset", default or _default_dataset(names), str)
     index = options.index(preferred) if preferred in options else 0
@@ -192,8 +192,8 @@ def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only
 def _dataset_label(name: str) -> str:
     if name == UPLOAD:
         return name
-    meta = datasets.info(name)
-    return meta.get("title", name) + (" · large source" if meta.get("large") else "")
+    meta = datasets.info(name, metadata=False)
+    return meta["title"] + (" · large source" if meta["large"] else "")
 
 
 @st.cache_resource(show_spinner="Opening the source…", max_entries=4)
@@ -241,7 +241,7 @@ def exact_rows(ds) -> int:
     """The exact number of rows (finite coordinates, for a large source): for the raw-facts panel only."""
     if is_large(ds):
         with friendly_errors("Counting the rows"), pass_progress(ds, "Row count"):
-            return int(ds.data_source.count())
+            return ds.n
     return int(ds.X.shape[0])
 
 
