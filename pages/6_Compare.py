@@ -130,7 +130,7 @@ if curves:
             st.caption(f"{names[c.algorithm]} could not run at ε = {e_fail:g}: {msg}")
     with st.expander("Numbers"):
         st.dataframe(frame.round(4), hide_index=True)
-elif not on:
+elif not on and not large:   # on a large source the sentence above says why it is off
     st.info("Switch on “Compute the curve” to fit many releases at each ε (cached afterwards).")
 
 # -- raw facts, with the Su et al. advisor: it needs the true dataset size, so it is a raw fact too --------

@@ -176,6 +176,7 @@ def test_compare_draws_whole_source_panels_and_skips_the_curve(big_source):
     assert len(ReleaseStore(None).history("big_taxi")) >= 3          # one recorded release per panel
     assert at.toggle(key="curve").disabled
     assert any("not computed here" in i.value for i in at.info)
+    assert not any("Switch on" in i.value for i in at.info)      # no invitation to a switch that is off
 
 
 def test_changed_files_of_a_source_do_not_reset_its_account(big_source, taxi_X):
