@@ -351,7 +351,11 @@ class DPM(DPClusterer):
         balance = np.minimum(below, n_hat - below)
         score = -counts - np.maximum(0.0, q * n_hat - balance)
         mids = lo[:, None] + (np.arange(nb)[None, :] + 0.5) * width[:, None]
-        score[(mids <= nlo[:, None]) | (mids >= nhi[:, None])] = -np.inf
+        outside = (mids <= nlo[:, None]) | (mids >= nhi[:, None])
+        # A node narrower than one interval has no candidate inside its box: then every candidate stays
+        # (the cut leaves one child empty).  Decided on public and released values only, as the exclusion.
+        if not outside.all():
+            score[outside] = -np.inf
         j = src.exponential(score.ravel(), sensitivity=2.0, epsilon=eps_cut, name="cut")
         a, b = divmod(j, nb)
         return int(a), float(lo[a] + (b + 0.5) * width[a])

@@ -69,3 +69,20 @@ def test_bad_parameters_are_explained(blobs16):
         _fit(X, shares=(1, 1))
     with pytest.raises(ValueError, match="delta"):
         _fit(X, delta=0.0)
+
+
+def test_a_node_narrower_than_one_interval_can_still_be_cut():
+    """Deep in the tree a node's box may hold no interval centre; the cut is then drawn among all
+    candidates (one child empty) instead of failing the fit."""
+    from dpcore.accountant import BudgetLedger
+    from dpcore.dpm import DPM
+    from dpcore.mechanisms import NoiseSource
+
+    nb, d = 8, 2
+    lo, width = np.zeros(d), np.full(d, 1.0 / nb)
+    X = np.full((5, d), 0.30)
+    B = np.minimum((X / width).astype(int), nb - 1)
+    src = NoiseSource(np.random.default_rng(0), BudgetLedger(1.0))
+    nlo, nhi = np.full(d, 0.26), np.full(d, 0.30)        # inside one interval, no centre strictly inside
+    axis, pos = DPM._choose_cut(X, B, np.arange(5), 5.0, 0.2, nb, lo, width, src, 1.0, nlo, nhi)
+    assert 0 <= axis < d and 0.0 < pos < 1.0
