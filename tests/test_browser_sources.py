@@ -55,6 +55,7 @@ def sources_server(tmp_path_factory, taxi_X):
 def test_explorer_on_a_large_source_draws_the_release_and_the_exact_density(sources_server, tmp_path):
     url, log_path, store_url = sources_server
     with chromium() as browser:
+        from playwright.sync_api import expect  # present: chromium() skips without Playwright
         page = browser.new_page(viewport={"width": 1400, "height": 1100})
         page.set_default_timeout(RENDER_S * 1000)
         page.goto(f"{url}/?dataset={NAME}", timeout=120_000)
@@ -78,7 +79,15 @@ def test_explorer_on_a_large_source_draws_the_release_and_the_exact_density(sour
         sidebar.get_by_text("Algorithm settings").click()      # the checkbox lives in this expander
         box = sidebar.get_by_text(re.compile(r"^Show the exact density"))
         box.wait_for()
-        box.click()
+        ticked = sidebar.get_by_role("checkbox", name=re.compile(r"^Show the exact density"))
+        for _ in range(3):     # a click that lands while the expander still opens is lost: try again
+            box.click()
+            try:
+                expect(ticked).to_be_checked(timeout=15_000)
+                break
+            except AssertionError:
+                continue
+        expect(ticked).to_be_checked(timeout=1_000)
         caption = page.get_by_text(re.compile("cells: the EXACT density of the data"))
         caption.wait_for()
         settled(page, RENDER_S)
