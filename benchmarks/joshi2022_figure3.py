@@ -31,7 +31,7 @@ from sklearn.cluster import KMeans as SKKMeans
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dpcore  # noqa: E402
 from dpcore.metrics import cost_gap  # noqa: E402
-from dpcore.validation import check_bounds  # noqa: E402
+from dpcore.utils.domain import check_bounds
 
 RESULTS = Path(__file__).resolve().parent / "results"
 EPSILONS = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]

@@ -18,9 +18,10 @@ import time
 
 import numpy as np
 
-from dpcore.accountant import BudgetLedger
-from dpcore.mechanisms import NoiseSource, discrete_gaussian, discrete_laplace
-from dpcore.validation import check_random_state
+from dpcore.privacy.accountant import BudgetLedger
+from dpcore.privacy.mechanisms import NoiseSource
+from dpcore.privacy.rng import check_random_state
+from dpcore.privacy.samplers import discrete_gaussian, discrete_laplace
 
 TARGET = 1e7
 

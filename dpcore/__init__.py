@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .accountant import BudgetLedger, LedgerEntry, split_budget
 from .exceptions import BudgetExceededError, InfeasibleBudgetError, PrivacyLeakWarning, SeededNoiseWarning
-from .mechanisms import NoiseSource
 from .metrics import inertia, nicv, relative_error
-from .validation import Domain
+from .privacy.accountant import BudgetLedger, LedgerEntry, split_budget
+from .privacy.mechanisms import NoiseSource
+from .utils.domain import Domain
 
 __version__ = "0.1.0"
 

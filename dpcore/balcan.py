@@ -60,8 +60,8 @@ from scipy import sparse
 
 from .base import DPClusterer
 from .dplloyd import public_or_noisy_size
-from .mechanisms import NoiseSource
 from .metrics import assign
+from .privacy.mechanisms import NoiseSource
 
 #: Edler (2023) §5.2: candidate, localswap, recover, private k-means, selection.
 DEFAULT_SHARES = (0.7, 0.01, 0.04, 0.2, 0.05)
@@ -474,7 +474,7 @@ class BalcanKMeans(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`); a :class:`~dpcore.sources.DataSource`
+            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
             is a TypeError (this algorithm needs the rows in memory).
 
         Examples

@@ -1,7 +1,7 @@
 """The estimator protocol shared by every algorithm in :data:`dpcore.ALGORITHMS`.
 
 Follows scikit-learn: ``__init__`` only stores its arguments; ``fit`` checks
-them (through :mod:`dpcore.validation`), creates the budget ledger and the
+them (through :mod:`dpcore.utils.validation`), creates the budget ledger and the
 noise source, clips the data to the public bounds and calls ``_fit``.
 Fitted attributes end in ``_``.
 """
@@ -14,22 +14,13 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluster
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import euclidean_distances
 
-from .accountant import BudgetLedger
-from .mechanisms import NoiseSource
 from .metrics import assign
 from .preprocessing import warn_if_after_fitted_transformer
-from .validation import (
-    Domain,
-    _check_span,
-    check_array,
-    check_bounds,
-    check_delta,
-    check_epsilon,
-    check_n_clusters,
-    check_random_state,
-    is_seeded,
-    warn_seeded,
-)
+from .privacy.accountant import BudgetLedger
+from .privacy.mechanisms import NoiseSource
+from .privacy.rng import check_random_state, is_seeded, warn_seeded
+from .utils.domain import Domain, _check_span, check_bounds
+from .utils.validation import check_array, check_delta, check_epsilon, check_n_clusters
 
 
 class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
@@ -93,7 +84,7 @@ class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixi
         Raises
         ------
         ValueError, TypeError
-            From :mod:`dpcore.validation`, with a sentence saying what to fix.
+            From :mod:`dpcore.utils.validation`, with a sentence saying what to fix.
             For a private estimator every one of them depends on public inputs
             only (the parameters, the bounds, the number of columns, the
             dtype), never on the number or the values of the rows, except

@@ -45,11 +45,11 @@ import math
 
 import numpy as np
 
-from .accountant import split_budget
 from .base import DPClusterer
 from .dplloyd import sphere_packing_centers
-from .mechanisms import NoiseSource
 from .metrics import assign
+from .privacy.accountant import split_budget
+from .privacy.mechanisms import NoiseSource
 
 
 def _ball_candidates(centre: np.ndarray, radius: float, n: int, rng: np.random.Generator,
@@ -223,7 +223,7 @@ class KMeansGuarantee(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`); a :class:`~dpcore.sources.DataSource`
+            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
             is a TypeError (this algorithm needs the rows in memory).
 
         Examples

@@ -67,10 +67,10 @@ from sklearn.cluster import KMeans as _SKKMeans
 
 from .base import DPClusterer
 from .dplloyd import public_or_noisy_size
-from .mechanisms import NoiseSource
+from .privacy.mechanisms import NoiseSource
 from .regime import check_fit
 from .synopsis import CoresetSynopsis
-from .validation import MAX_EPSILON
+from .utils.validation import MAX_EPSILON
 
 #: Largest number of grid cells (|X|^d) the prefix-sum counting may allocate (4 bytes a cell).
 MAX_GRID_CELLS = 1 << 27
@@ -350,7 +350,7 @@ def min_feasible_epsilon(n: float, k: int, d: int = 2, delta: float = 1e-8, *, b
     -------
     float
         The smallest epsilon (to ``rtol``) with ``n > t_min``; ``inf`` if even
-        :data:`~dpcore.validation.MAX_EPSILON` is not enough.
+        :data:`~dpcore.utils.validation.MAX_EPSILON` is not enough.
 
     Notes
     -----
@@ -806,7 +806,7 @@ class PrivateKMeans(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`); a :class:`~dpcore.sources.DataSource`
+            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
             is a TypeError (this algorithm needs the rows in memory).
 
         Examples

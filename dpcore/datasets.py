@@ -1006,7 +1006,7 @@ def dataset_from_frame(df, columns, *, bounds=None, geo=None, name: str = "uploa
     TypeError
         A chosen column holds text.
     """
-    from .validation import check_bounds
+    from .utils.domain import check_bounds
     if isinstance(columns, str):
         columns = [columns]
     columns = list(columns)

@@ -26,8 +26,8 @@ import numbers
 import numpy as np
 
 from .base import DPClusterer
-from .mechanisms import NoiseSource
 from .metrics import cluster_sums
+from .privacy.mechanisms import NoiseSource
 from .regime import assess, check_fit
 from .sources import DataSource
 
@@ -253,7 +253,7 @@ class DPLloyd(DPClusterer):
     Raises
     ------
     ValueError, TypeError
-        Bad data or parameters (see :mod:`dpcore.validation`).
+        Bad data or parameters (see :mod:`dpcore.utils.validation`).
 
     Notes
     -----
@@ -311,7 +311,7 @@ class DPLloyd(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.utils.validation`).
 
         Examples
         --------

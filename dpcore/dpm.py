@@ -220,7 +220,7 @@ class DPM(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`); a :class:`~dpcore.sources.DataSource`
+            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
             is a TypeError (this algorithm needs the rows in memory).
 
         Examples
@@ -425,5 +425,5 @@ def _histogram_centres(h: np.ndarray, lo: np.ndarray, width: np.ndarray, *, wind
 
 
 def _gaussian_sigma(epsilon: float, delta: float) -> float:
-    from .mechanisms import analytic_gaussian_sigma
+    from .privacy.calibration import analytic_gaussian_sigma
     return analytic_gaussian_sigma(1.0, epsilon, delta)

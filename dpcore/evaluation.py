@@ -142,7 +142,7 @@ def fit_reference(X, bounds, algorithm: str, *, n_clusters: int | None = None, p
 
 
 def _normalised(X, C, bounds):
-    from .validation import check_bounds
+    from .utils.domain import check_bounds
     dom = check_bounds(bounds, d=X.shape[1])
     return dom.normalize(np.asarray(X, dtype=float)), dom.normalize(np.asarray(C, dtype=float))
 

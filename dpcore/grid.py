@@ -17,8 +17,8 @@ import numpy as np
 
 from .base import DPClusterer
 from .dplloyd import public_or_noisy_size, sphere_packing_centers
-from .mechanisms import NoiseSource
 from .metrics import assign, cluster_sums
+from .privacy.mechanisms import NoiseSource
 from .regime import check_fit
 from .sources import DataSource
 from .synopsis import GridSynopsis, grid_points
@@ -444,7 +444,7 @@ class EUGkM(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.utils.validation`).
 
         Examples
         --------

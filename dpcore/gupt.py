@@ -25,7 +25,7 @@ from sklearn.cluster import KMeans as _SKKMeans
 
 from .base import DPClusterer
 from .dplloyd import public_or_noisy_size, sphere_packing_centers
-from .mechanisms import NoiseSource
+from .privacy.mechanisms import NoiseSource
 
 #: Above this many blocks, the per-block k-means is the vectorised batched Lloyd below
 #: (scikit-learn costs about 15 ms a call, i.e. ~50 s for GkM-3K's 3,000+ blocks on Adult).
@@ -305,7 +305,7 @@ class GkM(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`); a :class:`~dpcore.sources.DataSource`
+            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
             is a TypeError (this algorithm needs the rows in memory).
 
         Examples

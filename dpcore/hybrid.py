@@ -98,7 +98,7 @@ class Hybrid(EUGkM):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.utils.validation`).
 
         Examples
         --------

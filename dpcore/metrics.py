@@ -122,7 +122,7 @@ def cluster_sums(X, centers, sample_weight=None, *, domain=None):
     X : ndarray (n, d)
     centers : ndarray (k, d)
     sample_weight : ndarray (n,), optional (may be negative: noisy cell counts)
-    domain : dpcore.validation.Domain, optional
+    domain : dpcore.utils.domain.Domain, optional
         When given, X is in data units and ``centers``, the counts and the sums
         are in the domain's ``[-1, 1]^d`` normalisation; chunks are normalised
         on the fly, so no normalised copy of X is ever allocated.
@@ -225,13 +225,13 @@ def nicv(X, centers, bounds=None, sample_weight=None) -> float:
     if isinstance(X, DataSource):
         if bounds is None or sample_weight is not None:
             raise ValueError("nicv on a DataSource needs public bounds and no sample_weight")
-        from .validation import check_bounds
+        from .utils.domain import check_bounds
         dom = check_bounds(bounds, d=X.n_features)
         return X.inertia(dom.normalize(np.asarray(centers, dtype=float)), dom) / X.count()
     X = np.asarray(X, dtype=float)
     centers = np.asarray(centers, dtype=float)
     if bounds is not None:
-        from .validation import check_bounds
+        from .utils.domain import check_bounds
         dom = check_bounds(bounds, d=X.shape[1])
         X, centers = dom.normalize(X), dom.normalize(centers)
     total = inertia(X, centers, sample_weight)
@@ -278,7 +278,7 @@ def cost_gap(X, centers, baseline_centers, bounds=None) -> float:
     centers = np.asarray(centers, dtype=float)
     baseline_centers = np.asarray(baseline_centers, dtype=float)
     if bounds is not None:
-        from .validation import check_bounds
+        from .utils.domain import check_bounds
         dom = check_bounds(bounds, d=X.shape[1])
         X, centers, baseline_centers = dom.normalize(X), dom.normalize(centers), dom.normalize(baseline_centers)
     base = inertia(X, baseline_centers)

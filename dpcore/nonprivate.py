@@ -5,7 +5,7 @@ import numpy as np
 from sklearn.cluster import KMeans as _SKKMeans
 
 from .base import DPClusterer
-from .validation import check_random_state
+from .privacy.rng import check_random_state
 
 
 class KMeans(DPClusterer):
@@ -84,7 +84,7 @@ class KMeans(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.utils.validation`).
 
         Examples
         --------

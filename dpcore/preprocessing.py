@@ -18,7 +18,8 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
 from .exceptions import PrivacyLeakWarning
-from .validation import check_array, check_bounds
+from .utils.domain import check_bounds
+from .utils.validation import check_array
 
 __all__ = ["BoundsScaler", "warn_if_after_fitted_transformer"]
 

@@ -214,7 +214,7 @@ class PGkM(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`); a :class:`~dpcore.sources.DataSource`
+            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
             is a TypeError (this algorithm needs the rows in memory).
 
         Examples

@@ -224,7 +224,7 @@ def _noise_scale(row: dict) -> float | None:
     if "laplace" in mech:
         return float(sens) / eps
     if "gaussian" in mech and delta > 0:
-        from .mechanisms import analytic_gaussian_sigma
+        from .privacy.calibration import analytic_gaussian_sigma
         return float(analytic_gaussian_sigma(float(sens), eps, delta))
     return None
 

@@ -62,10 +62,10 @@ import numpy as np
 import pywt
 from scipy import ndimage
 
-from .accountant import split_budget
 from .base import DPClusterer
 from .dplloyd import public_or_noisy_size
 from .grid import eug_cells_per_dim, noisy_grid
+from .privacy.accountant import split_budget
 from .synopsis import WaveletGridSynopsis
 
 #: Cap on the number of quantisation cells (8 bytes each), as in :mod:`dpcore.grid`.
@@ -379,7 +379,7 @@ class WaveCluster(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.utils.validation`).
 
         Examples
         --------
@@ -564,7 +564,7 @@ class PrivQT(WaveCluster):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.utils.validation`).
 
         Examples
         --------
@@ -672,7 +672,7 @@ class PrivTHR(PrivQT):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.utils.validation`).
 
         Examples
         --------
@@ -799,7 +799,7 @@ class PrivTHREM(PrivQT):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.utils.validation`).
 
         Examples
         --------
@@ -932,7 +932,7 @@ class PrivBasic(WaveCluster):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`).
+            (see :mod:`dpcore.utils.validation`).
 
         Examples
         --------

@@ -70,9 +70,10 @@ import numbers
 import numpy as np
 from scipy import sparse
 
-from .accountant import ZCDPLedger, zcdp_rho
 from .base import DPClusterer
-from .mechanisms import NoiseSource
+from .privacy.accountant import ZCDPLedger
+from .privacy.calibration import zcdp_rho
+from .privacy.mechanisms import NoiseSource
 
 #: Share of rho for step 1, the DP mean (it decides nothing by itself: 2 % is plenty at n in the thousands).
 MEAN_SHARE = 0.02
@@ -371,7 +372,7 @@ class ZCDPLloyd(DPClusterer):
         ------
         ValueError, TypeError
             Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.validation`); a :class:`~dpcore.sources.DataSource`
+            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
             is a TypeError (this algorithm needs the rows in memory).
 
         Examples

@@ -87,7 +87,7 @@ def test_subclustering_beats_kmeans_guarantee_on_wine():
     """
     X = load_wine().data
     bounds = (X.min(0), X.max(0))          # taken as public, as in the paper's normalisation
-    dom = dpcore.validation.check_bounds(bounds, d=X.shape[1])
+    dom = dpcore.utils.domain.check_bounds(bounds, d=X.shape[1])
     base = dom.denormalize(SKKMeans(3, n_init=10, random_state=0).fit(dom.normalize(X)).cluster_centers_)
     def mean_gap(cls):
         return np.mean([cost_gap(X, cls(3, epsilon=16.0, bounds=bounds, random_state=s).fit(X).cluster_centers_,

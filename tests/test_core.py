@@ -8,15 +8,10 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from dpcore import BudgetExceededError, BudgetLedger, NoiseSource, PrivacyLeakWarning, split_budget
-from dpcore.mechanisms import analytic_gaussian_sigma
-from dpcore.validation import (
-    check_array,
-    check_bounds,
-    check_delta,
-    check_epsilon,
-    check_n_clusters,
-    check_random_state,
-)
+from dpcore.privacy.calibration import analytic_gaussian_sigma
+from dpcore.privacy.rng import check_random_state
+from dpcore.utils.domain import check_bounds
+from dpcore.utils.validation import check_array, check_delta, check_epsilon, check_n_clusters
 
 
 def source(eps=1.0, delta=0.0, seed=0):

@@ -34,9 +34,9 @@ CHECKS = {
 #: The public API: every registry estimator and its ``fit``, and the functions/classes a user calls.
 PUBLIC_API = [f"{cls.__module__}.{cls.__name__}{member}"
               for cls in dpcore.ALGORITHMS.values() for member in ("", ".fit")] + [
-    "dpcore.mechanisms.NoiseSource",
-    "dpcore.accountant.BudgetLedger",
-    "dpcore.accountant.split_budget",
+    "dpcore.privacy.mechanisms.NoiseSource",
+    "dpcore.privacy.accountant.BudgetLedger",
+    "dpcore.privacy.accountant.split_budget",
     "dpcore.preprocessing.BoundsScaler",
     "dpcore.metrics.nicv",
     "dpcore.metrics.inertia",

@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 
 import dpcore
-from dpcore.accountant import BudgetLedger
 from dpcore.gupt import GkM, GkM3K, align_blocks, block_kmeans
-from dpcore.mechanisms import NoiseSource
 from dpcore.metrics import nicv
+from dpcore.privacy.accountant import BudgetLedger
+from dpcore.privacy.mechanisms import NoiseSource
 
 S1_K = 15
 

@@ -9,15 +9,9 @@ from scipy import special, stats
 
 import dpcore
 from dpcore import BudgetLedger, NoiseSource, PrivacyLeakWarning, SeededNoiseWarning
-from dpcore.mechanisms import (
-    analytic_gaussian_sigma,
-    discrete_gaussian,
-    discrete_gaussian_sigma,
-    discrete_laplace,
-    uniform,
-    zcdp_delta,
-)
-from dpcore.validation import check_random_state, secure_generator
+from dpcore.privacy.calibration import analytic_gaussian_sigma, discrete_gaussian_sigma, zcdp_delta
+from dpcore.privacy.rng import check_random_state, secure_generator
+from dpcore.privacy.samplers import discrete_gaussian, discrete_laplace, uniform
 
 N_DRAWS = 1_000_000
 

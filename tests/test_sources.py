@@ -126,7 +126,7 @@ def test_spark_gives_identical_aggregates(spark, case):
 def test_cluster_sums_match_the_in_memory_lloyd_step(taxi_X, taxi_bounds):
     """The source's counts equal metrics.cluster_sums' (the pre-source kernel), sums to 2^-32 a row."""
     from dpcore.metrics import cluster_sums
-    from dpcore.validation import check_bounds
+    from dpcore.utils.domain import check_bounds
     dom = check_bounds(taxi_bounds, d=2)
     C = np.random.default_rng(1).uniform(-0.5, 0.5, size=(5, 2))
     c_old, s_old = cluster_sums(taxi_X, C, domain=dom)

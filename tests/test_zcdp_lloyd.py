@@ -10,10 +10,11 @@ import pytest
 
 import dpcore
 from dpcore import datasets
-from dpcore.accountant import BudgetLedger, ZCDPLedger, zcdp_rho
 from dpcore.exceptions import BudgetExceededError
-from dpcore.mechanisms import NoiseSource, analytic_gaussian_sigma, zcdp_delta
 from dpcore.metrics import inertia
+from dpcore.privacy.accountant import BudgetLedger, ZCDPLedger
+from dpcore.privacy.calibration import analytic_gaussian_sigma, zcdp_delta, zcdp_rho
+from dpcore.privacy.mechanisms import NoiseSource
 from dpcore.zcdp_lloyd import ZCDPLloyd, split_schedule
 
 

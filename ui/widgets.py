@@ -487,9 +487,9 @@ class ReleasedFit:
     """
 
     def __init__(self, release: dict, release_id: int | None = None, draw: int = 1, key=None):
-        from dpcore.accountant import BudgetLedger
+        from dpcore.privacy.accountant import BudgetLedger
         from dpcore.synopsis import CoresetSynopsis, GridSynopsis, WaveletGridSynopsis
-        from dpcore.validation import Domain
+        from dpcore.utils.domain import Domain
         self.release, self.release_id, self.draw, self.key = release, release_id, draw, key
         cls = dpcore.ALGORITHMS[release["algorithm"]["key"]]
         self.display_name = cls.display_name or release["algorithm"]["key"]

@@ -4,11 +4,11 @@ A source answers a handful of *exact* aggregate queries over the rows of a
 table of numeric coordinates, wherever the rows live (a numpy array, Parquet
 files read by DuckDB, a Spark DataFrame, a PostgreSQL table).  Only the
 small result comes back; noise is added by the estimator through
-:class:`~dpcore.mechanisms.NoiseSource` and recorded in its ledger.  A source
+:class:`~dpcore.privacy.mechanisms.NoiseSource` and recorded in its ledger.  A source
 never releases, prints or logs a value it computes.
 
 Every aggregate clips rows onto the public box first (as
-:meth:`dpcore.validation.Domain.clip` does) and skips rows with a missing,
+:meth:`dpcore.utils.domain.Domain.clip` does) and skips rows with a missing,
 NaN or infinite coordinate (counted by :meth:`DataSource.n_dropped`).
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..validation import Domain, check_bounds
+from ..utils.domain import Domain, check_bounds
 
 
 class SourceError(RuntimeError):

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..validation import check_array
+from ..utils.validation import check_array
 from . import _kernels as K
 from .base import as_domain, check_centers, check_shape
 
@@ -21,7 +21,7 @@ class ArraySource:
     Parameters
     ----------
     X : array-like (n, d) or pandas.DataFrame
-        Finite numeric data (validated by :func:`dpcore.validation.check_array`,
+        Finite numeric data (validated by :func:`dpcore.utils.validation.check_array`,
         which raises on NaN: drop NaN rows first, or open a file source, which
         skips and counts them).
     columns : sequence of str, optional

@@ -47,8 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from dpcore.accountant import BudgetLedger
-from dpcore.mechanisms import NoiseSource
+from dpcore.privacy.accountant import BudgetLedger
+from dpcore.privacy.mechanisms import NoiseSource
 
 #: Default overall false-alarm probability of one audit (both directions).
 ALPHA = 1e-3
@@ -715,7 +715,7 @@ def gaussian_sampler(sensitivity: float, epsilon: float, delta: float, cls=Noise
 
 def gaussian_zcdp_sampler(sensitivity: float, epsilon: float, delta: float, cls=NoiseSource):
     """One zCDP Gaussian step spending the whole grant's rho (ZCDPLedger), audited as (epsilon, delta)."""
-    from dpcore.accountant import ZCDPLedger
+    from dpcore.privacy.accountant import ZCDPLedger
 
     def sample(values, n, rng):
         v = np.broadcast_to(np.asarray(values, dtype=float), (n,) + np.shape(values))

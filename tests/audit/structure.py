@@ -16,7 +16,7 @@ comparing two fits with *independent* noise would flag correct code, and compari
 fits with the *same seed* would too, because the same seed gives the same noise, hence
 *different* released values (``n + Z`` vs ``n + 1 + Z``).  The audit therefore couples
 the two fits on their released values: :class:`NoiseTape` records every value the fit on
-``D`` releases through a :class:`~dpcore.mechanisms.NoiseSource` mechanism, and the fit
+``D`` releases through a :class:`~dpcore.privacy.mechanisms.NoiseSource` mechanism, and the fit
 on ``D'`` runs the same mechanisms (so its ledger is its own) but releases the recorded
 values instead of its own draws.  Every mechanism dpcore uses (Laplace, Gaussian,
 exponential, permute-and-flip, the quantile's exponential mechanism) has full support,
@@ -47,7 +47,7 @@ from collections import defaultdict
 import numpy as np
 
 from dpcore.base import DPClusterer
-from dpcore.mechanisms import NoiseSource
+from dpcore.privacy.mechanisms import NoiseSource
 
 #: Fitted attributes that are declared raw facts for the data owner, not part of any release
 #: (the app shows them only in its "Raw data facts" panel; build_release never exports them).

@@ -26,10 +26,10 @@ import pytest
 
 import dpcore
 from dpcore import base as base_module
-from dpcore import mechanisms
 from dpcore import release as R
 from dpcore.exceptions import InfeasibleBudgetError
-from dpcore.mechanisms import NoiseSource
+from dpcore.privacy import mechanisms
+from dpcore.privacy.mechanisms import NoiseSource
 
 from .dp_audit import NON_PRIVATE
 

@@ -26,8 +26,8 @@ import dpcore
 from dpcore import dplloyd as dplloyd_module
 from dpcore import grid as grid_module
 from dpcore.exceptions import BudgetExceededError
-from dpcore.mechanisms import NoiseSource
 from dpcore.metrics import assign
+from dpcore.privacy.mechanisms import NoiseSource
 
 from .dp_audit import (
     EstimatorCase,
@@ -101,7 +101,7 @@ class SubBypassingChildLedger(NoiseSource):
 
     def sub(self, name, epsilon, delta=0.0):
         self._spend(name, epsilon, delta, "composite", None)
-        from dpcore.accountant import BudgetLedger
+        from dpcore.privacy.accountant import BudgetLedger
         return NoiseSource(self.rng, BudgetLedger(2 * epsilon, delta), prefix=f"{self.prefix}{name} / ")
 
 
@@ -312,7 +312,7 @@ def test_structural_audit_catches_training_labels_of_length_n():
 def test_structural_audit_catches_an_exception_that_depends_on_n(monkeypatch):
     """Validation that refuses k > n on private data (the old check_n_clusters) is caught."""
     from dpcore import base as base_module
-    from dpcore.validation import check_n_clusters
+    from dpcore.utils.validation import check_n_clusters
 
     from .test_structural_audit import BOUNDS, assert_same_structure
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpcore.mechanisms import NoiseSource
+from dpcore.privacy.mechanisms import NoiseSource
 
 from .dp_audit import mechanism_cases, run_mechanism_case
 

@@ -284,8 +284,8 @@ def test_private_estimators_keep_no_training_labels():
     "epsilon = 1e4: sums of normalised coordinates over ~5e8 rows). Fix: choose gamma from public "
     "inputs only (e.g. refuse or clip values beyond a public bound)."))
 def test_laplace_ledger_entry_does_not_depend_on_the_values():
-    from dpcore.accountant import BudgetLedger
-    from dpcore.mechanisms import NoiseSource
+    from dpcore.privacy.accountant import BudgetLedger
+    from dpcore.privacy.mechanisms import NoiseSource
 
     def entry(value):
         src = NoiseSource(np.random.default_rng(0), BudgetLedger(1e4))
