@@ -33,7 +33,7 @@ from sklearn.cluster import KMeans as SKKMeans
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from dpcore import balcan as B  # noqa: E402
+from dpcore.algorithms.highdim import balcan as B  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
 DATA = Path(os.environ.get("DPCORE_DATA", REPO.parent / "shared" / "data"))

@@ -28,7 +28,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dpcore  # noqa: E402
 from benchmarks._common import TAXI_BOUNDS, taxi_points  # noqa: E402
-from dpcore.coreset import PrivateKMeans, min_feasible_epsilon, plan_coreset  # noqa: E402
+from dpcore.algorithms.coreset.plan import min_feasible_epsilon, plan_coreset
+from dpcore.algorithms.coreset.private_kmeans import PrivateKMeans
 from dpcore.metrics import inertia, relative_error  # noqa: E402
 
 PAPER_TABLE2 = {1: (0.02, 0.01, 0.007), 5: (0.8, 0.3, 0.15), 10: (3.5, 1.0, 0.6)}   # n = 1e5, 5e5, 1e6

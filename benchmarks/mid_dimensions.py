@@ -75,7 +75,7 @@ def _one_fit(key: str, d: int, q):
     from sklearn.datasets import make_blobs
 
     import dpcore as dp
-    from dpcore.regime import OutOfRegimeError, RegimeWarning
+    from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning
     X, _ = make_blobs(100_000, n_features=d, centers=5, center_box=(-80, 80), random_state=0)
     cls = dp.ALGORITHMS[key]
     sig = inspect.signature(cls).parameters

@@ -32,8 +32,9 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import data_dir  # noqa: E402
-from dpcore.wavecluster import PrivBasic, PrivQT, PrivTHR, PrivTHREM, WaveCluster  # noqa: E402
-from dpcore.wavecluster_measures import classification_measures, f_measure, train_test_indices, ud  # noqa: E402
+from dpcore.algorithms.wavecluster.private import PrivBasic, PrivQT, PrivTHR, PrivTHREM
+from dpcore.algorithms.wavecluster.wavecluster import WaveCluster
+from dpcore.metrics.wavecluster import classification_measures, f_measure, train_test_indices, ud
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DATASETS = {

@@ -23,7 +23,9 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import data_dir, resample  # noqa: E402
-from dpcore.wavecluster import PrivBasic, PrivQT, PrivTHR, PrivTHREM, WaveCluster, quantize  # noqa: E402
+from dpcore.algorithms.wavecluster.private import PrivBasic, PrivQT, PrivTHR, PrivTHREM
+from dpcore.algorithms.wavecluster.transform import quantize
+from dpcore.algorithms.wavecluster.wavecluster import WaveCluster
 
 BOUNDS = (np.array([-74.26, 40.48]), np.array([-73.70, 40.92]))
 RESULTS = Path(__file__).resolve().parent / "results"

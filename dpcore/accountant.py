@@ -5,4 +5,6 @@
 """
 from ._deprecated import deprecated_alias
 
-deprecated_alias(__name__, "dpcore.privacy.accountant", "dpcore.privacy.calibration")
+deprecated_alias(__name__,
+                 "dpcore.privacy.accountant",
+                 "dpcore.privacy.calibration",)

@@ -69,11 +69,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .dplloyd import RHO, auto_schedule
+from .algorithms._blocks.lloyd import RHO, auto_schedule
+from .algorithms.centroid.hybrid import hybrid_min_epsilon
+from .algorithms.registry import assess
 from .exceptions import InfeasibleBudgetError, PrivacyLeakWarning
-from .hybrid import hybrid_min_epsilon
-from .metrics import inertia, nicv
-from .regime import assess
+from .metrics import nicv
+from .utils.nearest import inertia
 
 #: The default epsilon grid of the curves: three named levels a decade apart (cheap enough for the
 #: taxi data in well under a minute on a 20,000-row sample; add points in the app as needed).
@@ -87,7 +88,7 @@ Progress = Callable[[float, str], "bool | None"]
 # -- measures --------------------------------------------------------------------------------------
 def measure_for(algorithm: str) -> str:
     """The family's own utility measure: ``"NICV ratio"``, ``"relative cost error"`` or ``"UD"``."""
-    from . import ALGORITHMS
+    from .algorithms.registry import ALGORITHMS
     cls = ALGORITHMS[algorithm]
     if cls.family == "grid clusters":
         return "UD"
@@ -98,7 +99,7 @@ def measure_for(algorithm: str) -> str:
 
 def baseline_key(algorithm: str) -> str:
     """The non-private reference of an algorithm's family (``kmeans`` or ``wavecluster``)."""
-    from . import ALGORITHMS
+    from .algorithms.registry import ALGORITHMS
     return "wavecluster" if ALGORITHMS[algorithm].family == "grid clusters" else "kmeans"
 
 
@@ -126,7 +127,7 @@ def fit_reference(X, bounds, algorithm: str, *, n_clusters: int | None = None, p
     -------
     Reference
     """
-    from . import ALGORITHMS
+    from .algorithms.registry import ALGORITHMS
     params = dict(params or {})
     measure = measure_for(algorithm)
     key = baseline_key(algorithm)
@@ -155,7 +156,7 @@ def utility(est, X, bounds, reference: Reference) -> float:
     float: NICV ratio (1 = non-private), relative cost error (0 = non-private) or UD (0 = identical).
     """
     if reference.measure == "UD":
-        from .wavecluster_measures import ud
+        from .metrics.wavecluster import ud
         return float(ud(reference.estimator.synopsis_.labels, est.synopsis_.labels))
     if reference.measure == "NICV ratio":
         return float(nicv(X, est.cluster_centers_, bounds)) / reference.value
@@ -265,7 +266,7 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     -----
     Not private: every figure is computed on the raw data.
     """
-    from . import ALGORITHMS
+    from .algorithms.registry import ALGORITHMS
     if algorithm not in ALGORITHMS or not ALGORITHMS[algorithm].private:
         raise ValueError(f"{algorithm!r} is not a private algorithm of dpcore.ALGORITHMS")
     eps = np.asarray(sorted(float(e) for e in epsilons), dtype=float)
@@ -427,7 +428,7 @@ TRIVIAL = "dp_mean"
 
 def advice_name(key: str) -> str:
     """Display name of an advisor pick (a registry key or :data:`TRIVIAL`)."""
-    from . import ALGORITHMS
+    from .algorithms.registry import ALGORITHMS
     return "DP mean (one centre)" if key == TRIVIAL else (ALGORITHMS[key].display_name or key)
 
 
@@ -519,7 +520,7 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
             reason = f"{regimes[best].reason} So {new} instead. (Formula pick was {best}: {reason})"
             best, certain = new, False
     su_best = best
-    from .zcdp_lloyd import predicted_mse
+    from .algorithms.highdim.zcdp_lloyd import predicted_mse
     mse["zcdp_lloyd"] = predicted_mse(n, d, k, epsilon, delta, r=r)
     # A grid with fewer than 2 cells per dimension resolves nothing: Eq. 12 (a variance, bias left
     # out) then says nothing about EUGkM's or the Hybrid's error, so they do not compete.

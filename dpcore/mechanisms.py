@@ -6,4 +6,7 @@
 """
 from ._deprecated import deprecated_alias
 
-deprecated_alias(__name__, "dpcore.privacy.mechanisms", "dpcore.privacy.samplers", "dpcore.privacy.calibration")
+deprecated_alias(__name__,
+                 "dpcore.privacy.mechanisms",
+                 "dpcore.privacy.samplers",
+                 "dpcore.privacy.calibration",)

@@ -35,7 +35,7 @@ import numbers
 
 import numpy as np
 
-from . import __version__
+from ._version import __version__
 from .explain import epsilon_statements, level_for
 
 FORMAT = "dpcore-release/2"

@@ -6,4 +6,7 @@
 """
 from ._deprecated import deprecated_alias
 
-deprecated_alias(__name__, "dpcore.utils.validation", "dpcore.utils.domain", "dpcore.privacy.rng")
+deprecated_alias(__name__,
+                 "dpcore.utils.validation",
+                 "dpcore.utils.domain",
+                 "dpcore.privacy.rng",)

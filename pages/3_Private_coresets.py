@@ -5,7 +5,7 @@ import plotly.express as px
 import streamlit as st
 
 from dpcore import datasets
-from dpcore.coreset import min_feasible_epsilon, plan_coreset
+from dpcore.algorithms.coreset.plan import min_feasible_epsilon, plan_coreset
 from ui import figures as F
 from ui import widgets as W
 

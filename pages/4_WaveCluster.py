@@ -5,7 +5,7 @@ import streamlit as st
 
 import dpcore
 from dpcore import datasets
-from dpcore.wavecluster_measures import classification_measures, f_measure, train_test_indices, ud
+from dpcore.metrics.wavecluster import classification_measures, f_measure, train_test_indices, ud
 from ui import figures as F
 from ui import widgets as W
 

@@ -9,8 +9,8 @@ from sklearn.cluster import KMeans as SKKMeans
 from sklearn.exceptions import NotFittedError
 
 import dpcore
-from dpcore import balcan as B
-from dpcore.balcan import BalcanKMeans
+from dpcore.algorithms.highdim import balcan as B
+from dpcore.algorithms.highdim.balcan import BalcanKMeans
 from dpcore.metrics import inertia
 
 

@@ -7,7 +7,7 @@ from sklearn.cluster import KMeans as SKKMeans
 from sklearn.datasets import load_wine
 
 import dpcore
-from dpcore.convergent import KMeansGuarantee, SubClustering, _ball_candidates, _improvement
+from dpcore.algorithms.centroid.convergent import KMeansGuarantee, SubClustering, _ball_candidates, _improvement
 from dpcore.metrics import cost_gap, inertia
 
 

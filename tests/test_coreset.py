@@ -8,15 +8,9 @@ import pytest
 
 import dpcore
 from dpcore import InfeasibleBudgetError
-from dpcore.coreset import (
-    PrivateKMeans,
-    _CellSet,
-    _top_t_mean,
-    grid_side,
-    min_feasible_epsilon,
-    plan_coreset,
-    radius_profile,
-)
+from dpcore.algorithms.coreset.plan import grid_side, min_feasible_epsilon, plan_coreset
+from dpcore.algorithms.coreset.private_kmeans import PrivateKMeans
+from dpcore.algorithms.coreset.small_ball import _CellSet, _top_t_mean, radius_profile
 from dpcore.metrics import inertia, relative_error
 
 

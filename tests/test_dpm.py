@@ -74,7 +74,7 @@ def test_bad_parameters_are_explained(blobs16):
 def test_a_node_narrower_than_one_interval_can_still_be_cut():
     """Deep in the tree a node's box may hold no interval centre; the cut is then drawn among all
     candidates (one child empty) instead of failing the fit."""
-    from dpcore.dpm import DPM
+    from dpcore.algorithms.highdim.dpm import DPM
     from dpcore.privacy.accountant import BudgetLedger
     from dpcore.privacy.mechanisms import NoiseSource
 

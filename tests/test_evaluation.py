@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpcore import evaluation as E
-from dpcore.hybrid import hybrid_min_epsilon
+from dpcore.algorithms.centroid.hybrid import hybrid_min_epsilon
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import dpcore
-from dpcore.gupt import GkM, GkM3K, align_blocks, block_kmeans
+from dpcore.algorithms.centroid.gupt import GkM, GkM3K, align_blocks, block_kmeans
 from dpcore.metrics import nicv
 from dpcore.privacy.accountant import BudgetLedger
 from dpcore.privacy.mechanisms import NoiseSource

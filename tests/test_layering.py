@@ -50,23 +50,9 @@ FLAT = {"accountant": "privacy", "mechanisms": "privacy", "validation": "utils",
         "nonprivate": "algorithms", "wavecluster_measures": "metrics", "session_budget": "store"}
 
 #: (importer, imported) pairs still allowed while the restructuring is under way.  Empty at the end.
-ALLOWED: set[tuple[str, str]] = {
-    ("dpcore.balcan", "dpcore.metrics"),
-    ("dpcore.base", "dpcore.metrics"),
-    ("dpcore.convergent", "dpcore.metrics"),
-    ("dpcore.dplloyd", "dpcore.metrics"),
-    ("dpcore.dpm", "dpcore.metrics"),
-    ("dpcore.evaluation", "dpcore"),
-    ("dpcore.grid", "dpcore.metrics"),
-    ("dpcore.regime", "dpcore"),
-    ("dpcore.release", "dpcore"),
-    ("dpcore.sources.memory", "dpcore.metrics"),
-}
+ALLOWED: set[tuple[str, str]] = set()
 #: Import cycles still allowed while the restructuring is under way.  Empty at the end.
-ALLOWED_CYCLES: list[list[str]] = [
-    ["dpcore.metrics", "dpcore.sources", "dpcore.sources.ibis_source", "dpcore.sources.memory"],
-    ["dpcore.coreset", "dpcore.dplloyd", "dpcore.grid", "dpcore.hybrid", "dpcore.privgene", "dpcore.regime"],
-]
+ALLOWED_CYCLES: list[list[str]] = []
 
 
 def module_name(path: Path) -> str:
@@ -100,6 +86,14 @@ def _resolve(importer: str, is_pkg: bool, node: ast.ImportFrom) -> list[str]:
     return [mod] + [f"{mod}.{a.name}" for a in node.names]
 
 
+def _targets(targets: list[str], known) -> list[str]:
+    """Drop ``pkg`` from ``from pkg import sub`` when every name imported is a submodule of it."""
+    subs = targets[1:]
+    if subs and all(s in known for s in subs):
+        return subs
+    return targets
+
+
 def imports(known: dict[str, Path]) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = defaultdict(set)
     for name, path in known.items():
@@ -109,7 +103,7 @@ def imports(known: dict[str, Path]) -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
-                targets = _resolve(name, is_pkg, node)
+                targets = _targets(_resolve(name, is_pkg, node), known)
             for t in targets:
                 if t in known and t != name:
                     graph[name].add(t)
@@ -211,8 +205,7 @@ def test_no_import_cycle():
 UNDER_WAY = pytest.mark.xfail(strict=True, reason="issue 27 restructuring under way")
 
 
-@pytest.mark.parametrize("pattern", [pytest.param("from .dplloyd import", marks=UNDER_WAY),
-                                     "from ..centroid.dplloyd import"])
+@pytest.mark.parametrize("pattern", ["from .dplloyd import", "from ..centroid.dplloyd import"])
 def test_no_algorithm_borrows_from_dplloyd(pattern):
     users = [str(p.relative_to(ROOT)) for p in (ROOT / "dpcore").rglob("*.py")
              if pattern in p.read_text() and p.name != "__init__.py" and p.stem != "registry"]

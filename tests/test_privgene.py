@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 import dpcore
+from dpcore.algorithms.centroid.privgene import PGkM, candidate_costs, crossover_mutate, pgkm_rounds
 from dpcore.metrics import inertia, nicv
-from dpcore.privgene import PGkM, candidate_costs, crossover_mutate, pgkm_rounds
 
 
 def test_round_rule():

@@ -6,7 +6,8 @@ import pytest
 
 import dpcore
 from dpcore import evaluation as E
-from dpcore.regime import OutOfRegimeError, RegimeWarning, assess
+from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning
+from dpcore.algorithms.registry import assess
 
 
 def _blobs(n, d, seed=0):

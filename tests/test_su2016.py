@@ -3,9 +3,10 @@ import numpy as np
 import pytest
 
 import dpcore
-from dpcore.dplloyd import auto_schedule, sphere_packing_centers
-from dpcore.grid import eug_cells_per_dim
-from dpcore.hybrid import hybrid_min_epsilon
+from dpcore.algorithms._blocks.grid import eug_cells_per_dim
+from dpcore.algorithms._blocks.lloyd import auto_schedule
+from dpcore.algorithms._blocks.sphere_packing import sphere_packing_centers
+from dpcore.algorithms.centroid.hybrid import hybrid_min_epsilon
 from dpcore.metrics import nicv
 
 K = 5
@@ -168,8 +169,9 @@ def test_grid_lloyd_pass_equals_the_point_pass(d, m, k):
     """EUGkM's large-grid refinement (per-row intervals from prefix sums) gives the same per-centre mass,
     sums and squared distances as the Lloyd pass over every cell, on signed noisy weights, duplicate
     centres included (ties to the lowest index)."""
-    from dpcore.grid import _GridSynopsisPoints, grid_points
+    from dpcore.algorithms._blocks.grid_kmeans import _GridSynopsisPoints
     from dpcore.metrics import assign, cluster_sums
+    from dpcore.synopsis import grid_points
 
     rng = np.random.default_rng(d * 100 + m)
     counts = rng.laplace(size=(m,) * d) + (rng.random((m,) * d) < 0.2) * rng.integers(0, 50, (m,) * d)
@@ -191,7 +193,7 @@ def test_grid_lloyd_pass_equals_the_point_pass(d, m, k):
 def test_eugkm_runs_at_the_largest_grid(taxi_X, taxi_bounds, baseline_nicv):
     """About 10^8 points (public n_samples) give Eq. 4's grid capped at MAX_CELLS: in regime, and the
     centres are as good as on the real-size grid."""
-    from dpcore.grid import MAX_CELLS
+    from dpcore.algorithms._blocks.grid import MAX_CELLS
     rng = np.random.default_rng(0)
     big = taxi_X[rng.integers(len(taxi_X), size=20_000_000)] + rng.uniform(-1e-4, 1e-4, size=(20_000_000, 2))
     est = dpcore.ALGORITHMS["eugkm"](5, epsilon=1.0, bounds=taxi_bounds, n_samples=1e8).fit(big)

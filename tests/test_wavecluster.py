@@ -12,18 +12,15 @@ from sklearn.exceptions import NotFittedError
 
 import dpcore
 from dpcore import BudgetExceededError, PrivacyLeakWarning
-from dpcore.wavecluster import (
-    PrivBasic,
-    PrivQT,
-    PrivTHR,
-    PrivTHREM,
-    WaveCluster,
+from dpcore.algorithms.wavecluster.private import PrivBasic, PrivQT, PrivTHR, PrivTHREM
+from dpcore.algorithms.wavecluster.transform import (
     approximation_influence,
     quantize,
     threshold_rank,
     wavelet_approximation,
 )
-from dpcore.wavecluster_measures import classification_measures, dc2e, dcom, f_measure, train_test_indices, ud
+from dpcore.algorithms.wavecluster.wavecluster import WaveCluster
+from dpcore.metrics.wavecluster import classification_measures, dc2e, dcom, f_measure, train_test_indices, ud
 
 PRIVATE = [PrivBasic, PrivQT, PrivTHR, PrivTHREM]
 # The paper's spiral setting, recovered from its own numbers (k = 144, |Z| = 241; §6.2).

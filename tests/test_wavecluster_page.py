@@ -11,8 +11,8 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dpcore import datasets  # noqa: E402
+from dpcore.algorithms.wavecluster.wavecluster import WaveCluster
 from dpcore.store import ReleaseStore  # noqa: E402
-from dpcore.wavecluster import WaveCluster  # noqa: E402
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "4_WaveCluster.py")
 

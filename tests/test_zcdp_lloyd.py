@@ -10,12 +10,12 @@ import pytest
 
 import dpcore
 from dpcore import datasets
+from dpcore.algorithms.highdim.zcdp_lloyd import ZCDPLloyd, split_schedule
 from dpcore.exceptions import BudgetExceededError
 from dpcore.metrics import inertia
 from dpcore.privacy.accountant import BudgetLedger, ZCDPLedger
 from dpcore.privacy.calibration import analytic_gaussian_sigma, zcdp_delta, zcdp_rho
 from dpcore.privacy.mechanisms import NoiseSource
-from dpcore.zcdp_lloyd import ZCDPLloyd, split_schedule
 
 
 @pytest.fixture(scope="module")

@@ -26,9 +26,9 @@ import streamlit as st
 
 import dpcore
 from dpcore import datasets
+from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning
 from dpcore.exceptions import BudgetExceededError, InfeasibleBudgetError
 from dpcore.explain import PRIVACY_LEVELS, level_for
-from dpcore.regime import OutOfRegimeError, RegimeWarning
 from dpcore.sources import SCALABLE, SourceError
 
 from .figures import NOT_PRIVATE, ledger_frame

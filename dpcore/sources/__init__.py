@@ -32,28 +32,6 @@ from .memory import ArraySource
 if TYPE_CHECKING:
     from .ibis_source import IbisSource
 
-#: Registry keys of the estimators whose ``fit`` accepts any DataSource.
-SCALABLE = ("kmeans", "dplloyd", "eugkm", "hybrid", "wavecluster", "privbasic", "privqt", "privthr",
-            "privthr_em")
-
-SAMPLING_NOTE = (
-    "To use it on large data, fit it on a sample that fits in memory, e.g. "
-    "source.sample(...) in the engine or `SELECT ... USING SAMPLE 1%` / df.sample(fraction=0.01), then "
-    "fit on the array. Sampling is not free: the release is differentially private for the sample only. "
-    "If the sample is drawn uniformly at random and kept secret (who is in it is never published), privacy "
-    "amplification by subsampling makes the guarantee for the whole table stronger (about "
-    "log(1 + q (e^eps - 1)) for a Poisson sample of rate q); if the sample is not random or may become "
-    "known, the guarantee is the same eps for the records in the sample and the release simply "
-    "ignores the others (it says nothing about them, but the sample's selection may itself reveal them).")
-
-
-def unsupported_error(name: str) -> TypeError:
-    """The error of an estimator that needs the rows in memory and was given a DataSource."""
-    return TypeError(
-        f"{name} needs the data in memory and cannot run on a DataSource. The algorithms that run on any "
-        f"source (numpy, DuckDB, Spark, PostgreSQL) are: {', '.join(SCALABLE)}. " + SAMPLING_NOTE)
-
-
 def as_source(X, *, min_samples: int = 1) -> DataSource:
     """``X`` itself if it is a DataSource, else an :class:`ArraySource` over it (validated)."""
     if isinstance(X, DataSource):

@@ -89,7 +89,7 @@ class ArraySource:
         return counts, sums / K.SUM_SCALE
 
     def inertia(self, centers, bounds) -> float:
-        from ..metrics import inertia
+        from ..utils.nearest import inertia
         dom = as_domain(bounds, self.n_features)
         C = check_centers(centers, self.n_features)
         self._pass("inertia")

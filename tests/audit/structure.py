@@ -46,7 +46,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from dpcore.base import DPClusterer
+from dpcore.algorithms.base import DPClusterer
 from dpcore.privacy.mechanisms import NoiseSource
 
 #: Fitted attributes that are declared raw facts for the data owner, not part of any release

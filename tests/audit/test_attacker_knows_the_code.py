@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 import dpcore
-from dpcore import base as base_module
 from dpcore import release as R
+from dpcore.algorithms import base as base_module
 from dpcore.exceptions import InfeasibleBudgetError
 from dpcore.privacy import mechanisms
 from dpcore.privacy.mechanisms import NoiseSource

@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 import dpcore
-from dpcore import dplloyd as dplloyd_module
-from dpcore import grid as grid_module
+from dpcore.algorithms.centroid import dplloyd as dplloyd_module
+from dpcore.algorithms.centroid import eugkm as grid_module
 from dpcore.exceptions import BudgetExceededError
 from dpcore.metrics import assign
 from dpcore.privacy.mechanisms import NoiseSource
@@ -264,7 +264,7 @@ class CoresetWithEarlyBreak(dpcore.ALGORITHMS["coreset"]):
     so coreset_size_ and the ledger publish when the data ran out (i.e. n)."""
 
     def _run_rounds(self, cs, plan, noise):
-        from dpcore.coreset import good_center, good_radius
+        from dpcore.algorithms.coreset.small_ball import good_center, good_radius
         centers, weights, radii = [], [], []
         for i, w_i in enumerate(plan.weights):
             sub = noise.sub(f"round {i + 1}: SMALL-BALL", plan.eps_round, plan.delta_round)
@@ -311,7 +311,7 @@ def test_structural_audit_catches_training_labels_of_length_n():
 
 def test_structural_audit_catches_an_exception_that_depends_on_n(monkeypatch):
     """Validation that refuses k > n on private data (the old check_n_clusters) is caught."""
-    from dpcore import base as base_module
+    from dpcore.algorithms import base as base_module
     from dpcore.utils.validation import check_n_clusters
 
     from .test_structural_audit import BOUNDS, assert_same_structure

@@ -37,7 +37,8 @@ from hypothesis import strategies as st
 
 import dpcore
 import dpcore.exceptions
-from dpcore.coreset import PrivateKMeans, plan_coreset
+from dpcore.algorithms.coreset.plan import plan_coreset
+from dpcore.algorithms.coreset.private_kmeans import PrivateKMeans
 
 from .structure import coupled_pair, structural_differences, value_differences
 

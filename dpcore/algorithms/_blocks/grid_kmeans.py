@@ -1,0 +1,275 @@
+"""Shared block: k-means on a released grid synopsis (the EUGkM core, Su et al. 2016, §4.2).
+
+Everything here is post-processing of the noisy grid of :mod:`._blocks.grid`: weighted k-means++
+and Lloyd over the cell centres, coarse to fine on large grids.  :func:`eugkm_fit` is called by
+EUGkM, the Hybrid and DPLloyd's grid start.
+"""
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from ...privacy.mechanisms import NoiseSource
+from ...sources import DataSource
+from ...synopsis import GridSynopsis, grid_points
+from ...utils.nearest import assign, cluster_sums
+from .grid import MAX_CELLS, eug_cells_per_dim, noisy_grid
+from .sphere_packing import sphere_packing_centers
+
+
+def weighted_lloyd(points: np.ndarray, weights: np.ndarray, init: np.ndarray, *, max_iter: int = 100,
+                   tol: float = 1e-7, r: float = 1.0) -> np.ndarray:
+    """Lloyd's algorithm on weighted points whose weights may be negative (Su et al. §4.2).
+
+    A point with centre ``c`` and weight ``w`` contributes ``c * w`` to its
+    cluster's sum and ``w`` to its mass; a cluster whose mass is not positive
+    keeps its previous centre.  Centres are clipped to ``[-r, r]^d``.
+
+    Returns
+    -------
+    ndarray (k, d)
+    """
+    return _lloyd(lambda c: cluster_sums(points, c, weights), init, max_iter=max_iter, tol=tol, r=r)
+
+
+def _lloyd(sums, init: np.ndarray, *, max_iter: int, tol: float, r: float) -> np.ndarray:
+    """The Lloyd loop of :func:`weighted_lloyd`; ``sums(centres)`` gives (mass (k,), sums (k, d))."""
+    centers = np.array(init, dtype=float)
+    for _ in range(max_iter):
+        mass, total = sums(centers)[:2]
+        new = centers.copy()
+        ok = mass > 0
+        new[ok] = total[ok] / mass[ok, None]
+        np.clip(new, -r, r, out=new)
+        shift = np.max(np.abs(new - centers))
+        centers = new
+        if shift <= tol:
+            break
+    return centers
+
+
+def weighted_kmeanspp(points: np.ndarray, weights: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k-means++ seeding (Arthur & Vassilvitskii 2007) on weighted points.
+
+    Only positive weights count as mass when sampling; used on a released
+    synopsis, so it is post-processing and costs no budget.
+
+    Returns
+    -------
+    ndarray (k, d)
+    """
+    mass = np.clip(weights, 0.0, None)
+    if mass.sum() <= 0:
+        return points[rng.choice(points.shape[0], size=k, replace=points.shape[0] < k)]
+    centers = [points[rng.choice(points.shape[0], p=mass / mass.sum())]]
+    d2 = ((points - centers[0]) ** 2).sum(1)
+    for _ in range(1, k):
+        p = mass * d2
+        tot = p.sum()
+        idx = rng.choice(points.shape[0], p=p / tot) if tot > 0 else rng.integers(points.shape[0])
+        centers.append(points[idx])
+        d2 = np.minimum(d2, ((points - points[idx]) ** 2).sum(1))
+    return np.array(centers)
+
+
+def synopsis_nicv(points: np.ndarray, weights: np.ndarray, centers: np.ndarray) -> float:
+    """NICV of ``centers`` measured on a weighted synopsis: sum w * d^2 / sum w."""
+    _, d2 = assign(points, centers, return_distances=True)
+    total_w = weights.sum()
+    return float(np.dot(weights, d2) / total_w) if total_w > 0 else float("inf")
+
+
+def _block_grid(counts: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sum f^d blocks of a d-dimensional grid over [-r, r]^d; return (block centres per axis, block weights).
+
+    The coarse centre of a block is the mean of its fine cell centres, so
+    blocks cut by the grid's upper edge are centred on what they cover.
+    """
+    d, m = counts.ndim, counts.shape[0]
+    mc = -(-m // f)
+    pad = mc * f - m
+    padded = np.pad(counts, [(0, pad)] * d)
+    shape = []
+    for _ in range(d):
+        shape += [mc, f]
+    w = padded.reshape(shape).sum(axis=tuple(range(1, 2 * d, 2)))
+    fine_mids = (np.arange(m) + 0.5) / m * 2 - 1
+    block_mid = np.array([fine_mids[i * f:(i + 1) * f].mean() for i in range(mc)])
+    return block_mid, w
+
+
+def _block_sum(counts: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
+    """As :func:`_block_grid`, as points: (coarse cell centres (M, d), coarse weights (M,))."""
+    block_mid, w = _block_grid(counts, f)
+    return grid_points([block_mid] * counts.ndim), w.ravel()
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_interval_sums(P, PX, PXX, rows, xs, C):  # pragma: no cover - compiled
+    """Weighted mass, sums and squared distances of the nearest-centre partition of a separable grid.
+
+    The grid's points are ``rows[r] x xs[i]`` (the last axis is ``xs``).  Along one row, centre c
+    is nearest on an interval of x (a Voronoi cell is convex), found from the k - 1 linear
+    inequalities ``(x - c_x)^2 + a_c < (x - c'_x)^2 + a_c'`` (``<=`` against a later centre:
+    ties go to the lowest index); its weight sums are differences of the row's prefix sums
+    ``P`` (w), ``PX`` (w x) and ``PXX`` (w x^2).  O(rows k^2) instead of O(cells k).
+    """
+    R, d1 = rows.shape
+    k, d = C.shape
+    m = xs.shape[0]
+    mass = np.zeros(k)
+    sums = np.zeros((k, d))
+    sq = np.zeros(k)
+    a = np.empty(k)
+    for r in range(R):
+        for c in range(k):
+            t = 0.0
+            for j in range(d1):
+                u = rows[r, j] - C[c, j]
+                t += u * u
+            a[c] = t
+        for c in range(k):
+            lo, lo_in, hi, hi_in, empty = -np.inf, False, np.inf, False, False
+            cx = C[c, d - 1]
+            for c2 in range(k):
+                if c2 == c:
+                    continue
+                c2x = C[c2, d - 1]
+                s = 2.0 * (c2x - cx)
+                t = (c2x * c2x - cx * cx) + (a[c2] - a[c])
+                incl = c < c2                        # c wins ties against later centres
+                if s > 0.0:                          # x < t / s  (or <=)
+                    q = t / s
+                    if q < hi or (q == hi and not incl):
+                        hi, hi_in = q, incl
+                elif s < 0.0:                        # x > t / s  (or >=)
+                    q = t / s
+                    if q > lo or (q == lo and not incl):
+                        lo, lo_in = q, incl
+                elif not (0.0 < t or (t == 0.0 and incl)):
+                    empty = True
+            if empty:
+                continue
+            i0 = np.searchsorted(xs, lo, side="left") if lo_in else np.searchsorted(xs, lo, side="right")
+            i1 = np.searchsorted(xs, hi, side="right") if hi_in else np.searchsorted(xs, hi, side="left")
+            i1 = min(i1, m)
+            if i1 <= i0:
+                continue
+            wsum = P[r, i1] - P[r, i0]
+            wx = PX[r, i1] - PX[r, i0]
+            wxx = PXX[r, i1] - PXX[r, i0]
+            mass[c] += wsum
+            for j in range(d1):
+                sums[c, j] += wsum * rows[r, j]
+            sums[c, d - 1] += wx
+            sq[c] += a[c] * wsum + wxx - 2.0 * cx * wx + cx * cx * wsum
+    return mass, sums, sq
+
+
+class _GridSynopsisPoints:
+    """A weighted product grid ``axes[0] x ... x axes[-1]`` with row prefix sums, for fast Lloyd passes."""
+
+    def __init__(self, axes, weights: np.ndarray):
+        self.d = len(axes)
+        xs = np.ascontiguousarray(axes[-1], dtype=float)
+        w = np.asarray(weights, dtype=float).reshape(-1, xs.size)
+        zero = np.zeros((w.shape[0], 1))
+        self.P = np.hstack([zero, np.cumsum(w, axis=1)])
+        self.PX = np.hstack([zero, np.cumsum(w * xs, axis=1)])
+        self.PXX = np.hstack([zero, np.cumsum(w * xs * xs, axis=1)])
+        self.rows = (grid_points(list(axes[:-1])) if self.d > 1 else np.zeros((1, 0)))
+        self.xs = xs
+        self.total = float(w.sum())
+
+    def sums(self, centers: np.ndarray):
+        return _row_interval_sums(self.P, self.PX, self.PXX, self.rows, self.xs,
+                                  np.ascontiguousarray(centers, dtype=float))
+
+    def nicv(self, centers: np.ndarray) -> float:
+        """As :func:`synopsis_nicv` (up to rounding): sum w d^2 / sum w."""
+        _, _, sq = self.sums(centers)
+        return float(sq.sum() / self.total) if self.total > 0 else float("inf")
+
+    def lloyd(self, init: np.ndarray, *, max_iter: int = 100, tol: float = 1e-7, r: float = 1.0) -> np.ndarray:
+        """:func:`weighted_lloyd` on the grid, each pass in O(rows k^2)."""
+        return _lloyd(self.sums, init, max_iter=max_iter, tol=tol, r=r)
+
+
+#: Above this many cells, initialisations are screened on a coarsened synopsis first.
+COARSE_CELLS = 8_000
+
+
+#: How many of the best screened initialisations are refined on the full synopsis.
+N_REFINE = 3
+
+
+def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseSource, *,
+              theta: float = 10.0, n_init: int = 30, init: str = "k-means++", max_cells: int = MAX_CELLS,
+              r: float = 1.0, domain=None, grid_name: str = "grid cell counts"):
+    """The EUGkM core on normalised data; shared by :class:`EUGkM` and the Hybrid.
+
+    Everything after :func:`noisy_grid` is post-processing of the released
+    synopsis.  On large grids (more than ``COARSE_CELLS`` cells) the
+    ``n_init`` runs are first made on the synopsis with blocks of cells
+    summed, and the ``N_REFINE`` best are continued level by level on blocks
+    half as wide each time, down to the full synopsis, with Lloyd passes that
+    use the grid's product structure (per row of cells, each centre is
+    nearest on one interval, summed from prefix sums); the final choice is
+    always by NICV on the full synopsis (§5.1).  This keeps EUGkM fast up to the largest
+    grid (``MAX_CELLS``, reached at about 10^8 points) without changing what
+    is released.
+
+    Returns
+    -------
+    centers : ndarray (k, d), normalised
+    counts : ndarray (m,)*d, the noisy synopsis
+    edges : ndarray (m + 1,), normalised edges
+    """
+    d = Z.n_features if isinstance(Z, DataSource) else Z.shape[1]
+    m = eug_cells_per_dim(n_est, epsilon, d, theta=theta, max_cells=max_cells)
+    counts, edges = noisy_grid(Z, m, noise, epsilon, r=r, domain=domain, name=grid_name)
+    f = math.ceil((counts.size / COARSE_CELLS) ** (1 / d)) if counts.size > COARSE_CELLS else 1
+    # The full grid as points only when it is small: larger ones are screened on blocks, then refined
+    # on the grid's product structure (no (cells, d) array of a 4-million-cell synopsis).
+    screen_cells, screen_w = (_block_sum(counts, f) if f > 1
+                              else (grid_points([(edges[:-1] + edges[1:]) / 2] * d), counts.ravel()))
+
+    def start():
+        if init == "sphere_packing":
+            return sphere_packing_centers(k, d, noise.rng, r=r)
+        return weighted_kmeanspp(screen_cells, screen_w, k, noise.rng)
+
+    # Moves under 2 % of a cell are below the synopsis' resolution (its points are cell centres).
+    tol = 0.02 * 2 * r / m
+    runs = []
+    for _ in range(int(n_init)):
+        c = weighted_lloyd(screen_cells, screen_w, start(), r=r, tol=tol * f)
+        runs.append((synopsis_nicv(screen_cells, screen_w, c), c))
+    if f > 1:
+        runs.sort(key=lambda sc: sc[0])
+        # Coarse to fine: blocks of f/2, f/4, ... cells, then the synopsis itself, each level started from
+        # the previous one's centres.  Lloyd passes on a product grid cost O(rows k^2), not O(cells k).
+        levels: list[int] = []
+        while not levels or levels[-1] > 1:
+            levels.append(max(1, (levels[-1] if levels else f) // 2))
+        def level(lv):
+            axis, w = ((edges[:-1] + edges[1:]) / 2, counts) if lv == 1 else _block_grid(counts, lv)
+            return _GridSynopsisPoints([axis] * d, w)
+
+        grids = {lv: level(lv) for lv in levels}
+        refined = []
+        for _, c in runs[:N_REFINE]:
+            for lv in levels:
+                c = grids[lv].lloyd(c, r=r, tol=tol * lv)
+            refined.append(c)
+        runs = [(grids[1].nicv(c), c) for c in refined]
+    best = min(runs, key=lambda sc: sc[0])[1]
+    return best, counts, edges
+
+
+def _grid_synopsis(counts, edges, dom) -> GridSynopsis:
+    d = dom.d
+    data_edges = [edges * (dom.width[i] / 2) + dom.center[i] for i in range(d)]
+    return GridSynopsis(edges=data_edges, counts=counts)

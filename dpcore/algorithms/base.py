@@ -1,0 +1,425 @@
+"""The estimator protocol shared by every algorithm in :data:`dpcore.ALGORITHMS`.
+
+Follows scikit-learn: ``__init__`` only stores its arguments; ``fit`` checks
+them (through :mod:`dpcore.utils.validation`), creates the budget ledger and the
+noise source, clips the data to the public bounds and calls ``_fit``.
+Fitted attributes end in ``_``.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.metrics.pairwise import euclidean_distances
+
+from ..preprocessing import warn_if_after_fitted_transformer
+from ..privacy.accountant import BudgetLedger
+from ..privacy.mechanisms import NoiseSource
+from ..privacy.rng import check_random_state, is_seeded, warn_seeded
+from ..utils.domain import Domain, _check_span, check_bounds
+from ..utils.nearest import assign
+from ..utils.validation import check_array, check_delta, check_epsilon, check_n_clusters
+from .regime import Regime
+
+
+class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
+    """Base of all dpcore clusterers (private and non-private baselines).
+
+    Class attributes (registry metadata, shown in the app)
+    ------------------------------------------------------
+    display_name : str
+    reference : str
+        Paper, section or algorithm.
+    summary : str
+        One line: what it does.
+    private : bool
+        False only for baselines (they accept ``epsilon=None``).
+    needs_delta : bool
+        True for (epsilon, delta)-DP algorithms.
+    family : str
+        ``"centroids"`` or ``"grid clusters"``.
+
+    Fitted attributes (set by ``fit``)
+    ----------------------------------
+    cluster_centers_ : ndarray (k, d), data units
+    budget_ : BudgetLedger
+    synopsis_ : GridSynopsis, CoresetSynopsis, WaveletGridSynopsis or None
+    bounds_ : Domain
+        The public box used (``from_data`` is True when it was read from the data).
+    n_clipped_ : int
+        Rows moved onto the box boundary because they lay outside it.
+    n_features_in_ : int
+    simulation_ : bool
+        True when ``random_state`` was given (an int, SeedSequence or
+        Generator): the noise is reproducible from it, so the result is a
+        simulation, not a private release (a private estimator then warns
+        with :class:`~dpcore.exceptions.SeededNoiseWarning`).  False for the
+        default ``random_state=None``: unpredictable noise, nothing about the
+        generator is kept.
+    feature_names_in_ : ndarray (n_features_in_,) of str
+        Only when ``fit`` got a pandas DataFrame whose column names are all strings.
+    """
+
+    #: The stable registry key (``dpcore.ALGORITHMS[key] is cls``; CONTRACT.md).
+    key: ClassVar[str] = ""
+    display_name: ClassVar[str] = ""
+    reference: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    private: ClassVar[bool] = True
+    needs_delta: ClassVar[bool] = False
+    family: ClassVar[str] = "centroids"
+    #: Tag: ``fit`` accepts any :class:`~dpcore.sources.DataSource` (exact aggregates where the data
+    #: live) as well as an array.  :data:`dpcore.algorithms.registry.SCALABLE` is derived from it.
+    accepts_source: ClassVar[bool] = False
+
+    # -- the estimator's own regime rule -------------------------------------
+    @classmethod
+    def regime(cls, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0, **params) -> Regime:
+        """Whether the paper's regime holds for these public inputs (``"ok"`` unless a subclass says otherwise).
+
+        Parameters
+        ----------
+        n : float
+            A public ``n_samples`` or an already-released noisy count (never the true n), at least 1.
+        d, k : int
+        epsilon : float
+            The budget left for the algorithm (after any noisy-size release).
+        delta : float
+        **params
+            The estimator's own parameters that enter its rule (``theta``, ``max_cells``, ...).
+
+        Returns
+        -------
+        Regime
+
+        Notes
+        -----
+        **Privacy.** A rule may read public or released values only: it is post-processing, so
+        the warning or refusal it leads to costs nothing and shows nothing of the rows.
+        """
+        return Regime(cls.key, "ok", "no regime rule for this algorithm.")
+
+    # -- shared fit scaffolding --------------------------------------------
+    def _begin_fit(self, X, *, min_samples: int = 1) -> tuple[np.ndarray, NoiseSource]:
+        """Validate inputs, set the common fitted attributes, return (clipped X, noise source).
+
+        Parameters
+        ----------
+        X : array-like (n, d)
+        min_samples : int, default 1
+            Fewest rows a *non-private* baseline needs.  Private estimators
+            ignore it: they accept any n >= 0, because an exception that
+            depends on n would publish n (see "Structure" in
+            docs/ARCHITECTURE.md).
+
+        Raises
+        ------
+        ValueError, TypeError
+            From :mod:`dpcore.utils.validation`, with a sentence saying what to fix.
+            For a private estimator every one of them depends on public inputs
+            only (the parameters, the bounds, the number of columns, the
+            dtype), never on the number or the values of the rows, except
+            NaN/infinite values, which are the caller's to remove before
+            anything is computed.
+
+        Warns
+        -----
+        SeededNoiseWarning
+            A private estimator with a ``random_state``: a simulation.
+        """
+        from ..sources import DataSource
+        if isinstance(X, DataSource):
+            raise unsupported_error(self.display_name or type(self).__name__)
+        feature_names = _feature_names(X)
+        if self.private:
+            warn_if_after_fitted_transformer(self)
+        # The release's structure must not depend on n (issue #19): a private fit accepts n = 0
+        # (its release is then pure noise) and k > n (clusters without points get centres from
+        # their noisy sums, as a cluster emptied during the iterations does).
+        X = check_array(X, min_samples=0 if self.private else min_samples)
+        epsilon = check_epsilon(getattr(self, "epsilon", None), allow_none=not self.private)
+        delta = check_delta(getattr(self, "delta", 0.0), required=self.needs_delta and self.private)
+        if hasattr(self, "n_clusters"):
+            check_n_clusters(self.n_clusters, None if self.private else X.shape[0])
+        domain = check_bounds(getattr(self, "bounds", None), X) if (self.private or self.bounds is not None) \
+            else _silent_data_domain(X)
+        Xc, n_clipped = domain.clip(X)
+        ledger = BudgetLedger(epsilon if self.private else None, delta if self.private else 0.0)
+        random_state = getattr(self, "random_state", None)
+        noise = NoiseSource(check_random_state(random_state), ledger)
+        self.simulation_ = is_seeded(random_state)
+        if self.simulation_ and self.private:
+            warn_seeded(random_state, stacklevel=3)
+        self.bounds_ = domain
+        self.n_clipped_ = n_clipped
+        self.n_features_in_ = X.shape[1]
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.budget_ = ledger
+        self.synopsis_ = None
+        return Xc, noise
+
+    def _begin_source_fit(self, X, *, min_samples: int = 1):
+        """As :meth:`_begin_fit` for estimators that run on any :class:`~dpcore.sources.DataSource`.
+
+        ``X`` is a DataSource or an array (wrapped in an :class:`~dpcore.sources.ArraySource`).
+        Rows are not clipped here: every aggregate of the source clips them onto ``bounds_``.
+        Also sets ``n_dropped_`` (rows a file or engine source skipped for a missing/NaN
+        coordinate; exact, not private).
+
+        Returns
+        -------
+        (source, noise, n) : DataSource, NoiseSource, int
+            ``n`` is the exact row count: private, use it only through a noisy or public size.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`_begin_fit` (a private estimator accepts any n >= 0).
+        """
+        from ..sources import ArraySource, DataSource
+        feature_names = None
+        if isinstance(X, DataSource):
+            src = X
+        else:
+            feature_names = _feature_names(X)
+            src = ArraySource(X, min_samples=0 if self.private else min_samples)
+        if self.private:
+            warn_if_after_fitted_transformer(self)
+        epsilon = check_epsilon(getattr(self, "epsilon", None), allow_none=not self.private)
+        delta = check_delta(getattr(self, "delta", 0.0), required=self.needs_delta and self.private)
+        if hasattr(self, "n_clusters"):
+            check_n_clusters(self.n_clusters, None)
+        if self.bounds is not None:
+            domain = check_bounds(self.bounds, d=src.n_features)
+        elif self.private:
+            domain = check_bounds(None, np.vstack(src.column_range()))
+        else:
+            domain = _silent_data_domain(np.vstack(src.column_range()))
+        n_clipped = src.n_outside(domain)  # one pass with the row count on engines (cached)
+        n = src.count()
+        if not self.private:
+            if n < min_samples:
+                raise ValueError(f"the data have {n} row(s) with finite coordinates; at least {min_samples} needed")
+            if hasattr(self, "n_clusters"):
+                check_n_clusters(self.n_clusters, n)
+        ledger = BudgetLedger(epsilon if self.private else None, delta if self.private else 0.0)
+        random_state = getattr(self, "random_state", None)
+        noise = NoiseSource(check_random_state(random_state), ledger)
+        self.simulation_ = is_seeded(random_state)
+        if self.simulation_ and self.private:
+            warn_seeded(random_state, stacklevel=3)
+        self.bounds_ = domain
+        self.n_clipped_ = n_clipped
+        self.n_dropped_ = src.n_dropped()
+        self.n_features_in_ = src.n_features
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.budget_ = ledger
+        self.synopsis_ = None
+        return src, noise, n
+
+    def _check_fitted(self):
+        if not hasattr(self, "budget_"):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                                 "appropriate arguments before using this estimator.")
+
+    def _check_predict_X(self, X) -> np.ndarray:
+        self._check_fitted()
+        names = _feature_names(X)
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if fitted_names is not None and names is not None and not np.array_equal(names, fitted_names):
+            raise ValueError("The feature names should match those that were passed during fit: "
+                             f"got {names.tolist()}, fitted on {fitted_names.tolist()}")
+        X = check_array(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input: pass the columns it was fitted on")
+        return X
+
+    def transform(self, X) -> np.ndarray:
+        """Distances from each row of ``X`` to every released centre.
+
+        Parameters
+        ----------
+        X : array-like (n, d), data units
+
+        Returns
+        -------
+        ndarray (n, k) float, Euclidean distances in data units.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        ValueError
+            ``X`` has another number of columns than the fitted data.
+
+        Notes
+        -----
+        Post-processing of the released centres: costs no privacy budget.  The
+        distances are a function of ``X`` and as private as ``X`` itself.
+        """
+        X = self._check_predict_X(X)
+        C = np.asarray(self.cluster_centers_, dtype=float)
+        if C.shape[0] == 0:  # a grid-cluster release may find no cluster at all
+            return np.empty((X.shape[0], 0))
+        return euclidean_distances(X, C)
+
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """Opposite of the k-means objective (inertia) of ``X`` under the released centres.
+
+        Parameters
+        ----------
+        X : array-like (n, d), data units
+        y : ignored
+        sample_weight : array-like (n,), optional
+
+        Returns
+        -------
+        float, ``-sum_i w_i * min_j ||x_i - c_j||^2`` (higher is better), as scikit-learn's
+        ``KMeans.score``.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError, ValueError
+            As :meth:`transform`.
+
+        Notes
+        -----
+        Computed on the caller's ``X``: when that is the raw private data the
+        score is **not private** (it is for the data owner's eyes only); on
+        public or held-out data it is free post-processing of the release.
+        """
+        D = self.transform(X)
+        if D.shape[1] == 0:
+            return -np.inf
+        sq = np.min(D, axis=1) ** 2
+        if sample_weight is not None:
+            sq = sq * np.asarray(sample_weight, dtype=float)
+        return -float(np.sum(sq))
+
+    @property
+    def _n_features_out(self) -> int:
+        return int(np.shape(self.cluster_centers_)[0])
+
+    def predict(self, X) -> np.ndarray:
+        """Label each row with its nearest released centre.
+
+        Parameters
+        ----------
+        X : array-like (n, d), data units
+
+        Returns
+        -------
+        ndarray (n,) int in ``[0, k)``.
+
+        Notes
+        -----
+        Uses only released output, so labelling costs no extra privacy; but
+        the labels are a function of X and are as private as X itself.
+        """
+        X = self._check_predict_X(X)
+        return assign(X, self.cluster_centers_)
+
+    def fit_predict(self, X, y=None):
+        return self.fit(X).predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+    def _expected_failed_checks(self) -> dict[str, str]:
+        """scikit-learn estimator checks this estimator fails on purpose, with the reason in words.
+
+        Passed to :func:`sklearn.utils.estimator_checks.parametrize_with_checks`
+        (``expected_failed_checks``) by the test suite; subclasses add their own.
+        """
+        if not self.private:
+            return {}
+        return {"check_clustering": (
+            "a private estimator keeps no labels_ of its training rows (that would publish one exact label per "
+            "private record), and at the check's sizes (n = 150, epsilon = 1) the noise is meant to dominate, "
+            "so the check's adjusted-Rand threshold is not a property of a private release"),
+            "check_estimators_empty_data_messages": (
+            "a private fit accepts n = 0 (its release is then pure noise): an exception that depends on the "
+            "number of rows would publish it, so empty data is not an error (docs/ARCHITECTURE.md, Structure)")}
+
+
+SAMPLING_NOTE = (
+    "To use it on large data, fit it on a sample that fits in memory, e.g. "
+    "source.sample(...) in the engine or `SELECT ... USING SAMPLE 1%` / df.sample(fraction=0.01), then "
+    "fit on the array. Sampling is not free: the release is differentially private for the sample only. "
+    "If the sample is drawn uniformly at random and kept secret (who is in it is never published), privacy "
+    "amplification by subsampling makes the guarantee for the whole table stronger (about "
+    "log(1 + q (e^eps - 1)) for a Poisson sample of rate q); if the sample is not random or may become "
+    "known, the guarantee is the same eps for the records in the sample and the release simply "
+    "ignores the others (it says nothing about them, but the sample's selection may itself reveal them).")
+
+
+def estimator_classes() -> list[type[DPClusterer]]:
+    """Every :class:`DPClusterer` subclass that declares a registry ``key``, in definition order."""
+    out: list[type[DPClusterer]] = []
+    todo = list(DPClusterer.__subclasses__())
+    while todo:
+        cls = todo.pop(0)
+        if cls.__dict__.get("key"):
+            out.append(cls)
+        todo.extend(cls.__subclasses__())
+    return out
+
+
+def display_name(key: str) -> str:
+    """The display name of the estimator registered under ``key``, for a sentence that names it.
+
+    Read from the classes' own ``key`` attributes, so the layers below the registry can name an
+    algorithm without importing it.
+
+    Returns
+    -------
+    str, ``key`` itself when no class declares it.
+    """
+    for cls in estimator_classes():
+        if cls.key == key:
+            return cls.display_name or key
+    return key
+
+
+def unsupported_error(name: str) -> TypeError:
+    """The error of an estimator that needs the rows in memory and was given a DataSource.
+
+    Returns
+    -------
+    TypeError, naming the estimators tagged ``accepts_source`` and how to sample.
+    """
+    scalable = ", ".join(c.display_name for c in estimator_classes() if c.accepts_source)
+    return TypeError(
+        f"{name} needs the data in memory and cannot run on a DataSource. The algorithms that run on any "
+        f"source (numpy, DuckDB, Spark, PostgreSQL) are: {scalable}. " + SAMPLING_NOTE)
+
+
+def _feature_names(X) -> np.ndarray | None:
+    """Column names of a DataFrame when all are strings (scikit-learn's rule), else None."""
+    cols = getattr(X, "columns", None)
+    if cols is None or not hasattr(X, "dtypes"):
+        return None
+    names = np.asarray(list(cols), dtype=object)
+    return names if len(names) and all(isinstance(c, str) for c in names) else None
+
+
+def _silent_data_domain(X: np.ndarray) -> Domain:
+    """Data box for non-private baselines, where reading the range leaks nothing new."""
+    lower, upper = X.min(axis=0), X.max(axis=0)
+    with np.errstate(over="ignore"):
+        _check_span(upper - lower, "the data's range")
+    pad = np.where(upper > lower, 0.0, 1e-6 * np.maximum(np.abs(upper), 1.0))
+    return Domain(lower - pad, upper + pad, from_data=True)

@@ -1,0 +1,195 @@
+"""EUGkM: k-means on a differentially private uniform-grid synopsis (Su et al. 2016, §4.2).
+
+The normalised domain ``[-1, 1]^d`` is cut into ``M`` equal cells with
+``M = (N epsilon / theta)^(2d / (2 + d))`` (Eq. 4, theta = 10); every cell's
+count gets ``Lap(1/epsilon)`` and stays signed and unrounded.  Lloyd's
+algorithm then runs over the cell centres, each cell weighted by its noisy
+count and assigned as a whole, from 30 data-independent initialisations; the
+run with the lowest NICV *on the synopsis* is kept (choosing on the synopsis
+is post-processing, so it costs nothing).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._blocks.grid import MAX_CELLS, grid_regime
+from .._blocks.grid_kmeans import _grid_synopsis, eugkm_fit
+from .._blocks.size import public_or_noisy_size
+from ..base import DPClusterer
+from ..regime import Regime, check_fit
+
+
+class EUGkM(DPClusterer):
+    """k-means on an extended-uniform-grid synopsis, EUGkM (Su et al. 2016, §4.2.1).
+
+    Parameters
+    ----------
+    n_clusters : int, default 8
+    epsilon : float, default 1.0
+        Total budget (epsilon-DP).
+    bounds : (lower, upper), data units
+        Public bounds; ``None`` warns (:class:`~dpcore.PrivacyLeakWarning`).
+    theta : float, default 10
+        The constant of Eq. 4; 10 "works well in most cases" (§5.1).
+    n_init : int, default 30
+        Sphere-packing initialisations run on the synopsis (§5.1).
+    n_samples : float or None
+        A public dataset size for Eq. 4.  ``None`` spends ``n_share`` of
+        epsilon on ``N + Lap(.)`` first (ledger entry "dataset size"), because
+        N is private under add/remove neighbours.
+    n_share : float, default 0.02
+    max_cells : int, default 2**22
+        Memory cap; ``round(M^(1/d))`` per dimension is lowered to respect it.
+    random_state : None, int or Generator
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (k, d), data units
+    synopsis_ : GridSynopsis
+        Data-unit cell edges and the signed noisy counts (publishable).
+    cells_per_dim_ : int
+    budget_ : BudgetLedger
+    regime_ : dpcore.regime.Regime
+        Whether Su et al.'s regime held for the public inputs (:func:`dpcore.regime.assess`).
+
+    Raises
+    ------
+    OutOfRegimeError
+        Before the grid is spent, when the grid for the public (or noisy) size, d, k and epsilon
+        would be mostly noise or too large to finish in seconds (:mod:`dpcore.regime`); the
+        message names a better-suited algorithm.  A :class:`~dpcore.regime.RegimeWarning` when
+        the inputs are marginal.
+    ValueError, TypeError
+        Bad data or parameters.
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.grid import EUGkM
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = EUGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
+    """
+
+    key = "eugkm"
+    display_name = "EUGkM"
+    accepts_source = True
+    reference = "Su et al. 2016, §4.2.1 (Eq. 4)"
+    summary = "Publishes a noisy uniform-grid synopsis, then runs k-means on the cells (non-interactive)."
+
+    def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
+                 n_share=0.02, max_cells=MAX_CELLS, random_state=None):
+        self.n_clusters = n_clusters
+        self.epsilon = epsilon
+        self.bounds = bounds
+        self.theta = theta
+        self.n_init = n_init
+        self.n_samples = n_samples
+        self.n_share = n_share
+        self.max_cells = max_cells
+        self.random_state = random_state
+
+    def _expected_failed_checks(self) -> dict[str, str]:
+        reason = ("scikit-learn's check fits 10 columns of about 120 rows; there the noisy grid is mostly noise "
+                  "(Su et al. 2016 §6), so the regime check refuses up front with OutOfRegimeError naming a "
+                  "better-suited algorithm")
+        return {**super()._expected_failed_checks(), "check_dtype_object": reason}
+
+    @classmethod
+    def regime(cls, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0, theta: float = 10.0,
+               max_cells: int = MAX_CELLS, **params) -> Regime:
+        """Su et al. (2016) §6.2: the noisy grid of Eq. 4 must not be mostly noise, nor too large to finish.
+
+        Parameters
+        ----------
+        n, d, k, epsilon, delta
+            Public inputs (``n`` public or noisy); see :meth:`DPClusterer.regime`.
+        theta, max_cells
+            The estimator's parameters.
+        **params
+            Ignored.
+
+        Returns
+        -------
+        Regime
+        """
+        return grid_regime(cls.key, n, d, k, cls._grid_epsilon(n, d, k, epsilon, theta=theta, **params),
+                           theta=theta, max_cells=int(max_cells))
+
+    @classmethod
+    def _grid_epsilon(cls, n, d, k, epsilon, **params) -> float:
+        """The share of ``epsilon`` the grid gets (all of it; the Hybrid overrides)."""
+        return epsilon
+
+    def fit(self, X, y=None):
+        """Release the grid synopsis and k centres computed from it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
+            loaded: each aggregate runs where the data live.
+        y : None
+            Ignored; present for scikit-learn API consistency.
+
+        Returns
+        -------
+        self : EUGkM
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.utils.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.grid import EUGkM
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = EUGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
+        """
+        X, noise, n_est, eps_left = self._start_fit(X)
+        self.cluster_centers_ = self.bounds_.denormalize(self._fit_grid(X, noise, eps_left, n_est))
+        return self
+
+    # Shared with the Hybrid, which runs this on part of its budget.
+    def _start_fit(self, X):
+        """Validate, then the dataset size: returns (X, noise, n_est, epsilon left)."""
+        X, noise, n = self._begin_source_fit(X)
+        _check_grid_params(self.theta, self.n_init)
+        n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, float(self.epsilon), noise)
+        # Su et al. §6.2's regime, on the public/noisy size only, before the grid is spent (dpcore.regime).
+        check_fit(self, n=n_est, d=X.n_features, epsilon=eps_left, theta=float(self.theta),
+                  max_cells=int(self.max_cells), rho=float(getattr(self, "rho", 0.225)))
+        return X, noise, n_est, eps_left
+
+    def _fit_grid(self, X, noise, epsilon, n_est):
+        """EUGkM on ``epsilon``: sets ``synopsis_`` and ``cells_per_dim_``, returns normalised centres."""
+        centers, counts, edges = eugkm_fit(X, int(self.n_clusters), epsilon, n_est, noise, theta=float(self.theta),
+                                           n_init=int(self.n_init), max_cells=int(self.max_cells),
+                                           domain=self.bounds_)
+        self.synopsis_ = _grid_synopsis(counts, edges, self.bounds_)
+        self.cells_per_dim_ = counts.shape[0]
+        return centers
+
+
+def _check_grid_params(theta, n_init):
+    if not (isinstance(theta, (int, float)) and theta > 0 and math.isfinite(theta)):
+        raise ValueError(f"theta must be a positive number (the paper uses 10), got {theta!r}")
+    if not (isinstance(n_init, (int, np.integer)) and n_init >= 1):
+        raise ValueError(f"n_init must be a positive whole number, got {n_init!r}")
+
+

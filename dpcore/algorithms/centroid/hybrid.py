@@ -1,0 +1,135 @@
+"""The Hybrid approach: EUGkM centres refined by one DPLloyd iteration (Su et al. 2016, §6.3)."""
+from __future__ import annotations
+
+from .._blocks.grid import MAX_CELLS
+from .._blocks.lloyd import RHO, noisy_lloyd_step
+from .eugkm import EUGkM
+
+
+def hybrid_min_epsilon(n: float, d: int, k: int, *, r: float = 1.0, rho: float = RHO, theta: float = 10.0) -> float:
+    """Smallest epsilon for which the Hybrid refines EUGkM (Su et al. 2016, Inequality 15).
+
+    ``epsilon >= (X / Y)^((2 + d) / (2 d))`` with
+    ``X = 8 d (1 + (2 rho r)^2) (k (d r + 1) / N)^2`` (Eq. 13 without epsilon: one DPLloyd
+    iteration at epsilon/2) and
+    ``Y = 2 d r^2 k^((d-2)/d) / (3 theta^(2d/(2+d)) N^(4/(2+d)))`` (Eq. 12 without epsilon:
+    the variance of EUGkM).  The paper writes theta = 10 in Y.
+
+    Returns
+    -------
+    float
+    """
+    X = 8 * d * (1 + (2 * rho * r) ** 2) * (k * (d * r + 1) / n) ** 2
+    Y = 2 * d * r ** 2 * k ** ((d - 2) / d) / (3 * theta ** (2 * d / (2 + d)) * n ** (4 / (2 + d)))
+    return (X / Y) ** ((2 + d) / (2 * d))
+
+
+class Hybrid(EUGkM):
+    """EUGkM with half the budget, then one DPLloyd iteration with the other half (Su et al. 2016, §6.3).
+
+    When Inequality 15 says one noisy Lloyd iteration at epsilon/2 would have
+    a larger error than EUGkM's variance (small N epsilon), all of the budget
+    goes to EUGkM instead.  ``branch_`` and ``branch_reason_`` say which ran.
+
+    Parameters
+    ----------
+    n_clusters, epsilon, bounds, theta, n_init, n_samples, n_share, max_cells, random_state
+        As :class:`~dpcore.grid.EUGkM`.  The dataset size (public or noisy)
+        feeds both Eq. 4 and Inequality 15.
+    rho : float, default 0.225
+        The normalised centroid coordinate assumed by Inequality 15.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (k, d), data units
+    synopsis_ : GridSynopsis
+    branch_ : {"eugkm+dplloyd", "eugkm"}
+    branch_reason_ : str
+    min_epsilon_ : float, the threshold of Inequality 15 for this N, d, k
+    budget_ : BudgetLedger
+
+    Raises
+    ------
+    ValueError, TypeError
+
+    Examples
+    --------
+    A private release (``random_state=None``: fresh, unpredictable noise). The
+    centres are noisy, so only their shape and the spent budget are shown:
+
+    >>> import numpy as np
+    >>> from dpcore.hybrid import Hybrid
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+    >>> est = Hybrid(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape
+    (3, 2)
+    >>> est.budget_.total()[0] <= est.epsilon
+    True
+    """
+
+    key = "hybrid"
+    display_name = "Hybrid"
+    reference = "Su et al. 2016, §6.3 (Inequality 15)"
+    summary = "EUGkM's centres refined by one DPLloyd iteration when the data are numerous enough."
+
+    def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
+                 n_share=0.02, max_cells=MAX_CELLS, rho=RHO, random_state=None):
+        super().__init__(n_clusters, epsilon=epsilon, bounds=bounds, theta=theta, n_init=n_init,
+                         n_samples=n_samples, n_share=n_share, max_cells=max_cells, random_state=random_state)
+        self.rho = rho
+
+    @classmethod
+    def _grid_epsilon(cls, n, d, k, epsilon, *, theta=10.0, rho=RHO, **params) -> float:
+        """Half of ``epsilon`` when Inequality 15 holds (one DPLloyd iteration gets the other half)."""
+        return epsilon / 2 if epsilon >= hybrid_min_epsilon(n, d, k, rho=float(rho), theta=float(theta)) else epsilon
+
+    def fit(self, X, y=None):
+        """Release the grid synopsis and k centres.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
+            Data in data units. Values outside the public ``bounds`` are clipped to them
+            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
+            loaded: each aggregate runs where the data live.
+        y : None
+            Ignored; present for scikit-learn API consistency.
+
+        Returns
+        -------
+        self : Hybrid
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad data or parameters, with a sentence saying what to fix
+            (see :mod:`dpcore.utils.validation`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpcore.hybrid import Hybrid
+        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
+        >>> est = Hybrid(n_clusters=3, epsilon=1.0, bounds=(0, 1))
+        >>> est.fit(X) is est
+        True
+        """
+        X, noise, n_est, eps_left = self._start_fit(X)
+        dom = self.bounds_
+        k, d = int(self.n_clusters), X.n_features
+        self.min_epsilon_ = hybrid_min_epsilon(n_est, d, k, rho=float(self.rho), theta=float(self.theta))
+        refine = eps_left >= self.min_epsilon_
+        centers = self._fit_grid(X, noise, eps_left / 2 if refine else eps_left, n_est)
+        if refine:
+            centers = noisy_lloyd_step(X, centers, noise, epsilon=noise.ledger.remaining()[0],
+                                       label="DPLloyd refinement", domain=dom)
+            self.branch_ = "eugkm+dplloyd"
+            self.branch_reason_ = (f"epsilon {eps_left:.4g} >= {self.min_epsilon_:.4g} (Inequality 15 for "
+                                   f"N~{n_est:.0f}, d={d}, k={k}): half to EUGkM, half to one DPLloyd iteration")
+        else:
+            self.branch_ = "eugkm"
+            self.branch_reason_ = (f"epsilon {eps_left:.4g} < {self.min_epsilon_:.4g} (Inequality 15 for "
+                                   f"N~{n_est:.0f}, d={d}, k={k}): one noisy Lloyd step would hurt, all to EUGkM")
+        self.cluster_centers_ = dom.denormalize(centers)
+        return self

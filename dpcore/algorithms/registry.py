@@ -1,0 +1,80 @@
+"""The registry: every algorithm the package offers, by its stable key (CONTRACT.md), from plain imports.
+
+Each estimator class declares its own ``key``, its ``accepts_source`` tag and its ``regime`` rule;
+this module only gathers them, so adding an algorithm is one import and one line here
+(docs/ARCHITECTURE.md, "Where to add an algorithm").
+"""
+from __future__ import annotations
+
+from .base import DPClusterer
+from .centroid.convergent import KMeansGuarantee, SubClustering
+from .centroid.dplloyd import DPLloyd
+from .centroid.eugkm import EUGkM
+from .centroid.gupt import GkM, GkM3K
+from .centroid.hybrid import Hybrid
+from .centroid.privgene import PGkM
+from .coreset.private_kmeans import PrivateKMeans
+from .highdim.balcan import BalcanKMeans
+from .highdim.dpm import DPM
+from .highdim.zcdp_lloyd import ZCDPLloyd
+from .nonprivate import KMeans
+from .regime import Regime, public_inputs
+from .wavecluster.private import PrivBasic, PrivQT, PrivTHR, PrivTHREM
+from .wavecluster.wavecluster import WaveCluster
+
+_CLASSES: tuple[type[DPClusterer], ...] = (
+    KMeans, DPLloyd, EUGkM, Hybrid, GkM, GkM3K, PGkM, KMeansGuarantee, SubClustering, PrivateKMeans,
+    BalcanKMeans, DPM, ZCDPLloyd, WaveCluster, PrivBasic, PrivQT, PrivTHR, PrivTHREM)
+
+#: dict[str, type]: every algorithm the package offers, keyed by a stable id (CONTRACT.md).
+ALGORITHMS: dict[str, type[DPClusterer]] = {cls.key: cls for cls in _CLASSES}
+
+#: Registry keys of the estimators whose ``fit`` accepts any :class:`~dpcore.sources.DataSource`
+#: (derived from the ``accepts_source`` tag of each class).
+SCALABLE: tuple[str, ...] = tuple(key for key, cls in ALGORITHMS.items() if cls.accepts_source)
+
+
+def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0,
+           **params) -> Regime:
+    """Whether the algorithm's paper regime holds for these public inputs (the class's own rule).
+
+    Parameters
+    ----------
+    algorithm : str
+        Registry key.
+    n : float
+        Dataset size: a public ``n_samples`` or an already-released noisy count
+        (never the true private size).
+    d, k : int
+    epsilon : float
+        The budget left for the algorithm (after any noisy-size release).
+    delta : float
+    **params
+        The estimator's own parameters that enter its rule (``theta``,
+        ``max_cells``, ``n_candidates``, ``budget``, ...).
+
+    Returns
+    -------
+    Regime
+        Status ``"ok"`` for algorithms without a regime rule (and keys not in the registry).
+
+    Notes
+    -----
+    **Privacy.** A function of public or released values only: post-processing, no cost.
+
+    Examples
+    --------
+    The coreset of Feldman et al. needs far more than 1,000 points; DPLloyd runs:
+
+    >>> from dpcore.algorithms.registry import assess
+    >>> r = assess("coreset", n=1000, d=2, k=3, epsilon=1.0, delta=1e-8)
+    >>> r.status, r.better
+    ('refuse', 'eugkm')
+    >>> assess("dplloyd", n=1000, d=2, k=3, epsilon=1.0).status
+    'ok'
+    """
+    n, d, k, epsilon = public_inputs(n, d, k, epsilon)
+    cls = ALGORITHMS.get(algorithm)
+    if cls is None:
+        return Regime(algorithm, "ok", "no regime rule for this algorithm.")
+    return cls.regime(n=n, d=d, k=k, epsilon=epsilon, delta=float(delta), **params)
