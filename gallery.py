@@ -16,8 +16,9 @@ import streamlit as st
 # Modules that read raw data.  The gallery must never import them; a page of the curator's app that
 # Streamlit might run from the pages/ folder beside this file would fail here rather than load data.
 # (dpcore.sources itself is the estimators' in-memory path and opens nothing at import; its file,
-# engine and config readers are what is refused.)
-FORBIDDEN = ("dpcore.datasets", "dpcore.sources.config", "dpcore.sources.ibis_source", "ui.widgets")
+# engine and config readers are what is refused.)  Only the data layer is named: any UI module that
+# reads data imports it (ui.data_picker -> dpcore.datasets), so the guard needs no list of UI modules.
+FORBIDDEN = ("dpcore.datasets", "dpcore.sources.config", "dpcore.sources.ibis_source")
 
 
 class _NoDataLoaders(importlib.abc.MetaPathFinder):

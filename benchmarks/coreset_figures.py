@@ -2,7 +2,7 @@
 
 * Table 2: the smallest epsilon with which the algorithm runs at all (n > t_min), for
   k in {1, 5, 10} and n in {10^5, the taxi sample (~181k), 5*10^5, 10^6, 10^7}
-  (:func:`dpcore.coreset.min_feasible_epsilon`; data-independent, so any n can be tabulated).
+  (:func:`dpcore.algorithms.coreset.plan.min_feasible_epsilon`; data-independent, so any n can be tabulated).
 * Figure 5: relative k-means cost error (§5.4: cost(P, C)/cost(P, C*) - 1 with C* from
   non-private k-means) and coreset size against epsilon, for k in {1, 5, 10}.
 * Figure 6: error against k at a few epsilons.

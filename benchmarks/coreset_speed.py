@@ -29,7 +29,7 @@ import json, resource, sys, time
 import numpy as np
 sys.path.insert(0, {repo!r})
 from benchmarks._common import taxi_points, resample, TAXI_BOUNDS
-from dpcore.coreset import PrivateKMeans
+from dpcore.algorithms import PrivateKMeans
 X = resample(taxi_points(), {n})
 t = time.perf_counter()
 est = PrivateKMeans({k}, epsilon={eps}, delta=1.0 / {n} ** 1.5, bounds=TAXI_BOUNDS, budget={budget!r},

@@ -8,7 +8,7 @@
 2. **Time or refusal at 10^5 points in 11 and 16 dimensions** (5 Gaussian blobs, bounds +-100,
    k = 5, epsilon = 1, delta = 1e-6): every registry algorithm in a fresh process with a
    ``--timeout`` (default 30 s); the status says whether it fitted, warned (``RegimeWarning``) or
-   refused up front (:mod:`dpcore.regime`).  Target: <= 10 s or a refusal.
+   refused up front (:mod:`dpcore.algorithms.regime`).  Target: <= 10 s or a refusal.
 
 Times are for this 2-core machine, which may be shared with other work.
 

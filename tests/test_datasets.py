@@ -366,8 +366,8 @@ def test_download_pages_progress_and_cache(soda, tmp_path):
 
 def test_load_nyc_taxi_uses_cache(soda, tmp_path, monkeypatch):
     handler, url = soda
-    monkeypatch.setattr(D, "NYC_TAXI_URL", url)
-    monkeypatch.setattr(D, "NYC_TAXI_ROWS", 2345)
+    monkeypatch.setattr(D.nyc_taxi, "NYC_TAXI_URL", url)
+    monkeypatch.setattr(D.nyc_taxi, "NYC_TAXI_ROWS", 2345)
     monkeypatch.setenv("DPCORE_CACHE", str(tmp_path))
     assert D.info("nyc_taxi_2015_01")["needs_download"] is True
     fractions = []

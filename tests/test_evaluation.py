@@ -115,7 +115,7 @@ def test_advisor_follows_inequalities_14_and_15():
         a = E.advise(n, d, k, eps)
         thr = hybrid_min_epsilon(n, d, k)
         assert a.hybrid_min_epsilon == pytest.approx(thr)
-        # outside a grid's regime (dpcore.regime, public inputs) the formulas do not hold: never picked
+        # outside a grid's regime (dpcore.algorithms.regime, public inputs) the formulas do not hold: never picked
         assert a.regime[a.su_best].status != "refuse"
         if any(r.status == "refuse" for r in a.regime.values()):
             continue

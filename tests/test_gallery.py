@@ -124,26 +124,34 @@ def test_gallery_never_imports_the_loaders_nor_opens_a_data_file(store_url):
         assert not at.exception, [e.message for e in at.exception]
         assert len(at.get("deck_gl_json_chart")) == 1
         loaders = sorted(m for m in sys.modules if m in ("dpcore.datasets", "dpcore.sources.config",
-                                                          "dpcore.sources.ibis_source", "ui.widgets"))
+                                                          "dpcore.sources.ibis_source", "ui.widgets",
+                                                          "ui.data_picker"))
         try:
             import dpcore.datasets
             guard = "import allowed"
         except ImportError as exc:
             guard = str(exc)
+        try:   # a UI module that reads data is refused through the data layer it imports
+            import ui.widgets
+            ui_guard = "import allowed"
+        except ImportError as exc:
+            ui_guard = str(exc)
         data = [p for p in opened if any(p.startswith(d) for d in {data_dirs!r})
                 or p.endswith((".csv", ".csv.gz", ".parquet", ".npz", ".npy"))]
         print("LOADERS", loaders)
         print("DATA", data)
         print("GUARD", guard)
+        print("UIGUARD", ui_guard)
     """)
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=dict(os.environ, DPCORE_STORE=store_url),
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     lines = dict(line.split(" ", 1) for line in out.stdout.splitlines() if line.split(" ", 1)[0] in
-                 ("LOADERS", "DATA", "GUARD"))
+                 ("LOADERS", "DATA", "GUARD", "UIGUARD"))
     assert lines["LOADERS"] == "[]"
     assert lines["DATA"] == "[]"
     assert "the public gallery only reads the release store" in lines["GUARD"]
+    assert "the public gallery only reads the release store" in lines["UIGUARD"]
 
 
 @pytest.mark.parametrize("key, params, trace", [

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -36,10 +37,16 @@ def test_wheel_contents(wheel):
 
 def test_wheel_installs_and_runs_outside_the_repo(wheel, tmp_path):
     env_dir = tmp_path / "venv"
-    # The venv sees the machine's numpy/scipy/scikit-learn (already installed, pinned by requirements.txt),
-    # so the test checks dpcore's own wheel, not a fresh download of its dependencies.
-    venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
+    # The new venv sees the packages of the interpreter running the tests (numpy, scipy, scikit-learn, ...,
+    # pinned by requirements.txt) through a .pth file, so the test checks dpcore's own wheel, not a fresh
+    # download of its dependencies.  system_site_packages would give the *base* interpreter's packages,
+    # which inside a virtualenv (how most people run the README's command) do not hold the test's.
+    venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
+    site_dir = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+    here = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
+    (Path(site_dir) / "_test_parent_env.pth").write_text("\n".join(sorted(here)) + "\n")
     subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
                    check=True, capture_output=True, text=True, timeout=300)
     script = (

@@ -12,8 +12,8 @@ import dpcore
 from dpcore import release as R
 from dpcore.exceptions import BudgetExceededError
 from dpcore.explain import attacker_advantage_bound, epsilon_statements, levels_table, posterior_bound
-from dpcore.session_budget import SessionBudget
 from dpcore.store import ReleaseStore
+from dpcore.store.session_budget import SessionBudget
 
 
 @pytest.fixture(scope="module")

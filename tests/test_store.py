@@ -321,7 +321,7 @@ def test_newer_schema_is_refused_and_left_untouched(url, rel):
 
 
 def test_an_older_store_is_migrated_once(url, rel, monkeypatch):
-    import dpcore.store as store_module
+    import dpcore.store.tables as store_module
     with ReleaseStore(url) as store:
         store.record("taxi", rel)
     calls = []

@@ -401,7 +401,7 @@ def unsupported_error(name: str) -> TypeError:
     -------
     TypeError, naming the estimators tagged ``accepts_source`` and how to sample.
     """
-    scalable = ", ".join(c.display_name for c in estimator_classes() if c.accepts_source)
+    scalable = ", ".join(f"{c.display_name} ({c.key})" for c in estimator_classes() if c.accepts_source)
     return TypeError(
         f"{name} needs the data in memory and cannot run on a DataSource. The algorithms that run on any "
         f"source (numpy, DuckDB, Spark, PostgreSQL) are: {scalable}. " + SAMPLING_NOTE)

@@ -37,7 +37,7 @@ class KMeans(DPClusterer):
     Examples
     --------
     >>> import numpy as np
-    >>> from dpcore.nonprivate import KMeans
+    >>> from dpcore.algorithms import KMeans
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = KMeans(n_clusters=3, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -91,7 +91,7 @@ class KMeans(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.nonprivate import KMeans
+        >>> from dpcore.algorithms import KMeans
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = KMeans(n_clusters=3, bounds=(0, 1))
         >>> est.fit(X) is est

@@ -142,7 +142,7 @@ def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) ->
 def zcdp_rho(epsilon: float, delta: float) -> float:
     """The largest rho such that rho-zCDP implies (epsilon, delta)-DP.
 
-    Inverse of :func:`dpcore.mechanisms.zcdp_delta` (Canonne, Kamath & Steinke
+    Inverse of :func:`dpcore.privacy.calibration.zcdp_delta` (Canonne, Kamath & Steinke
     2020, Cor. 13, the tightest standard conversion), found by bisection in
     ``log rho``.
 

@@ -102,7 +102,7 @@ class NoiseSource:
     >>> import numpy as np
     >>> from dpcore.privacy.accountant import BudgetLedger
     >>> from dpcore.privacy.mechanisms import NoiseSource
-    >>> from dpcore.utils.validation import check_random_state
+    >>> from dpcore.privacy.rng import check_random_state
     >>> noise = NoiseSource(check_random_state(None), BudgetLedger(1.0))
     >>> noisy = noise.laplace(np.array([10.0, 20.0]), sensitivity=1.0, epsilon=0.5, name="counts")
     >>> noisy.shape

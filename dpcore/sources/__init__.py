@@ -122,7 +122,7 @@ def from_files(path, columns=None, *, con=None, hive_partitioning: bool = True) 
     >>> import os, tempfile
     >>> import numpy as np, pandas as pd
     >>> from dpcore import sources
-    >>> from dpcore.grid import EUGkM
+    >>> from dpcore.algorithms import EUGkM
     >>> folder = tempfile.mkdtemp()
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(2000, 2))
     >>> pd.DataFrame(X, columns=["x", "y"]).to_parquet(os.path.join(folder, "part-0.parquet"))
@@ -216,7 +216,7 @@ def from_spark(df, columns=None) -> IbisSource:
     Examples
     --------
     >>> from dpcore import sources
-    >>> from dpcore.dplloyd import DPLloyd
+    >>> from dpcore.algorithms import DPLloyd
     >>> spark = sources.spark_session("local[2]")                          # doctest: +SKIP
     >>> df = spark.read.parquet("lake/trips/")                             # doctest: +SKIP
     >>> src = sources.from_spark(df, columns=["pickup_longitude", "pickup_latitude"])  # doctest: +SKIP

@@ -154,7 +154,7 @@ class KMeansGuarantee(DPClusterer):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.convergent import KMeansGuarantee
+    >>> from dpcore.algorithms import KMeansGuarantee
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = KMeansGuarantee(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -230,7 +230,7 @@ class KMeansGuarantee(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.convergent import KMeansGuarantee
+        >>> from dpcore.algorithms import KMeansGuarantee
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = KMeansGuarantee(n_clusters=3, epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est
@@ -323,7 +323,7 @@ class SubClustering(KMeansGuarantee):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.convergent import SubClustering
+    >>> from dpcore.algorithms import SubClustering
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = SubClustering(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape

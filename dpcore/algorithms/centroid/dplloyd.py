@@ -59,7 +59,7 @@ class DPLloyd(DPClusterer):
         Initial centres.  ``"sphere_packing"``: the paper's data-independent
         centres (§4.1.1).  ``"auto"`` (with ``n_iter="auto"``): when a grid at
         ``GRID_INIT_SHARE`` of the budget is inside EUGkM's regime
-        (:func:`dpcore.regime.assess`, i.e. low dimension), spend that share
+        (:func:`dpcore.algorithms.registry.assess`, i.e. low dimension), spend that share
         on EUGkM's noisy grid (Su et al. 2016, §4.2, Eq. 4) and start from
         k-means on it (10 restarts on the synopsis, post-processing); else
         sphere packing.  With an integer ``n_iter`` ``"auto"`` is sphere
@@ -81,9 +81,9 @@ class DPLloyd(DPClusterer):
     init_ : {"grid", "sphere_packing", "given"}
         Which start was used (decided on public inputs only).
     init_centers_ : ndarray (k, d), data units
-    regime_ : dpcore.regime.Regime or None
+    regime_ : dpcore.algorithms.regime.Regime or None
         Whether the journal rule's accuracy target is reachable (``n_iter="auto"`` only);
-        outside it a :class:`~dpcore.regime.RegimeWarning` is issued.
+        outside it a :class:`~dpcore.algorithms.regime.RegimeWarning` is issued.
 
     Raises
     ------
@@ -101,7 +101,7 @@ class DPLloyd(DPClusterer):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.dplloyd import DPLloyd
+    >>> from dpcore.algorithms import DPLloyd
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -186,7 +186,7 @@ class DPLloyd(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.dplloyd import DPLloyd
+        >>> from dpcore.algorithms import DPLloyd
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est

@@ -51,15 +51,15 @@ class EUGkM(DPClusterer):
         Data-unit cell edges and the signed noisy counts (publishable).
     cells_per_dim_ : int
     budget_ : BudgetLedger
-    regime_ : dpcore.regime.Regime
-        Whether Su et al.'s regime held for the public inputs (:func:`dpcore.regime.assess`).
+    regime_ : dpcore.algorithms.regime.Regime
+        Whether Su et al.'s regime held for the public inputs (:func:`dpcore.algorithms.registry.assess`).
 
     Raises
     ------
     OutOfRegimeError
         Before the grid is spent, when the grid for the public (or noisy) size, d, k and epsilon
-        would be mostly noise or too large to finish in seconds (:mod:`dpcore.regime`); the
-        message names a better-suited algorithm.  A :class:`~dpcore.regime.RegimeWarning` when
+        would be mostly noise or too large to finish in seconds (:mod:`dpcore.algorithms.regime`); the
+        message names a better-suited algorithm.  A :class:`~dpcore.algorithms.regime.RegimeWarning` when
         the inputs are marginal.
     ValueError, TypeError
         Bad data or parameters.
@@ -70,7 +70,7 @@ class EUGkM(DPClusterer):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.grid import EUGkM
+    >>> from dpcore.algorithms import EUGkM
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = EUGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -155,7 +155,7 @@ class EUGkM(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.grid import EUGkM
+        >>> from dpcore.algorithms import EUGkM
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = EUGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est
@@ -171,7 +171,7 @@ class EUGkM(DPClusterer):
         X, noise, n = self._begin_source_fit(X)
         _check_grid_params(self.theta, self.n_init)
         n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, float(self.epsilon), noise)
-        # Su et al. §6.2's regime, on the public/noisy size only, before the grid is spent (dpcore.regime).
+        # Su et al. §6.2's regime, on the public/noisy size only, before the grid is spent (dpcore.algorithms.regime).
         check_fit(self, n=n_est, d=X.n_features, epsilon=eps_left, theta=float(self.theta),
                   max_cells=int(self.max_cells), rho=float(getattr(self, "rho", 0.225)))
         return X, noise, n_est, eps_left

@@ -257,7 +257,7 @@ class GkM(DPClusterer):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.gupt import GkM
+    >>> from dpcore.algorithms import GkM
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = GkM(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -313,7 +313,7 @@ class GkM(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.gupt import GkM
+        >>> from dpcore.algorithms import GkM
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = GkM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est
@@ -359,7 +359,7 @@ class GkM3K(GkM):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.gupt import GkM3K
+    >>> from dpcore.algorithms import GkM3K
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = GkM3K(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape

@@ -34,7 +34,7 @@ class Hybrid(EUGkM):
     Parameters
     ----------
     n_clusters, epsilon, bounds, theta, n_init, n_samples, n_share, max_cells, random_state
-        As :class:`~dpcore.grid.EUGkM`.  The dataset size (public or noisy)
+        As :class:`~dpcore.algorithms.centroid.eugkm.EUGkM`.  The dataset size (public or noisy)
         feeds both Eq. 4 and Inequality 15.
     rho : float, default 0.225
         The normalised centroid coordinate assumed by Inequality 15.
@@ -58,7 +58,7 @@ class Hybrid(EUGkM):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.hybrid import Hybrid
+    >>> from dpcore.algorithms import Hybrid
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = Hybrid(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -109,7 +109,7 @@ class Hybrid(EUGkM):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.hybrid import Hybrid
+        >>> from dpcore.algorithms import Hybrid
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = Hybrid(n_clusters=3, epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est

@@ -168,7 +168,7 @@ class PGkM(DPClusterer):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.privgene import PGkM
+    >>> from dpcore.algorithms import PGkM
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = PGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -253,7 +253,7 @@ class PGkM(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.privgene import PGkM
+        >>> from dpcore.algorithms import PGkM
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = PGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est

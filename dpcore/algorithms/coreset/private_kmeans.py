@@ -200,7 +200,7 @@ class PrivateKMeans(DPClusterer):
     The coreset needs tens of thousands of points before its first round:
 
     >>> import numpy as np
-    >>> from dpcore.coreset import PrivateKMeans
+    >>> from dpcore.algorithms import PrivateKMeans
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(50_000, 1))
     >>> est = PrivateKMeans(n_clusters=2, epsilon=2.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -336,7 +336,7 @@ class PrivateKMeans(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.coreset import PrivateKMeans
+        >>> from dpcore.algorithms import PrivateKMeans
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(50_000, 1))
         >>> est = PrivateKMeans(n_clusters=2, epsilon=2.0, bounds=(0, 1))
         >>> est.fit(X) is est
@@ -349,7 +349,7 @@ class PrivateKMeans(DPClusterer):
         share = 0.0 if self.n_samples is not None else float(self.n_share)
         n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, eps_total, noise)
         self.n_estimate_ = n_est
-        # Feasibility (Alg. 1 line 2) and the grid's size, on the public/noisy size only (dpcore.regime).
+        # Feasibility (Alg. 1 line 2) and the grid's size, on the public/noisy size only (dpcore.algorithms.regime).
         check_fit(self, n=n_est, d=d, epsilon=eps_left, delta=delta_total, beta=float(self.beta),
                   split=self.split, radius_growth=float(self.radius_growth), budget=self.budget, n_share=share,
                   box_factor=float(self.box_factor), constants=self.constants)

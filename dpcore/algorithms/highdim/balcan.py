@@ -381,7 +381,7 @@ class BalcanKMeans(DPClusterer):
     on full MNIST (k = 10, epsilon = 1, median of 5 runs,
     ``benchmarks/highdim_mnist.py``): inertia 5.57e11, against 2.40e11 for one
     centre at the (DP) mean, 1.78e11 for non-private k-means++ and 1.82e11 for
-    :class:`dpcore.zcdp_lloyd.ZCDPLloyd` at (1, 1e-6)-DP.  This class is kept
+    :class:`dpcore.algorithms.highdim.zcdp_lloyd.ZCDPLloyd` at (1, 1e-6)-DP.  This class is kept
     as the faithful reproduction; use zCDP-Lloyd for a useful release.
 
     **Privacy.** epsilon-DP (pure, as Edler claims for the corrected algorithm) under
@@ -405,7 +405,7 @@ class BalcanKMeans(DPClusterer):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.balcan import BalcanKMeans
+    >>> from dpcore.algorithms import BalcanKMeans
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = BalcanKMeans(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -481,7 +481,7 @@ class BalcanKMeans(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.balcan import BalcanKMeans
+        >>> from dpcore.algorithms import BalcanKMeans
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = BalcanKMeans(n_clusters=3, epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est

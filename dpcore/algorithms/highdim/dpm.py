@@ -147,7 +147,7 @@ class DPM(DPClusterer):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.dpm import DPM
+    >>> from dpcore.algorithms import DPM
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = DPM(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -227,7 +227,7 @@ class DPM(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.dpm import DPM
+        >>> from dpcore.algorithms import DPM
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = DPM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est

@@ -40,7 +40,7 @@ sqrt(d))`` and the sums the rest: this minimises the centre's squared error
 rho_s = rho_i``.
 
 Alternatives considered.  Balcan et al. (2017) with Edler's (2023)
-corrections (``dpcore.balcan``, the faithful reproduction) spends most of its
+corrections (``dpcore.algorithms.highdim.balcan``, the faithful reproduction) spends most of its
 budget on a low-dimensional candidate search and its Laplace means cost d/2
 times more in 784 dimensions: 5.6e11 on MNIST, worse than the trivial 2.40e11.
 Google's private LSH-tree coresets (Chang, Ghazi, Kumar, Manurangsi 2021,
@@ -304,7 +304,7 @@ class ZCDPLloyd(DPClusterer):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.zcdp_lloyd import ZCDPLloyd
+    >>> from dpcore.algorithms import ZCDPLloyd
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = ZCDPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape
@@ -379,7 +379,7 @@ class ZCDPLloyd(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.zcdp_lloyd import ZCDPLloyd
+        >>> from dpcore.algorithms import ZCDPLloyd
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = ZCDPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est

@@ -64,7 +64,7 @@ class PrivQT(WaveCluster):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.wavecluster import PrivQT
+    >>> from dpcore.algorithms import PrivQT
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = PrivQT(epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape[1] == X.shape[1]
@@ -122,7 +122,7 @@ class PrivQT(WaveCluster):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.wavecluster import PrivQT
+        >>> from dpcore.algorithms import PrivQT
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = PrivQT(epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est
@@ -182,7 +182,7 @@ class PrivTHR(PrivQT):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.wavecluster import PrivTHR
+    >>> from dpcore.algorithms import PrivTHR
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = PrivTHR(epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape[1] == X.shape[1]
@@ -232,7 +232,7 @@ class PrivTHR(PrivQT):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.wavecluster import PrivTHR
+        >>> from dpcore.algorithms import PrivTHR
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = PrivTHR(epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est
@@ -310,7 +310,7 @@ class PrivTHREM(PrivQT):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.wavecluster import PrivTHREM
+    >>> from dpcore.algorithms import PrivTHREM
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = PrivTHREM(epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape[1] == X.shape[1]
@@ -361,7 +361,7 @@ class PrivTHREM(PrivQT):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.wavecluster import PrivTHREM
+        >>> from dpcore.algorithms import PrivTHREM
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = PrivTHREM(epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est
@@ -443,7 +443,7 @@ class PrivBasic(WaveCluster):
     centres are noisy, so only their shape and the spent budget are shown:
 
     >>> import numpy as np
-    >>> from dpcore.wavecluster import PrivBasic
+    >>> from dpcore.algorithms import PrivBasic
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = PrivBasic(epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape[1] == X.shape[1]
@@ -496,7 +496,7 @@ class PrivBasic(WaveCluster):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.wavecluster import PrivBasic
+        >>> from dpcore.algorithms import PrivBasic
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = PrivBasic(epsilon=1.0, bounds=(0, 1))
         >>> est.fit(X) is est

@@ -12,7 +12,7 @@ import numpy as np
 import pywt
 from scipy import ndimage
 
-#: Cap on the number of quantisation cells (8 bytes each), as in :mod:`dpcore.grid`.
+#: Cap on the number of quantisation cells (8 bytes each), as in :mod:`dpcore.algorithms._blocks.grid`.
 MAX_CELLS = 1 << 22
 
 

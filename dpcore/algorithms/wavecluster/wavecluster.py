@@ -152,7 +152,7 @@ class WaveCluster(DPClusterer):
     Examples
     --------
     >>> import numpy as np
-    >>> from dpcore.wavecluster import WaveCluster
+    >>> from dpcore.algorithms import WaveCluster
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
     >>> est = WaveCluster(bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape[1] == X.shape[1]
@@ -221,7 +221,7 @@ class WaveCluster(DPClusterer):
         Examples
         --------
         >>> import numpy as np
-        >>> from dpcore.wavecluster import WaveCluster
+        >>> from dpcore.algorithms import WaveCluster
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = WaveCluster(bounds=(0, 1))
         >>> est.fit(X) is est

@@ -31,27 +31,7 @@ Every table is hash-chained, so appends must be serialised store-wide anyway;
 one lock per store (not per dataset) is what makes the chains linear.  A few
 releases a minute is this store's load: the lock is never the bottleneck.
 
-Append-only, tamper-evident
----------------------------
-There is no update or delete API.  Every row of ``datasets``, ``caps``,
-``releases`` and ``ledger_entries`` carries ``prev_hash`` (the ``row_hash`` of
-the row before it in the same table, 64 zeros for the first) and ``row_hash`` =
-SHA-256 of ``prev_hash`` and the row's canonical JSON.  :meth:`ReleaseStore.verify`
-walks the chains and names the first broken link: a row changed, inserted or
-deleted in the middle by raw SQL.  Someone with write access to the database
-could rewrite a whole chain; the chain heads (``VerifyReport.heads``, shown by
-the gallery) are what to write down or publish elsewhere to catch that too,
-and also a truncated tail.
-
-Schema versions
----------------
-A ``schema_version`` table (one row per applied version) instead of Alembic:
-the schema is four append-only tables created by this module, the store is
-opened by library code on users' machines (no ``alembic upgrade`` step anyone
-would run), and a migration here is a short function in :data:`_MIGRATIONS`
-run inside the opening transaction.  A store whose version is *newer* than
-:data:`SCHEMA_VERSION` is refused with :class:`~dpcore.exceptions.StoreVersionError`
-and not written to.
+The tables, their hash chains and the schema versions are in :mod:`dpcore.store.tables`.
 
 Simulations
 -----------
@@ -68,231 +48,54 @@ release is refused before anything is written.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
 import math
-import os
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.pool import StaticPool
 
-from .exceptions import (
+from ..exceptions import (
     BudgetExceededError,
-    ReleaseTooLargeError,
     StoreCorruptError,
     StoreError,
     StoreLockedError,
     StoreUnavailableError,
     StoreVersionError,
 )
+from . import tables as T  # SCHEMA_VERSION and _MIGRATIONS read through the module (tests patch them)
+from .records import (
+    StoredRelease,
+    VerifyReport,
+    _check_name,
+    _check_release,
+    _flat,
+    _is_simulation,
+    _over,
+)
+from .tables import (
+    _CHAINED,
+    _GENESIS,
+    ENV_VAR,
+    _canon,
+    _hashed_fields,
+    _meta,
+    _now,
+    _row_hash,
+    caps,
+    datasets,
+    default_store_url,
+    ledger_entries,
+    releases,
+    schema_version,
+    store_meta,
+)
 
-__all__ = ["ReleaseStore", "StoredRelease", "VerifyReport", "default_store_url", "SCHEMA_VERSION",
-           "MAX_RELEASE_BYTES", "BudgetExceededError", "StoreError", "StoreLockedError", "StoreCorruptError",
-           "StoreVersionError", "StoreUnavailableError", "ReleaseTooLargeError"]
-
-#: Version of the tables this module writes; see :data:`_MIGRATIONS`.
-SCHEMA_VERSION = 1
-#: Largest release (UTF-8 JSON text) one row may hold: 16 MiB.
-MAX_RELEASE_BYTES = 16 * 1024 * 1024
 #: Seconds a writer waits for another writer's lock before StoreLockedError.
 DEFAULT_TIMEOUT = 30.0
-#: Name of the environment variable holding the store URL.
-ENV_VAR = "DPCORE_STORE"
-_GENESIS = "0" * 64
-# Same float slack as the estimator ledger: 0.1 + 0.2 is not exactly 0.3.
-_REL_TOL = 1e-9
-
-# -- schema ----------------------------------------------------------------------------------
-_meta = sa.MetaData()
-_hash_cols = lambda: [sa.Column("prev_hash", sa.String(64), nullable=False),  # noqa: E731
-                      sa.Column("row_hash", sa.String(64), nullable=False)]
-schema_version = sa.Table("schema_version", _meta,
-                          sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
-                          sa.Column("applied", sa.String(40), nullable=False))
-store_meta = sa.Table("store_meta", _meta,  # one row: the store-wide write lock (FOR UPDATE)
-                      sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
-                      sa.Column("created", sa.String(40), nullable=False))
-datasets = sa.Table("datasets", _meta,
-                    sa.Column("id", sa.Integer, primary_key=True),
-                    sa.Column("name", sa.String(400), nullable=False, unique=True),
-                    sa.Column("fingerprint", sa.String(200)),
-                    sa.Column("bounds", sa.Text),  # JSON {"lower": [...], "upper": [...]} or null
-                    sa.Column("description", sa.Text, nullable=False),
-                    sa.Column("public", sa.Boolean, nullable=False),
-                    sa.Column("created", sa.String(40), nullable=False),
-                    *_hash_cols())
-caps = sa.Table("caps", _meta,
-                sa.Column("id", sa.Integer, primary_key=True),
-                sa.Column("dataset_id", sa.Integer, sa.ForeignKey("datasets.id"), nullable=False, index=True),
-                sa.Column("epsilon", sa.Float(53)),  # null: no cap from here on
-                sa.Column("delta", sa.Float(53), nullable=False),
-                sa.Column("who", sa.String(200), nullable=False),
-                sa.Column("created", sa.String(40), nullable=False),
-                *_hash_cols())
-releases = sa.Table("releases", _meta,
-                    sa.Column("id", sa.Integer, primary_key=True),
-                    sa.Column("dataset_id", sa.Integer, sa.ForeignKey("datasets.id"), nullable=False, index=True),
-                    sa.Column("created", sa.String(40), nullable=False),
-                    sa.Column("who", sa.String(200), nullable=False),
-                    sa.Column("algorithm", sa.String(100), nullable=False),
-                    sa.Column("version", sa.String(40), nullable=False),
-                    sa.Column("guarantee", sa.Text, nullable=False),
-                    sa.Column("epsilon", sa.Float(53), nullable=False),
-                    sa.Column("delta", sa.Float(53), nullable=False),
-                    sa.Column("simulation", sa.Boolean, nullable=False),
-                    sa.Column("body", sa.Text, nullable=False),  # the release, canonical JSON
-                    *_hash_cols())
-ledger_entries = sa.Table("ledger_entries", _meta,
-                          sa.Column("id", sa.Integer, primary_key=True),
-                          sa.Column("release_id", sa.Integer, sa.ForeignKey("releases.id"), nullable=False,
-                                    index=True),
-                          sa.Column("position", sa.Integer, nullable=False),
-                          sa.Column("name", sa.Text, nullable=False),
-                          sa.Column("mechanism", sa.Text, nullable=False),
-                          sa.Column("sensitivity", sa.Float(53)),
-                          sa.Column("epsilon", sa.Float(53), nullable=False),
-                          sa.Column("delta", sa.Float(53), nullable=False),
-                          *_hash_cols())
-_CHAINED = (datasets, caps, releases, ledger_entries)
-
-#: ``{from_version: function(connection)}`` upgrading a store by one version, run in order
-#: inside the opening transaction.  Version 1 is the first; nothing to migrate yet.
-_MIGRATIONS: dict = {}
-
-
-# -- helpers ---------------------------------------------------------------------------------
-def default_store_url() -> str:
-    """The store URL used when none is given.
-
-    ``$DPCORE_STORE`` when set, else a SQLite file ``releases.db`` in the
-    user's data directory for ``dpcore`` (``platformdirs.user_data_dir``:
-    ``~/.local/share/dpcore/releases.db`` on Linux,
-    ``~/Library/Application Support/dpcore/releases.db`` on macOS,
-    ``%LOCALAPPDATA%\\dpcore\\releases.db`` on Windows).
-
-    Returns
-    -------
-    str, an SQLAlchemy URL.
-    """
-    env = os.environ.get(ENV_VAR, "").strip()
-    if env:
-        return env
-    import platformdirs
-    return "sqlite:///" + str(Path(platformdirs.user_data_dir("dpcore", appauthor=False)) / "releases.db")
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
-
-
-def _canon(obj) -> str:
-    # Sorted keys, no whitespace, floats by repr (exact round trip): the same dict gives the same text.
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _row_hash(prev: str, fields: dict) -> str:
-    return hashlib.sha256((prev + "\n" + _canon(fields)).encode("utf-8")).hexdigest()
-
-
-def _hashed_fields(table: sa.Table, row) -> dict:
-    """The row's columns that its hash covers (all but id and the hash columns), normalised."""
-    m = row._mapping if hasattr(row, "_mapping") else row
-    out = {}
-    for c in table.columns:
-        if c.name in ("id", "prev_hash", "row_hash"):
-            continue
-        v = m[c.name]
-        if isinstance(c.type, sa.Boolean):
-            v = bool(v)
-        elif isinstance(c.type, sa.Float) and v is not None:
-            v = float(v)
-        out[c.name] = v
-    out["id"] = int(m["id"]) if "id" in m and m["id"] is not None else None
-    return out
-
-
-def _over(spent: float, extra: float, cap: float) -> bool:
-    return spent + extra > cap * (1 + _REL_TOL) + 1e-15
-
-
-def _is_simulation(release: dict) -> bool:
-    p = release.get("privacy", {})
-    if p.get("simulation") or release.get("simulation"):
-        return True
-    if release.get("seed_policy", {}).get("random_state") is not None:
-        return True
-    g = str(p.get("guarantee", "")).lower()
-    return "not private" in g or "simulation" in g
-
-
-@dataclass(frozen=True)
-class StoredRelease:
-    """One release as recorded in the store.
-
-    Attributes
-    ----------
-    id : int
-        Its id in the store (what :meth:`ReleaseStore.record` returned).
-    dataset : str
-        The dataset's name in the store.
-    created : datetime
-        When it was recorded (UTC, timezone-aware).
-    who : str
-        Who published it (free text given to ``record``).
-    epsilon, delta : float
-        What it spent (the release ledger's total).
-    algorithm : str
-        Its ``dpcore.ALGORITHMS`` key.
-    release : dict
-        The release itself, as built by :func:`dpcore.release.build_release`.
-    hash : str
-        Its row hash (SHA-256 hex) in the releases chain.
-    simulation : bool
-        True for a seeded simulation on a dataset declared public.
-    """
-
-    id: int
-    dataset: str
-    created: _dt.datetime
-    who: str
-    epsilon: float
-    delta: float
-    algorithm: str
-    release: dict
-    hash: str
-    simulation: bool = False
-
-
-@dataclass
-class VerifyReport:
-    """What :meth:`ReleaseStore.verify` found.  True when every chain is intact.
-
-    Attributes
-    ----------
-    ok : bool
-    checked : int
-        Rows checked, all tables together.
-    first_broken : tuple (table, id, reason) or None
-        The first row whose link is broken, in the order datasets, caps,
-        releases, ledger_entries.
-    heads : dict
-        ``{table: row_hash of its last row}``; write these down or publish
-        them to detect a rewrite of a whole chain or a truncated tail later.
-    """
-
-    ok: bool
-    checked: int
-    first_broken: tuple | None = None
-    heads: dict = field(default_factory=dict)
-
-    def __bool__(self) -> bool:
-        return self.ok
-
 
 # -- the store -------------------------------------------------------------------------------
 class ReleaseStore:
@@ -322,7 +125,7 @@ class ReleaseStore:
         The file is not a database, or a database that is not a dpcore store.
     StoreVersionError
         The store was written by a newer dpcore (its schema version is higher
-        than :data:`SCHEMA_VERSION`); it is left untouched.
+        than :data:`T.SCHEMA_VERSION`); it is left untouched.
     StoreUnavailableError
         The PostgreSQL server cannot be reached.
     StoreLockedError
@@ -491,7 +294,7 @@ class ReleaseStore:
                 if sa.inspect(conn).has_table("schema_version"):
                     return
                 _meta.create_all(conn)
-                conn.execute(schema_version.insert().values(version=SCHEMA_VERSION, applied=_now()))
+                conn.execute(schema_version.insert().values(version=T.SCHEMA_VERSION, applied=_now()))
                 conn.execute(store_meta.insert().values(id=1, created=_now()))
 
     def _check_version(self, tables):
@@ -499,17 +302,17 @@ class ReleaseStore:
             version = conn.execute(sa.select(sa.func.max(schema_version.c.version))).scalar()
         if version is None:
             raise StoreCorruptError(f"{self._where} has an empty schema_version table; it was left untouched.")
-        if version > SCHEMA_VERSION:
+        if version > T.SCHEMA_VERSION:
             raise StoreVersionError(
                 f"{self._where} was written by a newer dpcore (store schema version {version}; this dpcore reads "
-                f"up to {SCHEMA_VERSION}). It was left untouched: upgrade dpcore to use it.")
-        if version < SCHEMA_VERSION:
+                f"up to {T.SCHEMA_VERSION}). It was left untouched: upgrade dpcore to use it.")
+        if version < T.SCHEMA_VERSION:
             with self._engine.connect().execution_options(dpcore_write=True) as conn, conn.begin():
                 # Under the write lock, and re-read: another opener may have migrated meanwhile.
                 conn.execute(sa.select(store_meta.c.id).where(store_meta.c.id == 1).with_for_update())
                 v = conn.execute(sa.select(sa.func.max(schema_version.c.version))).scalar()
-                while v < SCHEMA_VERSION:
-                    _MIGRATIONS[v](conn)
+                while v < T.SCHEMA_VERSION:
+                    T._MIGRATIONS[v](conn)
                     v += 1
                     conn.execute(schema_version.insert().values(version=v, applied=_now()))
         missing = {t.name for t in _meta.sorted_tables} - set(tables)
@@ -734,7 +537,7 @@ class ReleaseStore:
 
         >>> from dpcore.store import ReleaseStore
         >>> import numpy as np
-        >>> from dpcore.dplloyd import DPLloyd
+        >>> from dpcore.algorithms import DPLloyd
         >>> from dpcore.release import build_release
         >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
         >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
@@ -873,68 +676,3 @@ class ReleaseStore:
         return f"ReleaseStore({self._engine.url.render_as_string(hide_password=True)!r})"
 
 
-# -- input checks ----------------------------------------------------------------------------
-def _flat(v):
-    try:
-        return [x for x in v]
-    except TypeError:
-        return [v]
-
-
-def _check_name(name) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"a dataset needs a non-empty name, got {name!r}")
-    if len(name) > 400:
-        raise ValueError(f"a dataset name may have at most 400 characters, this one has {len(name)}")
-    return name
-
-
-def _check_schema(release: dict) -> None:
-    """Validate a current-format release against the published JSON Schema (older formats are read as they are)."""
-    from .release import FORMAT, validate_release
-    if release.get("format") != FORMAT:
-        return
-    try:
-        import jsonschema
-    except ImportError:  # pragma: no cover - jsonschema comes with dpcore[store]
-        return
-    try:
-        validate_release(release)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
-        raise ValueError(f"this release does not follow the {FORMAT} schema at {where}: {exc.message}") from None
-
-
-def _check_release(release) -> tuple[float, float, str, list[dict]]:
-    """(epsilon_spent, delta_spent, canonical JSON, ledger rows) of a build_release dict, or ValueError."""
-    if not isinstance(release, dict) or not str(release.get("format", "")).startswith("dpcore-release/"):
-        raise ValueError("record() takes the dict built by dpcore.release.build_release(...); this is not one "
-                         "(no 'format': 'dpcore-release/...')")
-    try:
-        p = release["privacy"]
-        eps, dl = float(p["epsilon_spent"]), float(p["delta_spent"])
-        release["algorithm"]["key"]
-        ledger = list(release["ledger"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"this release lacks its privacy, algorithm or ledger fields ({exc!r}); build it with "
-                         "dpcore.release.build_release") from exc
-    _check_schema(release)
-    if not (math.isfinite(eps) and eps > 0) or not (math.isfinite(dl) and 0 <= dl < 1):
-        raise ValueError(f"a release must spend a positive finite ε and a δ in [0, 1), this one says "
-                         f"ε = {eps}, δ = {dl}")
-    try:
-        body = _canon(release)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"this release cannot be written as JSON ({exc})") from exc
-    size = len(body.encode("utf-8"))
-    if size > MAX_RELEASE_BYTES:
-        raise ReleaseTooLargeError(
-            f"this release is {size / 2**20:.1f} MiB of JSON, more than the store's row limit of "
-            f"{MAX_RELEASE_BYTES / 2**20:.0f} MiB; nothing was recorded. Use a coarser grid or a smaller coreset.")
-    entries = []
-    for e in ledger:
-        s = e.get("sensitivity")
-        entries.append({"name": str(e.get("name", "")), "mechanism": str(e.get("mechanism", "")),
-                        "sensitivity": None if s is None or not math.isfinite(float(s)) else float(s),
-                        "epsilon": float(e.get("epsilon", 0.0)), "delta": float(e.get("delta", 0.0))})
-    return eps, dl, body, entries

@@ -1,0 +1,38 @@
+"""Evaluation: privacy-utility curves on the data owner's data, and the algorithm advisor on public inputs.
+
+``from dpcore import evaluation`` keeps its import path.  Inside: :mod:`.curves` (many releases per
+epsilon against the non-private reference; not private) and :mod:`.advisor` (which algorithm for
+N, d, k and epsilon, from public inputs only).
+"""
+from .advisor import (
+    TRIVIAL,
+    Advice,
+    advice_frame,
+    advice_name,
+    advise,
+    bias2_eugkm_bound,
+    grid_cells,
+    mse_dplloyd,
+    mse_hybrid,
+    var_eugkm,
+)
+from .curves import (
+    DEFAULT_EPSILONS,
+    DEFAULT_SEEDS,
+    Reference,
+    UtilityCurve,
+    baseline_key,
+    compare_curves,
+    curves_frame,
+    fit_reference,
+    measure_for,
+    measured_best,
+    privacy_utility_curve,
+    subsample,
+    utility,
+)
+
+__all__ = ["TRIVIAL", "Advice", "advice_frame", "advice_name", "advise", "bias2_eugkm_bound", "grid_cells",
+           "mse_dplloyd", "mse_hybrid", "var_eugkm", "DEFAULT_EPSILONS", "DEFAULT_SEEDS", "Reference",
+           "UtilityCurve", "baseline_key", "compare_curves", "curves_frame", "fit_reference", "measure_for",
+           "measured_best", "privacy_utility_curve", "subsample", "utility"]

@@ -1,0 +1,87 @@
+"""A recorded release seen through the fitted attributes that pages and reports draw.
+
+Post-processing of the release dict only: no privacy cost, and nothing the release does not hold.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..algorithms.registry import ALGORITHMS
+from ..privacy.accountant import BudgetLedger
+from ..synopsis import CoresetSynopsis, GridSynopsis, WaveletGridSynopsis
+from ..utils.domain import Domain
+from ..utils.nearest import assign
+
+
+class ReleasedFit:
+    """A recorded release seen through the fitted attributes the pages draw.
+
+    Built only from the release dict that the store accepted
+    (:func:`dpcore.release.build_release`), so what a page shows after a
+    rerun, a reload or a server restart is exactly what was recorded, and
+    nothing the release does not hold (the dataset size, clipped rows, the
+    per-point labels) can reach a page through it.
+
+    Attributes
+    ----------
+    release : dict, the recorded release
+    release_id : int or None, its id in the store
+    draw : int, 1 for the first draw of these settings on this dataset, 2 for the next, ...
+    cluster_centers_ : ndarray (k, d)
+    synopsis_ : GridSynopsis, CoresetSynopsis, WaveletGridSynopsis or None
+    budget_ : BudgetLedger rebuilt from the release's ledger
+    bounds_ : Domain, the public bounds
+    branch_ : str (Hybrid only)
+    coreset_size_ : int (coreset only)
+    n_clusters_, n_significant_ : int (grid clusters only)
+    """
+
+    def __init__(self, release: dict, release_id: int | None = None, draw: int = 1, key=None):
+        self.release, self.release_id, self.draw, self.key = release, release_id, draw, key
+        cls = ALGORITHMS[release["algorithm"]["key"]]
+        self.display_name = cls.display_name or release["algorithm"]["key"]
+        lower = np.asarray(release["bounds"]["lower"], dtype=float)
+        upper = np.asarray(release["bounds"]["upper"], dtype=float)
+        self.bounds_ = Domain(lower, upper)
+        self.n_features_in_ = d = lower.size
+        self.cluster_centers_ = np.asarray(release["centroids"], dtype=float).reshape(-1, d)
+        p = release["privacy"]
+        ledger = BudgetLedger(p["epsilon"], p["delta"])
+        for e in release["ledger"]:
+            ledger.spend(e["name"], e["epsilon"], e.get("delta") or 0.0, mechanism=e.get("mechanism", ""),
+                         sensitivity=e.get("sensitivity"))
+        self.budget_ = ledger
+        syn = release.get("synopsis")
+        self.synopsis_: Any = None
+        if syn is not None and syn["kind"] == "grid":
+            self.synopsis_ = GridSynopsis([np.asarray(e, dtype=float) for e in syn["edges"]],
+                                          np.asarray(syn["counts"], dtype=float))
+        elif syn is not None and syn["kind"] == "coreset":
+            self.synopsis_ = CoresetSynopsis(np.asarray(syn["points"], dtype=float).reshape(-1, d),
+                                             np.asarray(syn["weights"], dtype=float))
+            self.coreset_size_ = int(self.synopsis_.weights.size)
+        elif syn is not None and syn["kind"] == "wavelet_grid":
+            labels = np.asarray(syn["labels"], dtype=int)
+            self.synopsis_ = WaveletGridSynopsis([np.asarray(e, dtype=float) for e in syn["edges"]], labels,
+                                                 np.asarray(syn["values"], dtype=float) if "values" in syn else None)
+            self.n_clusters_ = int(labels.max() + 1) if labels.size and labels.max() >= 0 else 0
+            self.n_significant_ = int((labels >= 0).sum())
+        branch = (release.get("private_extras") or {}).get("hybrid_branch")
+        if branch:
+            self.branch_ = branch
+
+    def predict(self, X) -> np.ndarray:
+        """Labels from the released output only: nearest released centre, or the released grid's cluster id.
+
+        Costs no privacy, but the labels are a function of X and as private as X.
+        """
+        X = np.asarray(X, dtype=float)
+        syn = self.synopsis_
+        if getattr(syn, "kind", None) != "wavelet_grid":
+            return assign(X, self.cluster_centers_)
+        idx = [np.clip(np.searchsorted(e, X[:, j], side="right") - 1, 0, len(e) - 2)
+               for j, e in enumerate(syn.edges)]
+        inside = np.all((X >= self.bounds_.lower) & (X <= self.bounds_.upper), axis=1)
+        return np.where(inside, syn.labels[tuple(idx)], -1)

@@ -1,0 +1,157 @@
+"""The release store's tables: schema, hash chains and schema versions (SQLAlchemy Core).
+
+Append-only, tamper-evident
+---------------------------
+There is no update or delete API.  Every row of ``datasets``, ``caps``,
+``releases`` and ``ledger_entries`` carries ``prev_hash`` (the ``row_hash`` of
+the row before it in the same table, 64 zeros for the first) and ``row_hash`` =
+SHA-256 of ``prev_hash`` and the row's canonical JSON.  :meth:`ReleaseStore.verify`
+walks the chains and names the first broken link: a row changed, inserted or
+deleted in the middle by raw SQL.  Someone with write access to the database
+could rewrite a whole chain; the chain heads (``VerifyReport.heads``, shown by
+the gallery) are what to write down or publish elsewhere to catch that too,
+and also a truncated tail.
+
+Schema versions
+---------------
+A ``schema_version`` table (one row per applied version) instead of Alembic:
+the schema is four append-only tables created by this module, the store is
+opened by library code on users' machines (no ``alembic upgrade`` step anyone
+would run), and a migration here is a short function in :data:`_MIGRATIONS`
+run inside the opening transaction.  A store whose version is *newer* than
+:data:`SCHEMA_VERSION` is refused with :class:`~dpcore.exceptions.StoreVersionError`
+and not written to.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import sqlalchemy as sa
+
+# -- schema ----------------------------------------------------------------------------------
+_meta = sa.MetaData()
+_hash_cols = lambda: [sa.Column("prev_hash", sa.String(64), nullable=False),  # noqa: E731
+                      sa.Column("row_hash", sa.String(64), nullable=False)]
+schema_version = sa.Table("schema_version", _meta,
+                          sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+                          sa.Column("applied", sa.String(40), nullable=False))
+store_meta = sa.Table("store_meta", _meta,  # one row: the store-wide write lock (FOR UPDATE)
+                      sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+                      sa.Column("created", sa.String(40), nullable=False))
+datasets = sa.Table("datasets", _meta,
+                    sa.Column("id", sa.Integer, primary_key=True),
+                    sa.Column("name", sa.String(400), nullable=False, unique=True),
+                    sa.Column("fingerprint", sa.String(200)),
+                    sa.Column("bounds", sa.Text),  # JSON {"lower": [...], "upper": [...]} or null
+                    sa.Column("description", sa.Text, nullable=False),
+                    sa.Column("public", sa.Boolean, nullable=False),
+                    sa.Column("created", sa.String(40), nullable=False),
+                    *_hash_cols())
+caps = sa.Table("caps", _meta,
+                sa.Column("id", sa.Integer, primary_key=True),
+                sa.Column("dataset_id", sa.Integer, sa.ForeignKey("datasets.id"), nullable=False, index=True),
+                sa.Column("epsilon", sa.Float(53)),  # null: no cap from here on
+                sa.Column("delta", sa.Float(53), nullable=False),
+                sa.Column("who", sa.String(200), nullable=False),
+                sa.Column("created", sa.String(40), nullable=False),
+                *_hash_cols())
+releases = sa.Table("releases", _meta,
+                    sa.Column("id", sa.Integer, primary_key=True),
+                    sa.Column("dataset_id", sa.Integer, sa.ForeignKey("datasets.id"), nullable=False, index=True),
+                    sa.Column("created", sa.String(40), nullable=False),
+                    sa.Column("who", sa.String(200), nullable=False),
+                    sa.Column("algorithm", sa.String(100), nullable=False),
+                    sa.Column("version", sa.String(40), nullable=False),
+                    sa.Column("guarantee", sa.Text, nullable=False),
+                    sa.Column("epsilon", sa.Float(53), nullable=False),
+                    sa.Column("delta", sa.Float(53), nullable=False),
+                    sa.Column("simulation", sa.Boolean, nullable=False),
+                    sa.Column("body", sa.Text, nullable=False),  # the release, canonical JSON
+                    *_hash_cols())
+ledger_entries = sa.Table("ledger_entries", _meta,
+                          sa.Column("id", sa.Integer, primary_key=True),
+                          sa.Column("release_id", sa.Integer, sa.ForeignKey("releases.id"), nullable=False,
+                                    index=True),
+                          sa.Column("position", sa.Integer, nullable=False),
+                          sa.Column("name", sa.Text, nullable=False),
+                          sa.Column("mechanism", sa.Text, nullable=False),
+                          sa.Column("sensitivity", sa.Float(53)),
+                          sa.Column("epsilon", sa.Float(53), nullable=False),
+                          sa.Column("delta", sa.Float(53), nullable=False),
+                          *_hash_cols())
+
+
+
+
+#: Version of the tables this module writes; see :data:`_MIGRATIONS`.
+SCHEMA_VERSION = 1
+
+
+#: Name of the environment variable holding the store URL.
+ENV_VAR = "DPCORE_STORE"
+
+
+_GENESIS = "0" * 64
+
+
+_CHAINED = (datasets, caps, releases, ledger_entries)
+
+
+#: ``{from_version: function(connection)}`` upgrading a store by one version, run in order
+#: inside the opening transaction.  Version 1 is the first; nothing to migrate yet.
+_MIGRATIONS: dict = {}
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def default_store_url() -> str:
+    """The store URL used when none is given.
+
+    ``$DPCORE_STORE`` when set, else a SQLite file ``releases.db`` in the
+    user's data directory for ``dpcore`` (``platformdirs.user_data_dir``:
+    ``~/.local/share/dpcore/releases.db`` on Linux,
+    ``~/Library/Application Support/dpcore/releases.db`` on macOS,
+    ``%LOCALAPPDATA%\\dpcore\\releases.db`` on Windows).
+
+    Returns
+    -------
+    str, an SQLAlchemy URL.
+    """
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return env
+    import platformdirs
+    return "sqlite:///" + str(Path(platformdirs.user_data_dir("dpcore", appauthor=False)) / "releases.db")
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
+
+
+def _canon(obj) -> str:
+    # Sorted keys, no whitespace, floats by repr (exact round trip): the same dict gives the same text.
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _row_hash(prev: str, fields: dict) -> str:
+    return hashlib.sha256((prev + "\n" + _canon(fields)).encode("utf-8")).hexdigest()
+
+
+def _hashed_fields(table: sa.Table, row) -> dict:
+    """The row's columns that its hash covers (all but id and the hash columns), normalised."""
+    m = row._mapping if hasattr(row, "_mapping") else row
+    out = {}
+    for c in table.columns:
+        if c.name in ("id", "prev_hash", "row_hash"):
+            continue
+        v = m[c.name]
+        if isinstance(c.type, sa.Boolean):
+            v = bool(v)
+        elif isinstance(c.type, sa.Float) and v is not None:
+            v = float(v)
+        out[c.name] = v
+    out["id"] = int(m["id"]) if "id" in m and m["id"] is not None else None
+    return out

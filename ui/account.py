@@ -1,0 +1,119 @@
+"""The dataset's account in the release store: what was drawn, what it cost, downloads, the ledger."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from .figures import ledger_frame
+from .not_private import csv_bytes
+from .releases import publishable, release_store
+
+
+def publish_buttons(fit, ds, *, stem: str, where=None) -> None:
+    """Downloads of a recorded release: its private centres (CSV) and synopsis (JSON).
+
+    A download is a publication: only a release the store has accepted
+    (``fit.release_id`` set) is offered, and the files hold exactly what was
+    recorded.  Data without public bounds gets a sentence and no download.
+    """
+    where = where or st
+    if getattr(fit, "release_id", None) is None:
+        where.info("Nothing to publish: without public bounds this result is not private. Enter bounds known in "
+                   "advance in the sidebar.")
+        return
+    rel = fit.release
+    cols = rel["dataset"]["columns"]
+    where.download_button("Private centres (CSV)", csv_bytes(pd.DataFrame(rel["centroids"], columns=cols)),
+                          file_name=f"{stem}_centres.csv", mime="text/csv", key=f"dl_centres_{fit.release_id}")
+    if rel["synopsis"] is not None:
+        where.download_button("Private synopsis (JSON)", json.dumps(rel["synopsis"]),
+                              file_name=f"{stem}_synopsis.json", mime="application/json",
+                              key=f"dl_synopsis_{fit.release_id}")
+    where.caption(f"Release #{fit.release_id}, already recorded in this dataset's account: downloading it costs "
+                  "nothing more (it is the same output). The Release page has the full release (JSON, CSV, HTML).")
+
+
+def account_caption(ds, *, where=None) -> None:
+    """ "Published so far on this dataset", from the release store."""
+    where = where or st
+    if not publishable(ds):
+        return
+    store = release_store()
+    e, dl = store.spent(ds.name)
+    cap = store.cap(ds.name)
+    where.caption(f"Published so far on this dataset: ε = {e:.4g}" + (f", δ = {dl:.3g}" if dl else "")
+                  + (f" of the total ε = {cap[0]:.4g} set for it" if cap else " (no total set)")
+                  + ". Every private result shown in this app is recorded in the release store first; the "
+                    "Release page has the history.")
+
+
+#: Display names of :meth:`dpcore.store.ReleaseStore.history`'s columns.
+HISTORY_COLUMNS = {"id": "release", "time": "time (UTC)", "who": "drawn on", "algorithm": "algorithm",
+                   "epsilon": "ε", "delta": "δ", "total_epsilon": "ε total", "total_delta": "δ total",
+                   "cap_epsilon": "ε cap", "cap_delta": "δ cap", "simulation": "simulation"}
+
+
+def account_panel(ds, *, where=None) -> None:
+    """The dataset's account from the release store: what was published, the total set, and the history.
+
+    Setting a total below what is already spent is refused by the store with
+    a sentence; a total can be raised or lowered down to what is spent, never
+    below (what is published cannot be taken back).
+    """
+    where = where or st
+    store = release_store()
+    name = ds.name
+    where.subheader("Budget account for this data")
+    where.warning("Every release of the same data adds up (sequential composition). Every private result shown in "
+                  "this app (Explorer, Compare, Release, ...) is recorded here before it is shown.", icon="⚠️")
+    spent_e, spent_d = store.spent(name)
+    cap = store.cap(name)
+    c1, c2 = where.columns(2)
+    c1.metric("ε published so far", f"{spent_e:.4g}", f"δ = {spent_d:.3g}" if spent_d else None, delta_color="off")
+    if cap:
+        left = store.remaining(name)
+        c2.metric("ε left", f"{left[0]:.4g}", f"of {cap[0]:.4g}", delta_color="off")
+    else:
+        c2.metric("Total ε", "none set")
+    with where.form("cap_form", border=True):
+        st.markdown("**Total budget for this data** (kept in the store; releases beyond it are refused)")
+        a, b = st.columns(2)
+        total = a.number_input("Total ε", min_value=0.001, max_value=1000.0,
+                               value=float(cap[0]) if cap else max(1.0, round(spent_e, 3)), step=0.1, format="%.3f",
+                               key="cap_eps")
+        total_delta = b.number_input("Total δ", min_value=0.0, max_value=0.1, value=float(cap[1]) if cap else 1e-6,
+                                     format="%.1e", key="cap_delta")
+        set_it = st.form_submit_button("Set the total")
+    if set_it:
+        try:
+            store.set_cap(name, float(total), float(total_delta))
+        except ValueError as exc:
+            where.error(f"That total cannot be set: {exc}")
+        else:
+            st.rerun()
+    hist = store.history(name)
+    if hist:
+        frame = pd.DataFrame(hist)
+        if "simulation" in frame and not frame["simulation"].any():
+            frame = frame.drop(columns="simulation")
+        if "delta" in frame and not frame["delta"].any():   # pure ε-DP releases only: no δ columns
+            frame = frame.drop(columns=[c for c in ("delta", "total_delta", "cap_delta") if c in frame])
+        if "time" in frame:
+            frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.strftime("%Y-%m-%d %H:%M:%S")
+        frame = frame.rename(columns=HISTORY_COLUMNS)
+        where.markdown(f"**History** ({len(frame)} release(s) recorded on *{ds.title}*)")
+        where.dataframe(frame, hide_index=True, width="stretch", key="history")
+    else:
+        where.caption("No release of this data has been recorded yet.")
+
+
+def show_ledger(est, *, where=None) -> None:
+    """The budget ledger: which step spent what, and the total against the grant."""
+    where = where or st
+    ledger = est.budget_
+    eps, dl = ledger.total()
+    where.markdown(f"**Privacy budget spent:** ε = {eps:.4g} of {ledger.epsilon:.4g}"
+                   + (f", δ = {dl:.3g} of {ledger.delta:.3g}" if ledger.delta else ""))
+    where.dataframe(ledger_frame(ledger), hide_index=True, width="stretch")

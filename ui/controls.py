@@ -1,0 +1,86 @@
+"""The shared sidebar controls: dataset, algorithm, k and the privacy level epsilon."""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+import dpcore
+from dpcore.algorithms.registry import SCALABLE
+from dpcore.explain import PRIVACY_LEVELS, level_for
+
+from .data_picker import dataset_picker, is_large
+from .page import url_default
+
+EPSILON_VALUES = [lv.epsilon for lv in PRIVACY_LEVELS]
+
+
+# -- inputs -------------------------------------------------------------------
+def epsilon_label(eps: float) -> str:
+    return f"ε = {eps:g} · {level_for(eps).name}"
+
+
+def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", default: float = 1.0,
+                   sidebar: bool = True) -> float:
+    """Log-scale ε slider that shows named privacy levels; syncs with ``?epsilon=``."""
+    start = url_default("epsilon", default, float)
+    start = min(EPSILON_VALUES, key=lambda v: abs(math.log(v) - math.log(start if start > 0 else default)))
+    where = st.sidebar if sidebar else st
+    eps = where.select_slider(label, options=EPSILON_VALUES, value=start, format_func=epsilon_label, key=key,
+                              help="Smaller ε = stronger privacy = more noise. ε bounds how much any one "
+                                   "person's record can change what is published (odds by at most e^ε).")
+    where.caption(level_for(eps).guidance)
+    return float(eps)
+
+
+def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", default: str = "eugkm",
+                     sidebar: bool = True, scalable_only: bool = False) -> str:
+    """Choose a private algorithm of one family; shows its one-line summary and paper.
+
+    ``scalable_only`` offers only the algorithms that run on a DataSource
+    (:data:`dpcore.sources.SCALABLE`), for large sources.
+    """
+    where = st.sidebar if sidebar else st
+    keys = [k for k, cls in dpcore.ALGORITHMS.items() if cls.family == family and cls.private
+            and (not scalable_only or k in SCALABLE)]
+    start = url_default("algorithm", default, str)
+    algo = where.selectbox("Algorithm", keys, index=keys.index(start) if start in keys else 0, key=key,
+                           format_func=lambda k: dpcore.ALGORITHMS[k].display_name or k)
+    cls = dpcore.ALGORITHMS[algo]
+    where.caption(f"{cls.summary} *Source: {cls.reference}.*")
+    if scalable_only:
+        where.caption("On a large source only the algorithms that run where the data lie are offered; the "
+                      "others need the rows in memory (fit them on a sample: see the README).")
+    return algo
+
+
+def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:
+    """Number of clusters k (sidebar), defaulting to the dataset's literature k; syncs with ``?k=``."""
+    start = url_default("k", ds.n_clusters_hint or 5, int, valid=lambda v: 1 <= v <= max_value)
+    return int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=max_value,
+                                       value=min(start, max_value), key=key))
+
+
+def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algorithm: str = "eugkm",
+                     allow_large: bool = False):
+    """The sidebar every centroid page shares: dataset, algorithm, k, ε (all in the URL).
+
+    Stops the page with a sentence when no data is chosen yet.  There is no
+    seed: private releases draw unpredictable noise once and are kept (see
+    :func:`private_release`).  k larger than the number of rows is not an
+    error here: the number of rows is private, and the algorithms give an
+    empty cluster a centre from its noisy sums.
+
+    ``allow_large`` offers the configured large sources too (see :func:`dataset_picker`).
+
+    Returns
+    -------
+    (Dataset, fingerprint, algorithm key, k, epsilon)
+    """
+    ds, fp = dataset_picker(allow_large=allow_large)
+    if ds is None:
+        st.stop()
+    algo = algorithm_picker(default=default_algorithm, scalable_only=is_large(ds))
+    k = n_clusters_input(ds)
+    eps = epsilon_slider(epsilon_label)
+    return ds, fp, algo, k, eps

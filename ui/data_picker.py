@@ -1,0 +1,257 @@
+"""Which data: the dataset picker, uploads, public bounds, large configured sources and their progress."""
+from __future__ import annotations
+
+import collections
+import contextlib
+import hashlib
+import threading
+
+import numpy as np
+import streamlit as st
+
+from dpcore import datasets
+
+from .page import friendly_errors, url_default
+
+UPLOAD = "Upload a file…"
+
+
+@st.cache_data(show_spinner="Loading data…", max_entries=8)
+def load_dataset(name: str, max_rows: int | None = None):
+    """Load a named dataset once per (name, max_rows); returns (Dataset, fingerprint)."""
+    ds = datasets.load(name, max_rows=max_rows)
+    return ds, _fingerprint(ds.X)
+
+
+def _fingerprint(X: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(X).view(np.uint8)).hexdigest()[:16]
+
+
+def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only: bool = False, sidebar: bool = True,
+                   allow_large: bool = False):
+    """Choose a dataset (bundled, real files in $DPCORE_DATA, NYC taxi download, or an upload).
+
+    ``allow_large`` also offers the large sources the data owner configured in
+    ``dpcore_sources.toml`` (:mod:`dpcore.sources.config`): they are opened where they
+    lie and never loaded, so only pages that fit on a :class:`~dpcore.sources.DataSource`
+    (the Explorer) offer them.
+
+    Returns
+    -------
+    (Dataset, fingerprint) or (None, None) when nothing usable is chosen yet.
+    """
+    where = st.sidebar if sidebar else st
+    names = [n for n in datasets.available() if allow_large or not datasets.info(n, metadata=False)["large"]]
+    if geo_only:
+        names = [n for n in names if datasets.info(n, metadata=False)["geo"]]
+    options = names + [UPLOAD]
+    preferred = url_default("dataset", default or _default_dataset(names), str)
+    index = options.index(preferred) if preferred in options else 0
+    choice = where.selectbox("Dataset", options, index=index, key=key, format_func=_dataset_label)
+    if choice == UPLOAD:
+        return _upload(where, key)
+    meta = datasets.info(choice)
+    if meta.get("large"):
+        return _open_large(where, choice, meta)
+    if meta.get("needs_download") and not meta.get("cached"):
+        where.info("This dataset is downloaded from NYC Open Data once and then cached on disk.")
+        if not where.button("Download now", key=f"{key}_download"):
+            return None, None
+        bar = st.progress(0.0, text="Downloading…")
+        with friendly_errors("The download"):
+            datasets.load(choice, progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
+        bar.empty()
+    with friendly_errors("Loading the dataset"):
+        ds, fp = load_dataset(choice)
+    return ds, fp
+
+
+def _dataset_label(name: str) -> str:
+    if name == UPLOAD:
+        return name
+    meta = datasets.info(name, metadata=False)
+    return meta["title"] + (" · large source" if meta["large"] else "")
+
+
+@st.cache_resource(show_spinner="Opening the source…", max_entries=4)
+def _large_source(name: str, content: str):
+    """One open source per configured entry and content key, shared by every session.
+
+    A resource, not cached data: the source holds an engine connection (DuckDB, Spark,
+    PostgreSQL), and its exact row count, once read, is reused by every later fit.
+    """
+    return datasets.load(name)
+
+
+def _open_large(where, name: str, meta: dict):
+    """A configured large source: what it is (from metadata), opened without loading a row."""
+    from dpcore.sources.config import content_key, read_config
+    entry = next(e for e in read_config() if e["name"] == name)
+    if meta.get("error"):
+        st.error(f"The source {name!r} cannot be opened: {meta['error']}. Fix its entry in "
+                 "dpcore_sources.toml (DPCORE_SOURCES).")
+        st.stop()
+    fmt = {"parquet": "Parquet", "csv": "CSV"}.get(meta.get("format"), "database table")
+    files = f" ({meta['files']:,} files)" if meta.get("files", 0) > 1 else ""
+    where.caption(f"Large source: {fmt}{files} read where it lies by {engine_name(meta.get('engine'))}; "
+                  f"columns {', '.join(meta.get('columns') or [])}. Nothing is loaded: each release runs a "
+                  "few exact aggregate passes there (counts, a grid histogram, per-centre sums) and adds the "
+                  "noise here. Its row count is in the raw data facts panel (data owner only).")
+    key = content_key(entry)
+    with friendly_errors("Opening the source"):
+        ds = _large_source(name, key)
+    return ds, f"src-{key}"
+
+
+def engine_name(engine: str | None) -> str:
+    """How people write an engine's name (``"duckdb"`` -> DuckDB)."""
+    names = {"duckdb": "DuckDB", "pyspark": "Spark", "postgres": "PostgreSQL", "postgresql": "PostgreSQL"}
+    return names.get(str(engine), str(engine or "the engine"))
+
+
+def is_large(ds) -> bool:
+    """True for a configured large source (rows where they lie; fit on ``ds.data_source``)."""
+    return getattr(ds, "data_source", None) is not None
+
+
+def exact_rows(ds) -> int:
+    """The exact number of rows (finite coordinates, for a large source): for the raw-facts panel only."""
+    if is_large(ds):
+        with friendly_errors("Counting the rows"), pass_progress(ds, "Row count"):
+            return ds.n
+    return int(ds.X.shape[0])
+
+
+def fit_data(ds):
+    """What an estimator's ``fit`` takes for ``ds``: the DataSource of a large source, else the array."""
+    return ds.data_source if is_large(ds) else ds.X
+
+
+_SOURCE_LOCK = threading.Lock()
+#: Results computed on large sources (baseline fits, NICV, densities), kept for the whole server.
+_SOURCE_RESULTS: collections.OrderedDict = collections.OrderedDict()
+
+
+def _on_source(ds, what: str, key, compute):
+    """``compute()`` once per ``key`` for the server, with a progress bar per pass over the source.
+
+    Not ``st.cache_data``: Streamlit replays the elements a cached function drew, and the
+    progress bar lives outside it.  Non-private results only (a reference fit, NICV, a density),
+    which a rerun would compute again identically.
+    """
+    key = (ds.name, *key)
+    with _SOURCE_LOCK:
+        if key in _SOURCE_RESULTS:
+            _SOURCE_RESULTS.move_to_end(key)
+            return _SOURCE_RESULTS[key]
+    with friendly_errors(what), pass_progress(ds, what):
+        value = compute()
+    with _SOURCE_LOCK:
+        _SOURCE_RESULTS[key] = value
+        while len(_SOURCE_RESULTS) > 32:
+            _SOURCE_RESULTS.popitem(last=False)
+    return value
+
+
+@contextlib.contextmanager
+def pass_progress(ds, what: str):
+    """A progress bar for each pass over a large source while ``what`` runs (no-op for arrays).
+
+    The source calls back before each pass (``on_pass``) and, on DuckDB, with the
+    engine's own progress within the pass (``on_progress``); the bar names the
+    pass and its number.  Removed when the step ends.
+    """
+    if not is_large(ds):
+        yield
+        return
+    src = ds.data_source
+    box = st.empty()
+    state = {"n": 0, "label": ""}
+
+    def on_pass(label):
+        state["n"] += 1
+        state["label"] = label
+        box.progress(0.0, text=f"{what}: pass {state['n']} over the data ({label}) in {engine_name(src.engine)}…")
+
+    def on_progress(fraction):
+        box.progress(min(max(float(fraction), 0.0), 1.0),
+                     text=f"{what}: pass {state['n']} over the data ({state['label']}) in "
+                     f"{engine_name(src.engine)}…")
+
+    old = src.on_pass, getattr(src, "on_progress", None)
+    src.on_pass, src.on_progress = on_pass, on_progress
+    try:
+        yield
+    finally:
+        src.on_pass, src.on_progress = old
+        box.empty()
+
+
+def _default_dataset(names):
+    for pref in (datasets.TAXI_SAMPLE_NAME, "s1_like"):
+        if pref in names:
+            return pref
+    return names[0]
+
+
+def _upload(where, key):
+    up = where.file_uploader("CSV or Parquet file", type=["csv", "txt", "parquet", "pq"], key=f"{key}_upload",
+                             help="Up to 200 MB. Numeric columns only are clustered.")
+    if up is None:
+        st.info("Upload a CSV or Parquet file with a header row and numeric columns, e.g. longitude,latitude.")
+        return None, None
+    with friendly_errors("Reading the file"):
+        df = datasets.read_table(up, filename=up.name)
+    # dtype.kind, not np.issubdtype: pandas' text columns (StringDtype) are not numpy dtypes.
+    numeric = [c for c in df.columns if getattr(df[c].dtype, "kind", "O") in "biuf"]
+    if df.attrs.get("note"):
+        st.info(df.attrs["note"])
+    if len(numeric) == 0:
+        st.error("The file has no numeric columns: it needs at least one column of numbers to cluster.")
+        st.stop()
+    cols = where.multiselect("Columns to cluster", numeric, default=numeric[:2], key=f"{key}_cols")
+    if not cols:
+        st.info("Choose at least one numeric column.")
+        return None, None
+    bounds = _bounds_inputs(where, cols, key)
+    with friendly_errors("Using the file"):
+        ds = datasets.dataset_from_frame(df, cols, bounds=bounds, name=f"upload:{up.name}")
+    if ds.n_dropped:
+        st.info(f"Rows with a missing or infinite value in {', '.join(ds.columns)} were left out (how many: "
+                f"in the raw data facts panel, for the data owner only).")
+    return ds, _fingerprint(ds.X) + (_bounds_key(bounds))
+
+
+def _bounds_key(bounds):
+    if bounds is None:
+        return ":nobounds"
+    return ":" + hashlib.sha1(repr([list(map(float, b)) for b in bounds]).encode()).hexdigest()[:8]
+
+
+def _bounds_inputs(where, cols, key):
+    """Ask for public bounds; without them the release is not private (said loudly)."""
+    text = where.text_area(
+        "Public bounds, one line per column: lower, upper",
+        key=f"{key}_bounds", placeholder="\n".join(f"{c}: lower, upper" for c in cols),
+        help="Bounds must be known without looking at the data (e.g. a city's bounding box). "
+             "Reading them from the data leaks its extremes.")
+    if not text.strip():
+        st.warning("No public bounds given: they will be read from the data, which is NOT private for the "
+                   "extreme records (anyone who sees the result can learn the data's range). Enter bounds "
+                   "known in advance to get the full guarantee.")
+        return None
+    lows, highs = [], []
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if len(lines) != len(cols):
+        st.error(f"Give exactly one 'lower, upper' line for each of the {len(cols)} chosen columns.")
+        st.stop()
+    for line in lines[:len(cols)]:
+        part = line.split(":", 1)[-1]
+        try:
+            lo, hi = (float(v) for v in part.replace(";", ",").split(","))
+        except ValueError:
+            st.error(f"Could not read the bounds line {line!r}: write it as 'lower, upper', e.g. -74.1, -73.9.")
+            st.stop()
+        lows.append(lo)
+        highs.append(hi)
+    return np.array(lows), np.array(highs)

@@ -1,0 +1,95 @@
+"""The page frame: set-up (hand pages to the router), errors as sentences, URL state."""
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import streamlit as st
+
+from dpcore.algorithms.regime import OutOfRegimeError
+from dpcore.exceptions import BudgetExceededError, InfeasibleBudgetError
+from dpcore.sources import SourceError
+
+
+# -- page frame -----------------------------------------------------------------
+def page_setup(page_file: str) -> None:
+    """Call first in every page: makes a page opened by a direct link go through app.py's router.
+
+    Streamlit runs a page of ``pages/`` in its legacy multipage mode when a
+    freshly started server is first reached through that page's URL (before
+    any session has run ``st.navigation``).  The page then lacks the router's
+    frame (wide layout, page titles).  Hand over to ``app.py``, which reopens
+    the same page with the same URL state.  Under ``AppTest`` the page is
+    the main script and runs as it is.
+    """
+    if st.session_state.get("_dp_routed"):
+        return
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    main = getattr(ctx, "main_script_path", None)
+    if main is None or Path(main).resolve() == Path(page_file).resolve():
+        return
+    st.session_state["_dp_redirect"] = (str(Path(page_file).resolve()), st.query_params.to_dict())
+    st.switch_page(str(Path(main).resolve()))
+
+
+# -- errors -------------------------------------------------------------------
+@contextlib.contextmanager
+def friendly_errors(what: str = "This step"):
+    """Show a sentence, never a traceback, when dpcore rejects input.
+
+    dpcore's ValueError/TypeError messages already say what to fix; anything
+    unexpected gets a generic sentence and the details in a collapsed box.
+    """
+    try:
+        yield
+    except OutOfRegimeError as exc:
+        st.error(f"Refused before using the data beyond its size (outside the paper's regime): {exc}")
+        st.stop()
+    except InfeasibleBudgetError as exc:
+        st.error(f"The privacy budget is too small for this data: {exc}")
+        st.stop()
+    except (ValueError, TypeError) as exc:
+        st.error(f"{what} could not run: {exc}")
+        st.stop()
+    except BudgetExceededError as exc:
+        st.error(f"Refused, to protect privacy: {exc}")
+        st.stop()
+    except SourceError as exc:      # the engine or database of a large source; the message says which
+        st.error(f"{what} could not run where the data lie: {exc}")
+        st.stop()
+    except (ConnectionError, OSError) as exc:
+        st.error(f"{what} could not reach the data: {exc}")
+        st.stop()
+    except MemoryError:
+        st.error(f"{what} ran out of memory: try fewer rows (the row limit in the sidebar) or fewer grid cells.")
+        st.stop()
+
+
+# -- URL state ----------------------------------------------------------------
+def url_default(name: str, default, cast=str, valid=None):
+    """A widget default taken from the page URL (``?name=value``) when valid, else ``default``.
+
+    ``valid``, when given, is a predicate on the cast value (e.g. a widget's
+    min/max): a hand-edited URL outside it falls back to ``default`` instead of
+    making the widget raise.
+    """
+    raw = st.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = cast(raw)
+    except (TypeError, ValueError, OverflowError):
+        return default
+    if valid is not None and not valid(value):
+        return default
+    return value
+
+
+def set_url(**values) -> None:
+    """Write the shareable page state (dataset, algorithm, k, epsilon, ...) into the URL."""
+    for key, value in values.items():
+        if value is None:
+            continue
+        if st.query_params.get(key) != str(value):
+            st.query_params[key] = str(value)

@@ -1,0 +1,342 @@
+"""Private results in the app: drawn once, recorded before they are shown, kept until a new draw.
+
+Pages call :func:`private_release` / :func:`private_releases`: a draw kept for exactly these
+settings (this session, else the store) is shown again; otherwise a fresh draw goes through the
+library's reserve-before-reveal step (:mod:`dpcore.store.draw`: fit with unpredictable noise,
+build, record) and only the recorded release is drawn (:class:`dpcore.release.view.ReleasedFit`).
+Non-private references come from :func:`baseline`.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+
+import numpy as np
+import streamlit as st
+
+import dpcore
+from dpcore.algorithms.regime import RegimeWarning
+from dpcore.exceptions import BudgetExceededError
+from dpcore.release.view import ReleasedFit
+from dpcore.store import draw as D
+
+from .data_picker import _on_source, exact_rows, fit_data, is_large, pass_progress
+from .page import friendly_errors
+
+
+# -- the release store: a private result is recorded before anyone sees it -----------------------
+@st.cache_resource(show_spinner=False)
+def _open_store(url: str | None):
+    from dpcore.store import ReleaseStore
+    return ReleaseStore(url)
+
+
+def release_store():
+    """The persistent release store (``dpcore.store.ReleaseStore``) at ``$DPCORE_STORE`` or its default file.
+
+    One store object per URL for the whole server: every tab, session and
+    rerun spends from the same account, and a restart reopens the same file.
+    Stops the page with a sentence if the store cannot be opened.
+    """
+    try:
+        return _open_store(os.environ.get("DPCORE_STORE") or None)
+    except Exception as exc:  # corrupt, locked, newer schema, unreachable server: the store says which
+        st.error(f"The release store could not be opened, so nothing private can be shown or published: {exc}")
+        st.stop()
+
+
+def publishable(ds) -> bool:
+    """True when releases of ``ds`` are private (public bounds) and so go through the store."""
+    return ds.bounds is not None
+
+
+def _is_upload(ds) -> bool:
+    return str(ds.name).startswith("upload:")
+
+
+def _settings(ds, fingerprint: str, algorithm: str, params: dict) -> D.Settings:
+    """The library's name for one release setting on ``ds`` (:func:`dpcore.store.draw.settings`)."""
+    return D.settings(ds.name, fingerprint, algorithm, params, bounds=ds.bounds, d=ds.X.shape[1])
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _stored_releases(_store, url: str, dataset: str, last_id: int) -> list:
+    """The store's releases of one dataset, parsed once per (store, dataset, newest release id) for the server."""
+    return _store.releases(dataset)
+
+
+def _recorded(store, s: D.Settings) -> list:
+    """The store's draws of exactly these settings, oldest first; release bodies parsed once per new release."""
+    url = os.environ.get("DPCORE_STORE") or ""
+    return D.recorded_draws(store, s, releases_of=lambda name, last: _stored_releases(store, url, name, last))
+
+
+#: Draws a session keeps in memory; older ones are found again in the store (unbounded bodies otherwise).
+MAX_KEPT = 64
+
+
+def _kept() -> dict:
+    kept = st.session_state.setdefault("_dp_draws", {})
+    while len(kept) > MAX_KEPT:   # oldest first (dicts keep insertion order); recorded draws stay in the store
+        kept.pop(next(iter(kept)))
+    return kept
+
+
+def request_new_draw(key: str) -> None:
+    """Button callback: the next run draws these settings afresh (and spends again)."""
+    st.session_state.setdefault("_dp_new_draw", set()).add(key)
+
+
+def _refuse(why: str) -> None:
+    st.error(f"Refused, to protect privacy: {why}")
+
+
+def _fit_private(ds, algorithm: str, params: dict):
+    """One fit with unpredictable noise (random_state=None): never cached, never seeded."""
+    s = _settings(ds, "", algorithm, params)
+    with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm), warnings.catch_warnings():
+        # Pages state a missing-bounds leak in words; the Python warning would only reach the log.
+        warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
+        warnings.simplefilter("ignore", RegimeWarning)     # said in words by private_release, from regime_
+        with pass_progress(ds, "Private release"):
+            return D.fit_private(s, fit_data(ds), bounds=ds.bounds)
+
+
+def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, draw_missing: bool = True,
+                     **params):
+    """Private releases of one setting at several ε, each its own draw, recorded before any is shown.
+
+    For each ε: the draw kept for exactly these settings (this session, else
+    the store's latest for this dataset) or, when there is none or the person
+    asked for a new draw, a fresh fit with unpredictable noise
+    (``random_state=None``) that is recorded in the release store
+    (:meth:`dpcore.store.ReleaseStore.record`, atomic reserve-before-reveal)
+    before it is returned.  Results shown together are therefore independent
+    draws, and together they cost the sum of their ε (sequential composition).
+
+    Data without public bounds is not private: its fits are kept for this
+    session only, never recorded and never offered for download.
+
+    ``draw_missing=False`` only looks: settings with no kept draw give None
+    (nothing is fitted or spent), so a page can say what drawing them would cost first.
+
+    Returns
+    -------
+    list of ReleasedFit (or fitted estimators, for data without public bounds), one per ε;
+    or None when the store refused: the refusal is then shown and nothing of the new draws is.
+    """
+    params = {k: v for k, v in params.items() if k != "random_state"}
+    kept, fresh = _kept(), st.session_state.setdefault("_dp_new_draw", set())
+    store = release_store() if publishable(ds) else None
+    out, todo = [], []
+    for e in epsilons:
+        p = dict(params, epsilon=float(e))
+        sett = _settings(ds, fingerprint, algorithm, p)
+        key = sett.key
+        hit = None
+        if key not in fresh:
+            hit = kept.get(key)
+            if hit is None and store is not None and not _is_upload(ds):
+                recs = _recorded(store, sett)
+                if recs:   # kept across reloads and restarts: the store's latest draw of these settings
+                    hit = ReleasedFit(recs[-1].release, recs[-1].id, draw=len(recs), key=key)
+                    kept[key] = hit
+        out.append(hit)
+        if hit is None:
+            todo.append((len(out) - 1, key, sett, p))
+    if not todo or not draw_missing:
+        return out
+    if store is not None:
+        need_e = math.fsum(p["epsilon"] for *_, p in todo)
+        need_d = math.fsum(float(p.get("delta") or 0.0) for *_, p in todo)
+        left = store.remaining(ds.name)
+        if left is not None and (need_e > left[0] * (1 + 1e-9) + 1e-12 or need_d > left[1] * (1 + 1e-9) + 1e-15):
+            # Checked before fitting (with the ε granted, which a release spends at most): no fit, nothing
+            # kept, nothing shown.  The store's own check at record time is the one that counts.
+            fresh.difference_update(k for _, k, *_ in todo)
+            if len(todo) == 1:
+                why = store.refusal(ds.name, need_e, need_d) or ""
+            else:
+                why = (f"these {len(todo)} releases together (sequential composition) would spend ε = {need_e:.4g}"
+                       + (f", δ = {need_d:.3g}" if need_d else "") + f", but only ε = {left[0]:.4g}"
+                       + (f", δ = {left[1]:.3g}" if need_d else "") + " of the total set for this dataset is left. "
+                       "Choose fewer or smaller ε, or raise the total on the Release page.")
+            _refuse(why or f"only ε = {left[0]:.4g} of the total set for this dataset is left.")
+            return None
+    for i, key, sett, p in todo:
+        est = _fit_private(ds, algorithm, p)
+        if store is None:
+            fresh.discard(key)
+            prev = kept.get(key)
+            est.draw, est.key, est.release_id = (getattr(prev, "draw", 0) + 1), key, None
+            kept[key] = out[i] = est
+            continue
+        try:
+            # Reserve before reveal (dpcore.store.draw): build, register, record; only the dict comes back.
+            rid, rel = D.record_fit(store, sett, est, who=who, columns=ds.columns, description=ds.title)
+        except BudgetExceededError as exc:
+            fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
+            _refuse(str(exc))
+            return None
+        except Exception as exc:   # the store's own errors (locked, unreachable, other content, ...) are sentences
+            fresh.difference_update(k for _, k, *_ in todo)
+            hint = ""
+            if is_large(ds) and "another fingerprint" in str(exc):
+                hint = (" For a configured source the key is its list of files with their sizes and modification "
+                        "times, so the files changed since its first release. If they hold mostly the same people, "
+                        "new releases add to the old ones' privacy cost: give the entry a new name in "
+                        "dpcore_sources.toml and set that dataset's total on the Release page with this in mind.")
+            st.error(f"The release could not be recorded, so it is not shown: {exc}{hint}")
+            return None
+        del est   # from here on only the release dict exists: what the store accepted is what is shown
+        fresh.discard(key)
+        # The draw before this one was kept (a new draw) or there was none in the session or the store.
+        kept[key] = out[i] = ReleasedFit(rel, rid, draw=getattr(kept.get(key), "draw", 0) + 1, key=key)
+    return out
+
+
+def private_release(ds, fingerprint: str, algorithm: str, *, who: str, **params):
+    """One private release (see :func:`private_releases`); stops the page after showing a refusal."""
+    fits = private_releases(ds, fingerprint, algorithm, [params.pop("epsilon")], who=who, **params)
+    if fits is None:
+        st.stop()
+    regime = getattr(fits[0], "regime_", None)     # the public-input check the estimator ran (dpcore.algorithms.regime)
+    if regime is not None and not regime.ok:
+        st.warning(f"Outside the paper's regime for these inputs: {regime.reason}")
+    return fits[0]
+
+
+def private_refit(fit, ds, fingerprint: str, rows, algorithm: str, **params):
+    """A second private fit on some rows (e.g. the 90 % training split), with its own fresh noise.
+
+    Used only for utility measures computed on the raw data (not private,
+    never shown as a release, never published, so not recorded).  It never
+    reuses the release's noise: a refit that shared it would let anyone who
+    saw both subtract one from the other.  Kept in the session with the draw
+    it belongs to, so a rerun shows the same measures and a new draw gets a
+    new refit.
+    """
+    refits = st.session_state.setdefault("_dp_refits", {})
+    key = json.dumps([getattr(fit, "key", None), getattr(fit, "release_id", None), getattr(fit, "draw", 1),
+                      fingerprint, np.asarray(rows).size, algorithm])
+    if key not in refits:
+        sub = rows_subset(ds, rows, "refit")
+        sub.bounds = (fit.bounds_.lower, fit.bounds_.upper)
+        refits.clear()   # only the current draw's refit is needed
+        refits[key] = _fit_private(sub, algorithm, params)
+    return refits[key]
+
+
+def rows_subset(ds, rows, tag: str):
+    """Some rows of ``ds`` with the same public bounds and columns (for fits on a split), named ``name:tag``."""
+    from types import SimpleNamespace
+    return SimpleNamespace(name=f"{ds.name}:{tag}", X=ds.X[rows], bounds=ds.bounds, columns=ds.columns,
+                           title=getattr(ds, "title", ""), geo=getattr(ds, "geo", False))
+
+
+def _baseline_fit(X, algorithm: str, params: tuple, bounds):
+    kwargs = {k: v for k, v in params if k != "bounds"}
+    return dpcore.ALGORITHMS[algorithm](**kwargs, bounds=bounds).fit(X)
+
+
+@st.cache_data(show_spinner="Computing the non-private reference…", max_entries=64)
+def _fit_baseline(_X: np.ndarray, data_key: str, algorithm: str, params: tuple, _bounds=None):
+    return _baseline_fit(_X, algorithm, params, _bounds)
+
+
+def baseline(ds, fingerprint: str, algorithm: str, **params):
+    """A non-private reference fit (k-means, WaveCluster), cached on data, algorithm and parameters.
+
+    Deterministic (k-means with a fixed seed), so caching it shares nothing
+    a rerun would not recompute; it is never a release.
+    """
+    if dpcore.ALGORITHMS[algorithm].private:
+        raise ValueError(f"{algorithm} is private: use private_release, which records it before it is shown")
+    bounds_key = None if ds.bounds is None else tuple(tuple(np.ravel(b).astype(float)) for b in ds.bounds)
+    k, n = params.get("n_clusters"), exact_rows(ds)
+    if k is not None and 1 <= n < k:
+        # k-means with k above the number of rows puts a centre on every row and leaves the other clusters
+        # empty: fit k = n and repeat centres, instead of an error that would state the number of rows.
+        import copy
+        est = copy.copy(baseline(ds, fingerprint, algorithm, **dict(params, n_clusters=n)))
+        est.cluster_centers_ = est.cluster_centers_[np.arange(k) % n]
+        return est
+    items = tuple(sorted(params.items())) + (("bounds", bounds_key),)
+    if is_large(ds):
+        return _on_source(ds, "Non-private reference", (fingerprint, "baseline", algorithm, items),
+                          lambda: _baseline_fit(ds.data_source, algorithm, items, ds.bounds))
+    with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm):
+        return _fit_baseline(ds.X, f"{ds.name}:{fingerprint}", algorithm, items, _bounds=ds.bounds)
+
+
+def release(ds, fingerprint: str, algorithm: str, *, who: str = "", **params):
+    """A private release (recorded before it is shown) or a non-private baseline, by the algorithm's kind."""
+    if dpcore.ALGORITHMS[algorithm].private:
+        return private_release(ds, fingerprint, algorithm, who=who, **params)
+    return baseline(ds, fingerprint, algorithm, **params)
+
+
+def compare_panels(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, **params):
+    """The releases of one setting at several ε for side-by-side panels, drawn only after the person agrees.
+
+    Each panel is its own draw with fresh, unpredictable noise (a shared
+    draw scaled by 1/ε would let ``ε_b·y_b − ε_a·y_a`` cancel it), and seeing
+    them together costs the sum of their ε (sequential composition).  Panels
+    already drawn (on this page or another, e.g. the Explorer's release at the
+    chosen ε) are shown again at no cost; the others are drawn and recorded
+    only when the person presses the button that states their cost.
+
+    Returns
+    -------
+    list of fits, one per ε; or None (nothing drawn yet, or refused).
+    """
+    epsilons = [float(e) for e in epsilons]
+    fits = private_releases(ds, fingerprint, algorithm, epsilons, who=who, draw_missing=False, **params)
+    missing = [e for e, f in zip(epsilons, fits) if f is None]
+    delta = float(params.get("delta") or 0.0)
+    total = math.fsum(epsilons)
+    together = (f"Seen together these {len(epsilons)} panels cost ε = {total:.4g}"
+                + (f", δ = {delta * len(epsilons):.3g}" if delta else "")
+                + " on this dataset (sequential composition: the sum of their ε).")
+    if missing:
+        new = math.fsum(missing)
+        ask = st.empty()   # the question goes away once answered
+        with ask.container():
+            st.info(together + f" {len(missing)} of them are not drawn yet: drawing them spends ε = {new:.4g} now"
+                    + (" and records each in the dataset's account before it is shown." if publishable(ds) else
+                       " (kept for this session only: without public bounds they are not private).")
+                    + " Panels are previews for choosing ε, not the release you publish.")
+            pressed = st.button(f"Draw {len(missing)} panel(s): spend ε = {new:.4g}", key="draw_panels",
+                                type="primary")
+        if not pressed:
+            return None
+        ask.empty()
+        fits = private_releases(ds, fingerprint, algorithm, epsilons, who=who, **params)
+        if fits is None:
+            return None
+    st.caption(together + " Each panel is its own recorded draw with fresh, unpredictable noise; they are previews "
+                          "for choosing ε, not the release you publish.")
+    if st.button("New draws of these panels (spends again)", key="redraw_panels"):
+        for f in fits:
+            request_new_draw(f.key)
+        st.rerun()
+    return fits
+
+
+def draw_controls(fit, *, where=None, key: str = "new_draw") -> None:
+    """Which draw is shown, where it is recorded, and the "New draw" button (spends again)."""
+    where = where or st
+    eps = fit.budget_.total()[0]
+    if getattr(fit, "release_id", None) is not None:
+        where.caption(f"Draw {fit.draw} of these settings on this dataset · release #{fit.release_id} in the "
+                      "release store, recorded before it was shown. Reruns, page switches, reloads and restarts "
+                      "show this same draw.")
+    else:
+        where.caption(f"Draw {getattr(fit, 'draw', 1)} of these settings, kept for this session only: "
+                      "without public bounds it is not private and is never recorded or published.")
+    where.button(f"New draw (fresh noise: spends ε = {eps:.4g} again)", key=key,
+                 on_click=request_new_draw, args=(fit.key,),
+                 help="Draws these settings again with fresh, unpredictable noise and records it in the "
+                      "dataset's account. Drawing until a result looks good is itself a use of the data.")
