@@ -12,6 +12,7 @@ from PIL import Image
 
 from dpcore.synopsis import CoresetSynopsis, GridSynopsis
 from ui import figures as F
+from ui import maps
 
 BOX = (np.array([-74.1, 40.7]), np.array([-73.9, 40.9]))
 
@@ -52,7 +53,7 @@ def test_hover_cells_exact_when_few_blocks_when_many_and_counts_add_up(monkeypat
     hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts))["synopsis-hover"]
     assert hover["pickable"] is True and hover["getFillColor"][3] == 0      # invisible, but hoverable
     assert len(hover["data"]) == 70 and all(d["tip"].startswith("noisy count: ") for d in hover["data"])
-    monkeypatch.setattr(F, "MAX_HOVER_CELLS", 20)
+    monkeypatch.setattr(maps, "MAX_HOVER_CELLS", 20)   # read where the grid layers are built
     hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts))["synopsis-hover"]
     assert len(hover["data"]) == 20 and "2 × 2 cells" in hover["data"][0]["tip"]   # 5 x 4 blocks
     # the blocks cover the whole grid: their polygons tile the box and their counts sum to the total

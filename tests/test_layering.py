@@ -202,9 +202,6 @@ def test_no_import_cycle():
     assert not found, "import cycles:\n" + "\n".join("  " + " <-> ".join(c) for c in found)
 
 
-UNDER_WAY = pytest.mark.xfail(strict=True, reason="issue 27 restructuring under way")
-
-
 @pytest.mark.parametrize("pattern", ["from .dplloyd import", "from ..centroid.dplloyd import"])
 def test_no_algorithm_borrows_from_dplloyd(pattern):
     users = [str(p.relative_to(ROOT)) for p in (ROOT / "dpcore").rglob("*.py")
@@ -212,7 +209,6 @@ def test_no_algorithm_borrows_from_dplloyd(pattern):
     assert not users, f"modules borrowing DPLloyd's helpers (use algorithms/_blocks): {users}"
 
 
-@UNDER_WAY
 def test_no_module_over_600_lines():
     # One paper's algorithm may need more; each exception is named with its reason.
     exceptions = {}

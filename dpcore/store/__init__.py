@@ -14,8 +14,9 @@ from ..exceptions import (
     StoreUnavailableError,
     StoreVersionError,
 )
+from .connection import DEFAULT_TIMEOUT
 from .records import MAX_RELEASE_BYTES, StoredRelease, VerifyReport
-from .release_store import DEFAULT_TIMEOUT, ReleaseStore
+from .release_store import ReleaseStore
 from .tables import SCHEMA_VERSION, default_store_url
 
 __all__ = ["ReleaseStore", "StoredRelease", "VerifyReport", "default_store_url", "SCHEMA_VERSION",

@@ -1,0 +1,339 @@
+"""Plotly charts for the app and the gallery: scatter plots, grids of labels, panels, curves, bounds.  No Streamlit.
+
+Colours follow :mod:`ui.maps` (private orange-red discs, non-private dark-blue rings).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .maps import CLUSTER_PALETTE, NOT_PRIVATE
+
+
+def scatter_figure(*, columns, bounds, private_centers=None, baseline_centers=None, synopsis_edges=None,
+                   synopsis_counts=None, raw_points=None, title: str | None = None) -> go.Figure:
+    """Plotly view of a release on non-geographic data (first two columns).
+
+    The grid synopsis (2-D) is a heatmap on a diverging scale centred at 0;
+    raw points (optional) are the grey non-private reference layer.
+    """
+    fig = go.Figure()
+    if synopsis_counts is not None and np.ndim(synopsis_counts) == 2:
+        ex, ey = synopsis_edges
+        z = np.asarray(synopsis_counts).T
+        lim = float(np.quantile(np.abs(z), 0.99)) or 1.0
+        fig.add_trace(go.Heatmap(x=(ex[:-1] + ex[1:]) / 2, y=(ey[:-1] + ey[1:]) / 2, z=z, colorscale="RdBu_r",
+                                 zmid=0, zmin=-lim, zmax=lim, name="noisy cell counts", opacity=0.75,
+                                 colorbar=dict(title="noisy count")))
+    if raw_points is not None and len(raw_points):
+        fig.add_trace(go.Scattergl(x=raw_points[:, 0], y=raw_points[:, 1], mode="markers",
+                                   marker=dict(size=3, color="rgba(120,120,120,0.35)"),
+                                   name=f"raw data ({NOT_PRIVATE})"))
+    if baseline_centers is not None:
+        c = np.asarray(baseline_centers)
+        fig.add_trace(go.Scatter(x=c[:, 0], y=c[:, 1], mode="markers", name=f"non-private centres ({NOT_PRIVATE})",
+                                 marker=dict(size=16, symbol="circle-open", line=dict(width=3),
+                                             color="rgb(8,48,107)")))
+    if private_centers is not None:
+        c = np.asarray(private_centers)
+        fig.add_trace(go.Scatter(x=c[:, 0], y=c[:, 1], mode="markers", name="private centres",
+                                 marker=dict(size=12, color="rgb(230,85,13)", line=dict(width=1.5, color="black"))))
+    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
+    fig.update_layout(title=title, xaxis=dict(title=columns[0], range=[lo[0], hi[0]]),
+                      yaxis=dict(title=columns[1] if len(columns) > 1 else "", range=[lo[1], hi[1]]),
+                      legend=dict(orientation="h", y=-0.15), margin=dict(l=10, r=10, t=40, b=10), height=560)
+    return fig
+
+
+def ledger_frame(ledger) -> pd.DataFrame:
+    """The budget ledger as a table: step, mechanism, sensitivity, epsilon, delta, share of epsilon."""
+    df = pd.DataFrame(ledger.to_records(), columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
+    total = ledger.epsilon or 0.0
+    out = pd.DataFrame({"step": df["name"], "mechanism": df["mechanism"],
+                        "ε": df["epsilon"].map(lambda e: f"{e:.4g}"),
+                        "share": (df["epsilon"] / total).map(lambda s: f"{s:.0%}") if total else ""})
+    if (df["delta"] > 0).any():
+        out["δ"] = df["delta"].map(lambda d: f"{d:.2g}")
+    out["sensitivity"] = df["sensitivity"].map(lambda s: "" if s is None or pd.isna(s) else f"{s:.4g}")
+    return out
+
+
+def label_grid_figure(*, edges, labels, columns, title: str | None = None, height: int = 480) -> go.Figure:
+    """Plotly image of a 2-D grid of cluster ids (-1 blank): one colour per cluster, hover shows the id."""
+    ex, ey = (np.asarray(e, dtype=float) for e in edges)
+    lab = np.asarray(labels)
+    z = np.where(lab >= 0, lab % len(CLUSTER_PALETTE), np.nan).T.astype(float)
+    n = len(CLUSTER_PALETTE)
+    scale = []
+    for i, c in enumerate(CLUSTER_PALETTE):
+        rgb = f"rgb({c[0]},{c[1]},{c[2]})"
+        scale += [[i / n, rgb], [(i + 1) / n, rgb]]
+    fig = go.Figure(go.Heatmap(x=(ex[:-1] + ex[1:]) / 2, y=(ey[:-1] + ey[1:]) / 2, z=z, zmin=0, zmax=n,
+                               colorscale=scale, showscale=False, customdata=lab.T,
+                               hovertemplate="cluster %{customdata}<extra></extra>"))
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis=dict(title=columns[0], range=[ex[0], ex[-1]]),
+                      yaxis=dict(title=columns[1], range=[ey[0], ey[-1]]),
+                      plot_bgcolor="white")
+    return fig
+
+
+# -- choosing epsilon: small multiples, privacy-utility curves, the advisor --------------------
+def _signed_log(v: np.ndarray) -> np.ndarray:
+    return np.sign(v) * np.log10(1.0 + np.abs(v))
+
+
+def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseline_centers=None,
+                           height: int = 480) -> go.Figure:
+    """The same view of several releases side by side: same axes, same colour scale.
+
+    Parameters
+    ----------
+    panels : list of dict
+        One per release, keys ``title`` (str), ``centers`` (k, 2) and optionally
+        ``synopsis_edges`` / ``synopsis_counts`` (2-D grid synopsis).
+    bounds : (lower, upper), the public box; every panel shows exactly this box.
+    columns : the two column names.
+    geo : bool
+        Longitude/latitude data: the y axis is scaled by 1 / cos(latitude) so
+        distances look right.
+    baseline_centers : (k, 2) or None
+        Non-private centres, drawn as hollow rings and labelled as not private.
+
+    Notes
+    -----
+    Grids differ between epsilons (EUGkM's cell count grows with epsilon), so
+    cells are coloured by noisy *density* (count per unit of the normalised
+    area) on one shared signed-log scale: equal colours mean equal density
+    in every panel.
+    """
+    from plotly.subplots import make_subplots
+
+    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
+    n = len(panels)
+    fig = make_subplots(rows=1, cols=n, subplot_titles=[p["title"] for p in panels], horizontal_spacing=0.035,
+                        shared_yaxes=True)
+    dens = []
+    for p in panels:
+        if p.get("synopsis_counts") is not None and np.ndim(p["synopsis_counts"]) == 2:
+            ex, ey = (np.asarray(e, dtype=float) for e in p["synopsis_edges"])
+            area = np.outer(np.diff(ex) / (hi[0] - lo[0]), np.diff(ey) / (hi[1] - lo[1]))
+            dens.append(np.asarray(p["synopsis_counts"], dtype=float) / area / 1e4)
+        else:
+            dens.append(None)
+    finite = [np.abs(_signed_log(z)).ravel() for z in dens if z is not None]
+    lim = float(np.quantile(np.concatenate(finite), 0.995)) if finite else 1.0
+    lim = lim or 1.0
+    for i, (p, z) in enumerate(zip(panels, dens), start=1):
+        if z is not None:
+            ex, ey = (np.asarray(e, dtype=float) for e in p["synopsis_edges"])
+            fig.add_trace(go.Heatmap(x=(ex[:-1] + ex[1:]) / 2, y=(ey[:-1] + ey[1:]) / 2, z=_signed_log(z).T,
+                                     customdata=np.round(np.asarray(p["synopsis_counts"]).T, 1),
+                                     coloraxis="coloraxis", name="noisy counts",
+                                     hovertemplate="noisy count %{customdata}<extra></extra>"), row=1, col=i)
+        if baseline_centers is not None:
+            c = np.asarray(baseline_centers, dtype=float)
+            fig.add_trace(go.Scatter(x=c[:, 0], y=c[:, 1], mode="markers", showlegend=(i == 1), legendgroup="base",
+                                     name=f"non-private centres ({NOT_PRIVATE})",
+                                     marker=dict(size=13, symbol="circle-open", line=dict(width=2.5),
+                                                 color="rgb(8,48,107)")), row=1, col=i)
+        c = np.asarray(p["centers"], dtype=float)
+        fig.add_trace(go.Scatter(x=c[:, 0], y=c[:, 1], mode="markers", showlegend=(i == 1), legendgroup="priv",
+                                 name="private centres",
+                                 marker=dict(size=10, color="rgb(230,85,13)", line=dict(width=1.5, color="black"))),
+                      row=1, col=i)
+        fig.update_xaxes(range=[lo[0], hi[0]], title_text=columns[0], row=1, col=i, showgrid=False,
+                         constrain="domain", nticks=3)
+        yaxis = dict(range=[lo[1], hi[1]], showgrid=False, row=1, col=i, constrain="domain")
+        if geo:
+            aspect = 1 / math.cos(math.radians((lo[1] + hi[1]) / 2))
+            yaxis.update(scaleanchor=f"x{'' if i == 1 else i}", scaleratio=aspect)
+        fig.update_yaxes(**yaxis)
+    fig.update_yaxes(title_text=columns[1], row=1, col=1)
+    ticks = np.arange(-math.floor(lim), math.floor(lim) + 1)
+    fig.update_layout(
+        height=height, margin=dict(l=10, r=10, t=80, b=10), plot_bgcolor="white",
+        legend=dict(orientation="h", y=-0.15),
+        coloraxis=dict(colorscale="RdBu_r", cmin=-lim, cmax=lim, cmid=0,
+                       colorbar=dict(title="noisy density", tickvals=ticks,
+                                     ticktext=[f"{'-' if t < 0 else ''}{10 ** abs(t) - 1:.0f}" if abs(t) < 4
+                                               else f"{'-' if t < 0 else ''}1e{abs(t):.0f}" for t in ticks],
+                                     len=0.8, thickness=12)))
+    return fig
+
+
+#: One colour per algorithm on the curve and advisor charts.
+ALGO_COLOURS = {"dplloyd": "#1f77b4", "eugkm": "#d62728", "hybrid": "#2ca02c", "gkm": "#9467bd",
+                "gkm3k": "#8c564b", "pgkm": "#e377c2", "kmeans_guarantee": "#7f7f7f", "subcluster": "#bcbd22",
+                "coreset": "#17becf", "balcan": "#ff7f0e", "zcdp_lloyd": "#7b3294"}
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    h = hex_colour.lstrip("#")
+    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
+
+
+def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: float, chosen_epsilon=None,
+                         names: dict | None = None, log_y: bool | None = None, height: int = 440) -> go.Figure:
+    """Privacy-utility curves: median and 10-90 % band per algorithm against epsilon (log axis).
+
+    Parameters
+    ----------
+    frame : DataFrame with columns algorithm, epsilon, median, q10, q90, n
+        (:func:`dpcore.evaluation.curves_frame`).
+    measure : str, the y-axis title.
+    reference_line : float, the non-private reference on the measure's axis.
+    chosen_epsilon : float or None, marked with a vertical line.
+    names : dict key -> display name.
+    log_y : bool or None; default: log for the NICV ratio.
+    """
+    names = names or {}
+    fig = go.Figure()
+    for algo, g in frame.groupby("algorithm", sort=False):
+        g = g.dropna(subset=["median"]).sort_values("epsilon")
+        if g.empty:
+            continue
+        col = ALGO_COLOURS.get(algo, "#444444")
+        label = names.get(algo, algo)
+        fig.add_trace(go.Scatter(x=np.r_[g["epsilon"], g["epsilon"][::-1]], y=np.r_[g["q90"], g["q10"][::-1]],
+                                 fill="toself", fillcolor=_rgba(col, 0.2), line=dict(width=0), hoverinfo="skip",
+                                 mode="lines", legendgroup=algo, name=f"{label}: 10–90 % of releases"))
+        fig.add_trace(go.Scatter(x=g["epsilon"], y=g["median"], mode="lines+markers", legendgroup=algo,
+                                 line=dict(color=col, width=2.5), marker=dict(size=7), name=f"{label}: median",
+                                 customdata=np.c_[g["q10"], g["q90"], g["n"]],
+                                 hovertemplate="ε = %{x}<br>median %{y:.4g}<br>10–90 %: %{customdata[0]:.4g} – "
+                                               "%{customdata[1]:.4g}<br>%{customdata[2]} releases<extra></extra>"))
+    fig.add_hline(y=reference_line, line=dict(color="rgb(8,48,107)", dash="dash", width=2),
+                  annotation_text="non-private k-means" if measure != "UD" else "non-private WaveCluster",
+                  annotation_position="top left")
+    if chosen_epsilon is not None:
+        fig.add_vline(x=float(chosen_epsilon), line=dict(color="black", dash="dot", width=1.5),
+                      annotation_text=f"chosen ε = {float(chosen_epsilon):g}", annotation_position="top")
+    if log_y is None:
+        log_y = measure == "NICV ratio"
+    ticks = sorted(set(frame["epsilon"].astype(float)) | ({float(chosen_epsilon)} if chosen_epsilon else set()))
+    yrange = None
+    vals = frame[["q10", "median", "q90"]].to_numpy(dtype=float)
+    vals = vals[np.isfinite(vals)]
+    if log_y and vals.size and (vals > 0).all():
+        lo_y, hi_y = min(vals.min(), reference_line), max(vals.max(), reference_line)
+        yrange = [math.log10(lo_y) - 0.02, math.log10(hi_y) + 0.05]
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white",
+                      xaxis=dict(type="log", title="privacy budget ε (log scale; left = more private)",
+                                 gridcolor="#eee", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks]),
+                      yaxis=dict(type="log" if log_y else "linear", gridcolor="#eee", range=yrange,
+                                 title=measure + (" (private / non-private; 1 = as good)" if measure == "NICV ratio"
+                                                  else " (0 = as good as non-private)")),
+                      legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def advice_figure(frame: pd.DataFrame, *, chosen_epsilon=None, height: int = 440) -> go.Figure:
+    """Su et al. (2016, §6) predicted MSE per centroid against epsilon (log-log), one line per algorithm.
+
+    ``frame``: :func:`dpcore.evaluation.advice_frame`.  EUGkM's line is its
+    variance (a lower bound); the shaded band adds its bias bound (Ineq. 10).
+    """
+    f = frame.sort_values("epsilon")
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=np.r_[f["epsilon"], f["epsilon"][::-1]],
+                             y=np.r_[f["mse_eugkm"] + f["eugkm_bias2_bound"], f["mse_eugkm"][::-1]],
+                             fill="toself", fillcolor=_rgba(ALGO_COLOURS["eugkm"], 0.12), line=dict(width=0),
+                             mode="lines", hoverinfo="skip", name="EUGkM: + bias bound (Ineq. 10)"))
+    for key, label in (("dplloyd", "DPLloyd (Eq. 7)"), ("eugkm", "EUGkM variance (Eq. 12)"),
+                       ("hybrid", "Hybrid (Eq. 13 / falls back to EUGkM)"), ("zcdp_lloyd", "zCDP-Lloyd (last step)")):
+        if f"mse_{key}" not in f:
+            continue
+        fig.add_trace(go.Scatter(x=f["epsilon"], y=f[f"mse_{key}"], mode="lines+markers", name=label,
+                                 line=dict(color=ALGO_COLOURS.get(key, "#7b3294"), width=2,
+                                           dash="dot" if key == "hybrid" else None)))
+    if "trivial_mse" in f:
+        fig.add_hline(y=float(f["trivial_mse"].iloc[0]), line=dict(color="black", dash="dash", width=1.5),
+                      annotation_text="worse than one centre at the mean on any data (d r²)",
+                      annotation_position="top left")
+    if chosen_epsilon is not None:
+        fig.add_vline(x=float(chosen_epsilon), line=dict(color="black", dash="dot", width=1.5))
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white",
+                      xaxis=dict(type="log", title="privacy budget ε (log scale)", gridcolor="#eee",
+                                 tickvals=list(f["epsilon"]), ticktext=[f"{e:g}" for e in f["epsilon"]]),
+                      yaxis=dict(type="log", title="predicted MSE of a centre", gridcolor="#eee",
+                                 exponentformat="power"),
+                      legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
+def privacy_bounds_figure(epsilons, posterior, advantage, *, chosen_epsilon=None, height: int = 340) -> go.Figure:
+    """Upper bounds on belief (from a 50 % prior) and attacker's advantage against epsilon (log axis)."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=epsilons, y=posterior, mode="lines", name="belief after the release (from 50 %)",
+                             line=dict(color="#d62728", width=2.5)))
+    fig.add_trace(go.Scatter(x=epsilons, y=advantage, mode="lines", name="attacker's advantage",
+                             line=dict(color="#1f77b4", width=2.5)))
+    if chosen_epsilon is not None:
+        fig.add_vline(x=float(chosen_epsilon), line=dict(color="black", dash="dot"),
+                      annotation_text=f"ε = {float(chosen_epsilon):g}")
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10), plot_bgcolor="white",
+                      xaxis=dict(type="log", title="ε (log scale)", gridcolor="#eee"),
+                      yaxis=dict(title="at most", tickformat=".0%", range=[0, 1.02], gridcolor="#eee"),
+                      legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
+def center_images_figure(centers: np.ndarray, *, side: int, zmin: float, zmax: float, per_row: int = 10,
+                         titles=None) -> go.Figure:
+    """Centres of image data drawn as ``side x side`` grey-level pictures, ``per_row`` to a row.
+
+    Parameters
+    ----------
+    centers : ndarray (k, side * side), data units
+    zmin, zmax : the public pixel range (white to black)
+    titles : list of str or None, one caption per picture (e.g. a noisy cluster size)
+    """
+    from plotly.subplots import make_subplots
+    k = centers.shape[0]
+    cols = max(1, min(per_row, k))
+    rows = math.ceil(k / cols)
+    fig = make_subplots(rows=rows, cols=cols, horizontal_spacing=0.01, vertical_spacing=0.06 if titles else 0.02,
+                        subplot_titles=list(titles) if titles is not None else None)
+    for i, c in enumerate(np.asarray(centers, dtype=float)):
+        fig.add_trace(go.Heatmap(z=c.reshape(side, side)[::-1], zmin=zmin, zmax=zmax, colorscale="gray_r",
+                                 showscale=False, hovertemplate="row %{y}, col %{x}: %{z:.0f}<extra></extra>"),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(visible=False, constrain="domain")
+    fig.update_yaxes(visible=False, scaleanchor="x", constrain="domain")
+    for ax in fig.layout:                                       # every subplot square
+        if ax.startswith("yaxis"):
+            fig.layout[ax].scaleanchor = "x" + ax[5:]
+    fig.update_annotations(font_size=10)
+    fig.update_layout(height=110 * rows + (20 * rows if titles else 0) + 10, margin=dict(l=0, r=0, t=20, b=0))
+    return fig
+
+
+def inertia_reference_figure(values: dict, *, reference: float, reference_label: str, height: int = 220
+                             ) -> go.Figure:
+    """Horizontal bars of k-means inertia (lower is better) with the trivial answer as a dashed line.
+
+    Parameters
+    ----------
+    values : dict label -> inertia (squared data units)
+    reference : float, inertia of the trivial answer (one centre at the mean)
+    reference_label : str
+    """
+    labels, vals = list(values), [float(v) for v in values.values()]
+    colours = ["crimson" if v > reference else "#2a6fdb" for v in vals]
+    fig = go.Figure(go.Bar(x=vals, y=labels, orientation="h", marker_color=colours,
+                           text=[f"{v:.3g}" for v in vals], textposition="auto",
+                           hovertemplate="%{y}: inertia %{x:.4g}<extra></extra>"))
+    fig.add_vline(x=float(reference), line_dash="dash", line_color="black",
+                  annotation_text=reference_label, annotation_position="top left", annotation_yshift=22)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=50, b=10), xaxis_title="inertia (lower is better)",
+                      xaxis_range=[0, 1.15 * max(vals + [float(reference)])])
+    return fig
+
+
+__all__ = ["scatter_figure", "ledger_frame", "label_grid_figure", "small_multiples_figure", "ALGO_COLOURS",
+           "utility_curve_figure", "advice_figure", "privacy_bounds_figure", "center_images_figure",
+           "inertia_reference_figure"]
