@@ -23,6 +23,63 @@ from ..utils.nearest import assign
 from ..utils.validation import check_array, check_delta, check_epsilon, check_n_clusters
 from .regime import Regime
 
+_FIT_DOC = """{summary}
+
+Parameters
+----------
+X : array-like of shape (n_samples, n_features){source_type}
+    Data in data units. Values outside the public ``bounds`` are clipped to them
+    and counted in ``n_clipped_``.{source_note}
+y : None
+    Ignored; present for scikit-learn API consistency.
+
+Returns
+-------
+self : {name}
+    The fitted estimator.
+
+Raises
+------
+ValueError, TypeError
+    Bad data or parameters, with a sentence saying what to fix
+    (see :mod:`dpcore.utils.validation`){memory_note}.
+
+Examples
+--------
+>>> import numpy as np
+>>> from dpcore.algorithms import {name}
+>>> X = np.random.default_rng(0).uniform(0, 1, size={size})
+>>> est = {name}({example})
+>>> est.fit(X) is est
+True
+"""
+
+
+def fit_doc(summary: str, *, example: str = "n_clusters=3, epsilon=1.0, bounds=(0, 1)", size=(1000, 2)):
+    """Mark an estimator's ``fit`` for the shared numpydoc docstring (filled in when its class is made).
+
+    One template for the Parameters, Returns, Raises and Examples sections every ``fit`` shares, so
+    they are written once; the class's ``accepts_source`` tag decides what it says about a
+    :class:`~dpcore.sources.DataSource`.
+
+    Parameters
+    ----------
+    summary : str
+        The first line: what ``fit`` releases.
+    example : str
+        The constructor's arguments in the Examples section.
+    size : tuple
+        The shape of the example's uniform data.
+
+    Returns
+    -------
+    callable, the decorator.
+    """
+    def mark(fit):
+        fit._fit_doc = (summary, example, size)
+        return fit
+    return mark
+
 
 class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
     """Base of all dpcore clusterers (private and non-private baselines).
@@ -73,6 +130,21 @@ class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixi
     #: Tag: ``fit`` accepts any :class:`~dpcore.sources.DataSource` (exact aggregates where the data
     #: live) as well as an array.  :data:`dpcore.algorithms.registry.SCALABLE` is derived from it.
     accepts_source: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        spec = getattr(fit, "_fit_doc", None)
+        if spec is not None:
+            summary, example, size = spec
+            src = cls.accepts_source
+            fit.__doc__ = _FIT_DOC.format(
+                summary=summary, name=cls.__name__, example=example, size=tuple(size),
+                source_type=" or :class:`~dpcore.sources.DataSource`" if src else "",
+                source_note=("\n    A source (file, DuckDB, Spark, PostgreSQL) is not loaded: each aggregate runs "
+                             "where the data live." if src else ""),
+                memory_note="" if src else ("; a :class:`~dpcore.sources.DataSource` is a TypeError (this algorithm "
+                                            "needs the rows in memory)"))
 
     # -- the estimator's own regime rule -------------------------------------
     @classmethod

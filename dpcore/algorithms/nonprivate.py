@@ -5,7 +5,7 @@ import numpy as np
 from sklearn.cluster import KMeans as _SKKMeans
 
 from ..privacy.rng import check_random_state
-from .base import DPClusterer
+from .base import DPClusterer, fit_doc
 
 
 class KMeans(DPClusterer):
@@ -60,43 +60,8 @@ class KMeans(DPClusterer):
         self.n_init = n_init
         self.random_state = random_state
 
+    @fit_doc("Fit scikit-learn's k-means (no privacy).", example='n_clusters=3, bounds=(0, 1)')
     def fit(self, X, y=None):
-        """Fit scikit-learn's k-means (no privacy).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
-            Data in data units.
-            An array (or an :class:`~dpcore.sources.ArraySource`) is clustered exactly as
-            scikit-learn does.  On any other source (files, Spark, a database) the rows are not
-            loaded: k-means++ and Lloyd run on the *exact* counts of a fine grid (``GRID_CELLS``
-            cells, each weighted by its count, at its centre), then up to ``SOURCE_LLOYD_STEPS``
-            exact Lloyd passes over the source refine the centres (stopping when no centre moves
-            by more than 1e-4 of the box).  ``labels_`` and ``inertia_`` are then None
-            (:func:`dpcore.metrics.nicv` accepts a source).
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : KMeans
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import KMeans
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = KMeans(n_clusters=3, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         if self.epsilon is not None:
             raise ValueError("the non-private k-means takes epsilon=None; choose a private algorithm to use a budget")
         from ..sources import ArraySource, DataSource

@@ -49,7 +49,7 @@ from ...privacy.accountant import split_budget
 from ...privacy.mechanisms import NoiseSource
 from ...utils.nearest import assign
 from .._blocks.sphere_packing import sphere_packing_centers
-from ..base import DPClusterer
+from ..base import DPClusterer, fit_doc
 
 
 def _ball_candidates(centre: np.ndarray, radius: float, n: int, rng: np.random.Generator,
@@ -204,38 +204,8 @@ class KMeansGuarantee(DPClusterer):
         if not (isinstance(self.radius_decay, (int, float)) and 0 < self.radius_decay <= 1):
             raise ValueError(f"radius_decay must be in (0, 1], got {self.radius_decay!r}")
 
+    @fit_doc('Release k private centres.')
     def fit(self, X, y=None):
-        """Release k private centres.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : KMeansGuarantee
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
-            is a TypeError (this algorithm needs the rows in memory).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import KMeansGuarantee
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = KMeansGuarantee(n_clusters=3, epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise = self._begin_fit(X)
         self._check_params()
         dom = self.bounds_

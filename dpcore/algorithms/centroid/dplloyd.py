@@ -29,7 +29,7 @@ from .._blocks.grid_kmeans import eugkm_fit
 from .._blocks.lloyd import MIN_ITER, RHO, _eps_per_iteration_target, auto_schedule, noisy_lloyd_step
 from .._blocks.size import public_or_noisy_size
 from .._blocks.sphere_packing import sphere_packing_centers
-from ..base import DPClusterer, display_name
+from ..base import DPClusterer, display_name, fit_doc
 from ..regime import Regime, better_for_mid_dims, check_fit
 
 #: Share of DPLloyd's budget that ``init="auto"`` spends on the noisy grid it starts from.  Measured on
@@ -160,38 +160,8 @@ class DPLloyd(DPClusterer):
         return Regime(cls.key, "ok", f"ε = {epsilon:.3g} buys {affordable:.3g} iterations at Su et al. (2017)'s "
                       "accuracy target: inside the regime.", None, figs)
 
+    @fit_doc('Release k private centres.')
     def fit(self, X, y=None):
-        """Release k private centres.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
-            loaded: each aggregate runs where the data live.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : DPLloyd
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import DPLloyd
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = DPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise, n = self._begin_source_fit(X)
         dom = self.bounds_
         k, d = int(self.n_clusters), X.n_features

@@ -17,7 +17,7 @@ import numpy as np
 from .._blocks.grid import MAX_CELLS, grid_regime
 from .._blocks.grid_kmeans import _grid_synopsis, eugkm_fit
 from .._blocks.size import public_or_noisy_size
-from ..base import DPClusterer
+from ..base import DPClusterer, fit_doc
 from ..regime import Regime, check_fit
 
 
@@ -129,38 +129,8 @@ class EUGkM(DPClusterer):
         """The share of ``epsilon`` the grid gets (all of it; the Hybrid overrides)."""
         return epsilon
 
+    @fit_doc('Release the grid synopsis and k centres computed from it.')
     def fit(self, X, y=None):
-        """Release the grid synopsis and k centres computed from it.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
-            loaded: each aggregate runs where the data live.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : EUGkM
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import EUGkM
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = EUGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise, n_est, eps_left = self._start_fit(X)
         self.cluster_centers_ = self.bounds_.denormalize(self._fit_grid(X, noise, eps_left, n_est))
         return self

@@ -26,7 +26,7 @@ from sklearn.cluster import KMeans as _SKKMeans
 from ...privacy.mechanisms import NoiseSource
 from .._blocks.size import public_or_noisy_size
 from .._blocks.sphere_packing import sphere_packing_centers
-from ..base import DPClusterer
+from ..base import DPClusterer, fit_doc
 
 #: Above this many blocks, the per-block k-means is the vectorised batched Lloyd below
 #: (scikit-learn costs about 15 ms a call, i.e. ~50 s for GkM-3K's 3,000+ blocks on Adult).
@@ -287,38 +287,8 @@ class GkM(DPClusterer):
         """l = N^0.4 (GUPT), rounded, at least 1."""
         return max(1, int(round(n_est ** 0.4)))
 
+    @fit_doc('Release k private centres.')
     def fit(self, X, y=None):
-        """Release k private centres.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : GkM
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
-            is a TypeError (this algorithm needs the rows in memory).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import GkM
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = GkM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise = self._begin_fit(X)
         if self.align not in ("match", "sort"):
             raise ValueError(f"align must be 'match' or 'sort', got {self.align!r}")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .._blocks.grid import MAX_CELLS
 from .._blocks.lloyd import RHO, noisy_lloyd_step
+from ..base import fit_doc
 from .eugkm import EUGkM
 
 
@@ -83,38 +84,8 @@ class Hybrid(EUGkM):
         """Half of ``epsilon`` when Inequality 15 holds (one DPLloyd iteration gets the other half)."""
         return epsilon / 2 if epsilon >= hybrid_min_epsilon(n, d, k, rho=float(rho), theta=float(theta)) else epsilon
 
+    @fit_doc('Release the grid synopsis and k centres.')
     def fit(self, X, y=None):
-        """Release the grid synopsis and k centres.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
-            loaded: each aggregate runs where the data live.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : Hybrid
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import Hybrid
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = Hybrid(n_clusters=3, epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise, n_est, eps_left = self._start_fit(X)
         dom = self.bounds_
         k, d = int(self.n_clusters), X.n_features

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from .._blocks.size import public_or_noisy_size
-from ..base import DPClusterer
+from ..base import DPClusterer, fit_doc
 from ..regime import Regime, check_fit
 
 #: x and m' of Su et al. §4.1.3 ("empirically set to 1.25e-3 and 10").
@@ -227,38 +227,8 @@ class PGkM(DPClusterer):
                           "sample.", "dplloyd", figs)
         return Regime(cls.key, "ok", "small enough for PrivGene's candidate scoring.", None, figs)
 
+    @fit_doc('Release k private centres.')
     def fit(self, X, y=None):
-        """Release k private centres.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : PGkM
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
-            is a TypeError (this algorithm needs the rows in memory).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import PGkM
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = PGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise = self._begin_fit(X)
         m, m_sel = self.n_candidates, self.n_selected
         for name, v, lo in (("n_candidates", m, 2), ("n_selected", m_sel, 1)):

@@ -67,7 +67,7 @@ from sklearn.cluster import KMeans as _SKKMeans
 from ...privacy.mechanisms import NoiseSource
 from ...synopsis import CoresetSynopsis
 from .._blocks.size import public_or_noisy_size
-from ..base import DPClusterer, display_name
+from ..base import DPClusterer, display_name, fit_doc
 from ..regime import Regime, better_for_mid_dims, check_fit
 from .plan import CONSTANTS, DEFAULT_SPLIT, MAX_GRID_CELLS, CoresetPlan, grid_side, min_feasible_epsilon, plan_coreset
 from .small_ball import _CellSet, good_center, good_radius
@@ -310,38 +310,9 @@ class PrivateKMeans(DPClusterer):
         return Regime(cls.key, "ok", f"the coreset represents {covered:.0%} of the points: inside the regime.",
                       None, figs)
 
+    @fit_doc("Release the private coreset and k centres computed from it.",
+             example="n_clusters=2, epsilon=2.0, bounds=(0, 1)", size=(50_000, 1))
     def fit(self, X, y=None):
-        """Release the private coreset and k centres computed from it.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : PrivateKMeans
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
-            is a TypeError (this algorithm needs the rows in memory).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import PrivateKMeans
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(50_000, 1))
-        >>> est = PrivateKMeans(n_clusters=2, epsilon=2.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise = self._begin_fit(X)
         self._check_params()
         k, d = int(self.n_clusters), X.shape[1]

@@ -61,7 +61,7 @@ from scipy import sparse
 from ...privacy.mechanisms import NoiseSource
 from ...utils.nearest import assign
 from .._blocks.size import public_or_noisy_size
-from ..base import DPClusterer
+from ..base import DPClusterer, fit_doc
 
 #: Edler (2023) §5.2: candidate, localswap, recover, private k-means, selection.
 DEFAULT_SHARES = (0.7, 0.01, 0.04, 0.2, 0.05)
@@ -455,38 +455,8 @@ class BalcanKMeans(DPClusterer):
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         return float(delta), shares / shares.sum()
 
+    @fit_doc('Release k private centres.')
     def fit(self, X, y=None):
-        """Release k private centres.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``. Needs ``n_samples >= 3``.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : BalcanKMeans
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
-            is a TypeError (this algorithm needs the rows in memory).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import BalcanKMeans
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = BalcanKMeans(n_clusters=3, epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         delta, shares = self._check_params()     # first: delta here is not a privacy parameter
         X, noise = self._begin_fit(X)
         dom = self.bounds_

@@ -60,7 +60,7 @@ from sklearn.cluster import KMeans as _SKKMeans
 
 from ...utils.nearest import assign
 from .._blocks.size import public_or_noisy_size
-from ..base import DPClusterer
+from ..base import DPClusterer, fit_doc
 
 #: Default budget shares: (node counts, cut choices, leaf means, refinement step).
 DEFAULT_SHARES = (0.05, 0.5, 0.15, 0.3)
@@ -201,38 +201,8 @@ class DPM(DPClusterer):
             raise ValueError(f"min_leaf must be None or a number >= 1, got {self.min_leaf!r}")
         return s / s.sum()
 
+    @fit_doc('Release k private centres (and the leaf means they come from).')
     def fit(self, X, y=None):
-        """Release k private centres (and the leaf means they come from).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : DPM
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
-            is a TypeError (this algorithm needs the rows in memory).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import DPM
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = DPM(n_clusters=3, epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise = self._begin_fit(X)
         k, (n, d) = int(self.n_clusters), X.shape
         s = self._check_params(k)

@@ -73,7 +73,7 @@ from scipy import sparse
 from ...privacy.accountant import ZCDPLedger
 from ...privacy.calibration import zcdp_rho
 from ...privacy.mechanisms import NoiseSource
-from ..base import DPClusterer
+from ..base import DPClusterer, fit_doc
 
 #: Share of rho for step 1, the DP mean (it decides nothing by itself: 2 % is plenty at n in the thousands).
 MEAN_SHARE = 0.02
@@ -353,38 +353,8 @@ class ZCDPLloyd(DPClusterer):
             raise ValueError("split_scale must be > 0, e.g. 0.005")
         return all(auto)
 
+    @fit_doc('Release k private centres (and the DP mean).')
     def fit(self, X, y=None):
-        """Release k private centres (and the DP mean).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : ZCDPLloyd
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`); a :class:`~dpcore.sources.DataSource`
-            is a TypeError (this algorithm needs the rows in memory).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import ZCDPLloyd
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = ZCDPLloyd(n_clusters=3, epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         auto = self._check_params()
         X, noise = self._begin_fit(X)
         # Every step is Gaussian: the estimator's ledger composes them in zCDP.

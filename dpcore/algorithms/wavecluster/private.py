@@ -13,6 +13,7 @@ import numpy as np
 from ...privacy.accountant import split_budget
 from .._blocks.grid import eug_cells_per_dim, noisy_grid
 from .._blocks.size import public_or_noisy_size
+from ..base import fit_doc
 from .transform import (
     MAX_CELLS,
     approximation_influence,
@@ -96,38 +97,8 @@ class PrivQT(WaveCluster):
                               name="grid cell counts (quantisation)")
         return wavelet_approximation(noisy, self._wavelet_)
 
+    @fit_doc('Release the private clusters of X.', example='epsilon=1.0, bounds=(0, 1)')
     def fit(self, X, y=None):
-        """Release the private clusters of X.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
-            loaded: each aggregate runs where the data live.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : PrivQT
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import PrivQT
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = PrivQT(epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise, _ = self._prepare(X)
         counts = self._counts(X)
         W_noisy = self._noisy_transform(counts, noise, float(self.epsilon))
@@ -206,38 +177,8 @@ class PrivTHR(PrivQT):
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
         self.quantization_share = quantization_share
 
+    @fit_doc('Release the private clusters of X (see the class docstring).', example='epsilon=1.0, bounds=(0, 1)')
     def fit(self, X, y=None):
-        """Release the private clusters of X (see the class docstring).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
-            loaded: each aggregate runs where the data live.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : PrivTHR
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import PrivTHR
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = PrivTHR(epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise, _ = self._prepare(X)
         share = _check_share(self.quantization_share, "quantization_share")
         eps_q, _ = split_budget(float(self.epsilon), [share, 1.0 - share])
@@ -335,38 +276,8 @@ class PrivTHREM(PrivQT):
         self.quantization_share = quantization_share
         self.value_cap = value_cap
 
+    @fit_doc('Release the private clusters of X (see the class docstring).', example='epsilon=1.0, bounds=(0, 1)')
     def fit(self, X, y=None):
-        """Release the private clusters of X (see the class docstring).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
-            loaded: each aggregate runs where the data live.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : PrivTHREM
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import PrivTHREM
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = PrivTHREM(epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise, _ = self._prepare(X)
         share = _check_share(self.quantization_share, "quantization_share")
         if self.value_cap is not None and not (isinstance(self.value_cap, numbers.Real)
@@ -470,38 +381,8 @@ class PrivBasic(WaveCluster):
         self.n_samples = n_samples
         self.n_share = n_share
 
+    @fit_doc('Release the private clusters of X (see the class docstring).', example='epsilon=1.0, bounds=(0, 1)')
     def fit(self, X, y=None):
-        """Release the private clusters of X (see the class docstring).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
-            loaded: each aggregate runs where the data live.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : PrivBasic
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import PrivBasic
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = PrivBasic(epsilon=1.0, bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, noise, n = self._prepare(X)
         if not (isinstance(self.theta, numbers.Real) and math.isfinite(self.theta) and self.theta > 0):
             raise ValueError(f"theta must be a positive number (Qardaji et al. use 10), got {self.theta!r}")

@@ -60,7 +60,7 @@ import numbers
 import numpy as np
 
 from ...synopsis import WaveletGridSynopsis
-from ..base import DPClusterer
+from ..base import DPClusterer, fit_doc
 from .transform import (
     MAX_CELLS,
     cell_index,
@@ -195,38 +195,8 @@ class WaveCluster(DPClusterer):
         m = int(self.num_grid)
         return src.grid_counts(self.bounds_, (m,) * src.n_features).astype(float)
 
+    @fit_doc('Cluster X.', example='bounds=(0, 1)')
     def fit(self, X, y=None):
-        """Cluster X.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or :class:`~dpcore.sources.DataSource`
-            Data in data units. Values outside the public ``bounds`` are clipped to them
-            and counted in ``n_clipped_``. A source (file, DuckDB, Spark, PostgreSQL) is not
-            loaded: each aggregate runs where the data live.
-        y : None
-            Ignored; present for scikit-learn API consistency.
-
-        Returns
-        -------
-        self : WaveCluster
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError, TypeError
-            Bad data or parameters, with a sentence saying what to fix
-            (see :mod:`dpcore.utils.validation`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dpcore.algorithms import WaveCluster
-        >>> X = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
-        >>> est = WaveCluster(bounds=(0, 1))
-        >>> est.fit(X) is est
-        True
-        """
         X, _, _ = self._prepare(X)
         counts = self._counts(X)
         W = wavelet_approximation(counts, self._wavelet_)
