@@ -83,7 +83,7 @@ def _deck_json(at) -> str:
 
 
 def test_explorer_draws_a_recorded_release_of_a_large_source(big_source):
-    from dpcore.sources import SCALABLE
+    from dpcore import SCALABLE
     from dpcore.store import ReleaseStore
 
     at = _explorer(dataset="big_taxi", epsilon="1", k="5")

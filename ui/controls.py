@@ -38,7 +38,7 @@ def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", defau
     """Choose a private algorithm of one family; shows its one-line summary and paper.
 
     ``scalable_only`` offers only the algorithms that run on a DataSource
-    (:data:`dpcore.sources.SCALABLE`), for large sources.
+    (:data:`dpcore.SCALABLE`), for large sources.
     """
     where = st.sidebar if sidebar else st
     keys = [k for k, cls in dpcore.ALGORITHMS.items() if cls.family == family and cls.private

@@ -71,7 +71,7 @@ class Dataset:
     data_source : dpcore.sources.DataSource or None
         For large configured sources (``dpcore_sources.toml``): the rows stay where they are
         (Parquet via DuckDB, a database table) and ``X`` is an empty (0, d) array; estimators
-        that scale fit on ``data_source`` (see :data:`dpcore.sources.SCALABLE`).
+        that scale fit on ``data_source`` (see :data:`dpcore.SCALABLE`).
     """
 
     name: str
