@@ -12,6 +12,7 @@ import streamlit as st
 from dpcore import datasets
 
 from .page import friendly_errors, url_default
+from .store import release_store
 
 UPLOAD = "Upload a file…"
 
@@ -154,17 +155,26 @@ def _on_source(ds, what: str, key, compute):
 
 
 @contextlib.contextmanager
-def pass_progress(ds, what: str):
+def pass_progress(ds, what: str, *, private: bool = False):
     """A progress bar for each pass over a large source while ``what`` runs (no-op for arrays).
 
     The source calls back before each pass (``on_pass``) and, on DuckDB, with the
     engine's own progress within the pass (``on_progress``); the bar names the
     pass and its number.  Removed when the step ends.
+
+    ``private=True`` (a private fit): only a spinner that names the engine.  How many passes a
+    private fit makes can depend on its noisy size (DPLloyd's iterations), and the bar is seen
+    before the release is recorded, even when the store then refuses it: so nothing but public
+    facts is shown while it runs (issue 29).
     """
     if not is_large(ds):
         yield
         return
     src = ds.data_source
+    if private:
+        with st.spinner(f"{what}: computing where the data lie, in {engine_name(src.engine)}…"):
+            yield
+        return
     box = st.empty()
     state = {"n": 0, "label": ""}
 
@@ -202,6 +212,7 @@ def _upload(where, key):
         return None, None
     with friendly_errors("Reading the file"):
         df = datasets.read_table(up, filename=up.name)
+    name, content = _upload_account(up)
     # dtype.kind, not np.issubdtype: pandas' text columns (StringDtype) are not numpy dtypes.
     numeric = [c for c in df.columns if getattr(df[c].dtype, "kind", "O") in "biuf"]
     if df.attrs.get("note"):
@@ -215,11 +226,26 @@ def _upload(where, key):
         return None, None
     bounds = _bounds_inputs(where, cols, key)
     with friendly_errors("Using the file"):
-        ds = datasets.dataset_from_frame(df, cols, bounds=bounds, name=f"upload:{up.name}")
-    if ds.n_dropped:
-        st.info(f"Rows with a missing or infinite value in {', '.join(ds.columns)} were left out (how many: "
-                f"in the raw data facts panel, for the data owner only).")
-    return ds, _fingerprint(ds.X) + (_bounds_key(bounds))
+        ds = datasets.dataset_from_frame(df, cols, bounds=bounds, name=name)
+    # Rows left out on reading are counted in the raw-facts panel only (a notice here, shown only when a row
+    # was dropped, would say so beside private results).
+    return ds, content + ":" + _fingerprint(ds.X) + _bounds_key(bounds)
+
+
+def _upload_account(up) -> tuple[str, str]:
+    """(dataset name, content fingerprint) of an upload: one account per content, whatever the file name.
+
+    The fingerprint is the SHA-256 of the file's bytes; when the store already holds this content under
+    another name, that name (its account and total) is used, and the page says so.
+    """
+    content = hashlib.sha256(up.getvalue()).hexdigest()
+    name = f"upload:{up.name}"
+    known = release_store().dataset_for_fingerprint(content)
+    if known is not None and known != name:
+        st.info(f"This file's content is already registered as “{known.removeprefix('upload:')}”: its privacy "
+                "account and total apply to this upload too.")
+        name = known
+    return name, content
 
 
 def _bounds_key(bounds):

@@ -24,36 +24,12 @@ from dpcore.store import draw as D
 
 from .data_picker import _on_source, exact_rows, fit_data, is_large, pass_progress
 from .page import friendly_errors
-
-
-# -- the release store: a private result is recorded before anyone sees it -----------------------
-@st.cache_resource(show_spinner=False)
-def _open_store(url: str | None):
-    from dpcore.store import ReleaseStore
-    return ReleaseStore(url)
-
-
-def release_store():
-    """The persistent release store (``dpcore.store.ReleaseStore``) at ``$DPCORE_STORE`` or its default file.
-
-    One store object per URL for the whole server: every tab, session and
-    rerun spends from the same account, and a restart reopens the same file.
-    Stops the page with a sentence if the store cannot be opened.
-    """
-    try:
-        return _open_store(os.environ.get("DPCORE_STORE") or None)
-    except Exception as exc:  # corrupt, locked, newer schema, unreachable server: the store says which
-        st.error(f"The release store could not be opened, so nothing private can be shown or published: {exc}")
-        st.stop()
+from .store import release_store
 
 
 def publishable(ds) -> bool:
     """True when releases of ``ds`` are private (public bounds) and so go through the store."""
     return ds.bounds is not None
-
-
-def _is_upload(ds) -> bool:
-    return str(ds.name).startswith("upload:")
 
 
 def _settings(ds, fingerprint: str, algorithm: str, params: dict) -> D.Settings:
@@ -100,7 +76,7 @@ def _fit_private(ds, algorithm: str, params: dict):
         # Pages state a missing-bounds leak in words; the Python warning would only reach the log.
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         warnings.simplefilter("ignore", RegimeWarning)     # said in words by private_release, from regime_
-        with pass_progress(ds, "Private release"):
+        with pass_progress(ds, "Private release", private=True):
             return D.fit_private(s, fit_data(ds), bounds=ds.bounds)
 
 
@@ -138,7 +114,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
         hit = None
         if key not in fresh:
             hit = kept.get(key)
-            if hit is None and store is not None and not _is_upload(ds):
+            if hit is None and store is not None:
                 recs = _recorded(store, sett)
                 if recs:   # kept across reloads and restarts: the store's latest draw of these settings
                     hit = ReleasedFit(recs[-1].release, recs[-1].id, draw=len(recs), key=key)

@@ -46,10 +46,10 @@ from .releases import (
     private_releases,
     publishable,
     release,
-    release_store,
     request_new_draw,
     rows_subset,
 )
+from .store import release_store
 
 __all__ = ["ReleasedFit", "HISTORY_COLUMNS", "account_caption", "account_panel", "publish_buttons", "show_ledger",
            "EPSILON_VALUES", "algorithm_picker", "epsilon_label", "epsilon_slider", "n_clusters_input",

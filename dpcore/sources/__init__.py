@@ -295,5 +295,5 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-__all__ = ["DataSource", "ArraySource", "IbisSource", "SourceError", "SCALABLE", "as_source", "as_domain",
-           "from_files", "from_spark", "from_table", "from_ibis", "spark_session", "unsupported_error"]
+__all__ = ["DataSource", "ArraySource", "IbisSource", "SourceError", "as_source", "as_domain",
+           "from_files", "from_spark", "from_table", "from_ibis", "spark_session"]

@@ -13,6 +13,7 @@ NaN or infinite coordinate (counted by :meth:`DataSource.n_dropped`).
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
@@ -23,6 +24,52 @@ from ..utils.domain import Domain, check_bounds
 
 class SourceError(RuntimeError):
     """A data source could not be opened or queried (engine not starting, database unreachable)."""
+
+
+#: Engine messages that mean "a value could not be read as a number" (DuckDB, PostgreSQL, Spark).
+_CONVERSION = ("conversion error", "could not convert", "csv error", "invalid input syntax", "cast_invalid_input",
+               "numberformatexception", "cannot be cast", "malformed", "could not parse")
+
+_log = logging.getLogger("dpcore.sources")
+
+
+def engine_error(engine: str, label: str, where: str, columns, exc: BaseException) -> SourceError:
+    """The error of an aggregate the engine could not compute, with public facts only.
+
+    An engine's own message can quote a record: the line number of a malformed CSV value, the value
+    itself, a count of bad rows.  A private fit's exceptions must not depend on the rows (docs/
+    ARCHITECTURE.md, "Structure"), so the message names only the source, its columns and the type
+    they must have; the engine's full message goes to the server log (``logging`` logger
+    ``dpcore.sources``), which is for the data owner.
+
+    Parameters
+    ----------
+    engine : str
+        ``"duckdb"``, ``"pyspark"``, ``"postgres"``, ...
+    label : str
+        Which aggregate failed (``"grid counts"``).
+    where : str
+        The source's public description (file glob, table name).
+    columns : sequence of str
+        The coordinate columns.
+    exc : BaseException
+        The engine's exception (logged, never quoted).
+
+    Returns
+    -------
+    SourceError
+    """
+    text = f"{type(exc).__name__}: {exc}"
+    _log.error("%s could not compute the %s of %s: %s", engine, label, where or "the table", text)
+    cols = ", ".join(map(str, columns))
+    if any(m in text.lower() for m in _CONVERSION):
+        return SourceError(f"{engine} could not read every value of column(s) {cols} of {where or 'the table'} as "
+                           "a number (DOUBLE): clean or cast those columns where the data live, or skip the bad "
+                           "values when reading them. The engine's full message is in the server log, for the "
+                           "data owner (it may quote a record).")
+    return SourceError(f"{engine} could not compute the {label} of {where or 'the table'} (columns {cols}; "
+                       f"{type(exc).__name__}). The engine's full message is in the server log, for the data "
+                       "owner (it may quote a record).")
 
 
 @runtime_checkable

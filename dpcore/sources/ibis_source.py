@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import _kernels as K
-from .base import SourceError, as_domain, check_centers, check_shape
+from .base import as_domain, check_centers, check_shape, engine_error
 
 _MAX_POW = 62  # 2**62 is an exact int64 literal and an exact double
 
@@ -140,9 +140,8 @@ class IbisSource:
             if self.on_progress is not None and self.engine == "duckdb":
                 return self._run_polling(expr)
             return expr.to_pyarrow()
-        except Exception as exc:  # the engine's own error types differ by backend
-            raise SourceError(f"{self.engine} could not compute the {label} of {self.description or 'the table'}: "
-                              f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
+        except Exception as exc:  # the engine's own error types differ by backend; its message may quote a row
+            raise engine_error(self.engine, label, self.description, self.columns, exc) from None
 
     def _run_polling(self, expr):
         """Run on a worker thread while this thread reports DuckDB's own progress of the query.

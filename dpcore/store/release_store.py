@@ -150,6 +150,13 @@ class ReleaseStore(StoreConnection):
                                  "afterwards (the store is append-only). Register the public data under another "
                                  "name.")
             return row
+        if fingerprint is not None:
+            # One account per data set: the same content under another name is the same people.
+            other = conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == str(fingerprint))
+                                 .order_by(datasets.c.id).limit(1)).scalar()
+            if other is not None:
+                raise ValueError(f"this data is already registered as {other!r} (same content fingerprint "
+                                 f"{str(fingerprint)[:12]}…): its account and total apply. Use that name.")
         if bounds is not None:
             lo, hi = bounds
             bounds = _canon({"lower": [float(v) for v in _flat(lo)], "upper": [float(v) for v in _flat(hi)]})
@@ -181,7 +188,9 @@ class ReleaseStore(StoreConnection):
         ------
         ValueError
             If the name is empty, or a dataset of that name exists with another
-            fingerprint, or ``public`` would turn a private dataset public.
+            fingerprint, or the same fingerprint is registered under another name (one
+            account per data set: see :meth:`dataset_for_fingerprint`), or ``public`` would
+            turn a private dataset public.
         """
         name = _check_name(name)
         if fingerprint is not None and len(str(fingerprint)) > 200:
@@ -190,6 +199,26 @@ class ReleaseStore(StoreConnection):
         with self._write() as conn:
             self._ensure_dataset(conn, name, fingerprint=fingerprint, bounds=bounds, description=description,
                                  public=public)
+
+    def dataset_for_fingerprint(self, fingerprint: str) -> str | None:
+        """The name under which this content is already registered, if any: one account per data set.
+
+        An upload of the same bytes under another file name must reach the same account and its cap
+        (issue 29): callers look the content up here before naming a new dataset.
+
+        Parameters
+        ----------
+        fingerprint : str
+            The content fingerprint (e.g. the SHA-256 of an uploaded file's bytes).
+
+        Returns
+        -------
+        str or None
+            The first dataset registered with this fingerprint.
+        """
+        with self._read() as conn:
+            return conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == str(fingerprint))
+                                .order_by(datasets.c.id).limit(1)).scalar()
 
     def set_cap(self, dataset: str, epsilon: float | None, delta: float = 0.0, *, who: str = "") -> None:
         """Set the total (epsilon, delta) that releases on ``dataset`` may spend.

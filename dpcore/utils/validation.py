@@ -78,9 +78,10 @@ def check_array(X, *, name: str = "X", min_samples: int = 1) -> np.ndarray:
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     finite = np.isfinite(arr)
     if not finite.all():
-        bad_rows = int((~finite.all(axis=1)).sum())
-        raise ValueError(f"Input {name} contains NaN or infinity: {bad_rows} row(s) with NaN or infinite "
-                         "values: drop or impute them before clustering")
+        # Say that such values are present, never how many or where: the count is a fact about the rows
+        # (the raw-facts panel, for the data owner, may show it).
+        raise ValueError(f"Input {name} contains NaN or infinity: drop or impute the rows with NaN or infinite "
+                         "values before clustering")
     return arr
 
 
