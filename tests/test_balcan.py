@@ -68,8 +68,9 @@ def test_sensitivities_cover_the_whole_vector(hd_blobs):
     d = X.shape[1]
     width = 110.0
     sums = [e for e in m.budget_ if e.name.endswith("cluster sums")]
-    # The whole vector's L1 sensitivity, plus at most 0.1 % for rounding onto the release lattice.
-    assert len(sums) == 4 and all(d * width <= e.sensitivity <= d * width * 1.001 for e in sums)
+    # The whole vector's L1 sensitivity d * width, in units of the box's half-width (the exact fixed-point
+    # sums are of (x - centre) / (width / 2)), plus at most 0.1 % for rounding onto the release lattice.
+    assert len(sums) == 4 and all(2 * d <= e.sensitivity <= 2 * d * 1.001 for e in sums)
     counts = [e for e in m.budget_ if e.name.endswith("cluster counts")]
     assert all(e.sensitivity == 2.0 for e in counts)
     sel = [e for e in m.budget_ if e.name.startswith("final selection")][0]

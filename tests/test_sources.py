@@ -88,7 +88,8 @@ def _check_equal(ref, other, bounds, shape, C):
     c1, s1 = ref.cluster_sums(C, bounds)
     c2, s2 = other.cluster_sums(C, bounds)
     np.testing.assert_array_equal(c1, c2)
-    np.testing.assert_array_equal(s1, s2)          # fixed-point sums: identical, not just close
+    assert s1.bits == s2.bits and s1.shape == s2.shape
+    assert [int(v) for v in s1.q.ravel()] == [int(v) for v in s2.q.ravel()]   # exact integers, not just close
     assert ref.count() == other.count()
     assert ref.n_outside(bounds) == other.n_outside(bounds)
 
@@ -124,15 +125,16 @@ def test_spark_gives_identical_aggregates(spark, case):
 
 
 def test_cluster_sums_match_the_in_memory_lloyd_step(taxi_X, taxi_bounds):
-    """The source's counts equal metrics.cluster_sums' (the pre-source kernel), sums to 2^-32 a row."""
-    from dpcore.metrics import cluster_sums
+    """The source's counts and exact fixed-point sums equal the in-memory Lloyd step's, integer for integer."""
     from dpcore.utils.domain import check_bounds
+    from dpcore.utils.nearest import cluster_sums
     dom = check_bounds(taxi_bounds, d=2)
     C = np.random.default_rng(1).uniform(-0.5, 0.5, size=(5, 2))
-    c_old, s_old = cluster_sums(taxi_X, C, domain=dom)
+    Xc, _ = dom.clip(taxi_X)
+    c_old, s_old = cluster_sums(Xc, C, domain=dom, exact=True)
     c_new, s_new = sources.ArraySource(taxi_X).cluster_sums(C, dom)
     np.testing.assert_array_equal(c_old, c_new)
-    np.testing.assert_allclose(s_new, s_old, atol=taxi_X.shape[0] * 2.0 ** -32)
+    np.testing.assert_array_equal(s_old.q, s_new.q)
 
 
 def test_postgres_table_gives_identical_aggregates(pg_server):

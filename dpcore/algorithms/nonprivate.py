@@ -98,7 +98,8 @@ class KMeans(DPClusterer):
             centers = np.resize(centers, (k, d))
         n_steps = 0
         for n_steps in range(1, SOURCE_LLOYD_STEPS + 1):  # noqa: B007 (the count is kept after the loop)
-            cnt, sums = src.cluster_sums(centers, dom)
+            cnt, fixed = src.cluster_sums(centers, dom)
+            sums = fixed.to_float()
             new = centers.copy()
             ok = cnt > 0
             new[ok] = sums[ok] / cnt[ok, None]

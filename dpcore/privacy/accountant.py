@@ -44,6 +44,12 @@ class LedgerEntry:
         integer query, a power of two for a real query rounded onto its
         lattice (every released value is an integer multiple of it), None
         for selections (only an index is released).
+    sampler : dict or None
+        What was actually drawn, for additive noise: ``distribution`` (``"discrete laplace"`` or
+        ``"discrete gaussian"``), ``parameter`` (``"scale"`` t of ``P[x] ∝ exp(-|x| / t)``, or
+        ``"sigma"`` of ``N_Z(0, sigma^2)``), ``value`` in lattice units, ``granularity`` (one
+        lattice unit in the query's units) and ``measure`` (``"pure"``, ``"approximate"`` or
+        ``"zcdp"`` with ``rho``).  None for selections and composite steps.
     """
 
     name: str
@@ -52,6 +58,7 @@ class LedgerEntry:
     mechanism: str = ""
     sensitivity: float | None = None
     granularity: float | None = None
+    sampler: dict | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -91,7 +98,7 @@ class BudgetLedger:
     # -- spending ---------------------------------------------------------
     def spend(self, name: str, epsilon: float, delta: float = 0.0, *,
               mechanism: str = "", sensitivity: float | None = None,
-              granularity: float | None = None) -> LedgerEntry:
+              granularity: float | None = None, sampler: dict | None = None) -> LedgerEntry:
         """Record a step's cost, or refuse it if the grant would be exceeded.
 
         Parameters
@@ -135,7 +142,7 @@ class BudgetLedger:
             raise BudgetExceededError(
                 f"step {name!r} asks for delta={delta:.3g}, but only "
                 f"{self.remaining()[1]:.3g} of {self.delta:.3g} is left")
-        entry = LedgerEntry(name, epsilon, delta, mechanism, sensitivity, granularity)
+        entry = LedgerEntry(name, epsilon, delta, mechanism, sensitivity, granularity, sampler)
         self._entries.append(entry)
         return entry
 
@@ -277,7 +284,7 @@ class ZCDPLedger(BudgetLedger):
         return max(self.rho_total - self._rho, 0.0)
 
     def spend_zcdp(self, name: str, rho: float, *, mechanism: str = "gaussian", sensitivity: float | None = None,
-                   granularity: float | None = None) -> LedgerEntry:
+                   granularity: float | None = None, sampler: dict | None = None) -> LedgerEntry:
         """Record a ``rho``-zCDP step, or refuse it if the zCDP budget would be exceeded.
 
         Returns
@@ -295,7 +302,7 @@ class ZCDPLedger(BudgetLedger):
                 f"rho={self.rho_total:.6g} (epsilon={self.epsilon:g}, delta={self.delta:g}) is left")
         share = min(rho / self.rho_total, max(1.0 - self._rho / self.rho_total, 0.0))
         entry = LedgerEntry(name, self.epsilon * share, self.delta * share, f"{mechanism} ({rho:.3g}-zCDP)",
-                            sensitivity, granularity)
+                            sensitivity, granularity, sampler)
         self._entries.append(entry)
         self._rho = after
         return entry

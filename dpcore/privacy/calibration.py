@@ -47,14 +47,17 @@ def _pow2_floor(x: float) -> float:
     return math.ldexp(1.0, math.frexp(x)[1] - 1)
 
 
-def _lattice(values: np.ndarray, fine_as: float) -> float:
-    """Power-of-two lattice step ``gamma <= fine_as / 2^LATTICE_BITS`` on which the rounded
-    ``values`` fit exactly in int64 arithmetic (|values| / gamma < 2^52)."""
+def _lattice(fine_as: float, *, finest: float = 0.0) -> float:
+    """Power-of-two lattice step ``gamma = pow2floor(fine_as) / 2^LATTICE_BITS``, at least ``finest``.
+
+    A function of public inputs only (the noise scale and the sensitivity per coordinate a caller
+    passes as ``fine_as``): the step, and with it the noise scale and the ledger, never depends on
+    the values being released (issue 29: it used to coarsen when ``max|values|`` was large, so one
+    record could change the ledger).  Values too large for int64 on this lattice are carried as
+    Python integers instead.
+    """
     gamma = _pow2_floor(fine_as) * 2.0 ** -LATTICE_BITS
-    top = float(np.max(np.abs(values))) if values.size else 0.0
-    if top / gamma >= 2.0 ** 52:
-        gamma = math.ldexp(1.0, math.frexp(top)[1] - 52)
-    return gamma
+    return max(gamma, finest)
 
 
 def _zcdp_log_delta(rho: float, epsilon: float) -> float:

@@ -55,9 +55,13 @@ import math
 
 import numpy as np
 
+from ..utils.fixedpoint import FixedPoint
 from .accountant import BudgetLedger
 from .calibration import _check_epsilon, _check_sensitivity, _lattice, discrete_gaussian_sigma
-from .samplers import _gumbel, discrete_gaussian, discrete_laplace, uniform
+from .samplers import MAX_SCALE, _gumbel, discrete_gaussian, discrete_laplace, uniform
+
+#: Lattice indices up to this stay int64; beyond, Python integers (exact at any size).
+_INT64_SAFE = 2.0 ** 62
 
 
 def _integer_query(values: np.ndarray, integer) -> bool:
@@ -75,6 +79,50 @@ def _as_float(values) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError("the query's values must be finite numbers")
     return arr
+
+
+def _size(values) -> int:
+    """The number of coordinates of a query (public: its shape), without reading the values."""
+    return int(values.size) if isinstance(values, FixedPoint) else int(np.size(values))
+
+
+def _on_lattice(values, gamma: float) -> np.ndarray:
+    """The query's values in lattice units: an exact shift for fixed-point sums, else ``rint(value / gamma)``.
+
+    ``value / gamma`` is exact in binary floating point (``gamma`` is a power of two) and so is
+    ``rint``; indices beyond int64 are carried as Python integers, so nothing about the values changes
+    the lattice, the scale or the ledger.
+    """
+    if isinstance(values, FixedPoint):
+        return values.on_lattice(gamma)
+    x = np.rint(_as_float(values) / gamma)
+    if x.size and np.abs(x).max() >= _INT64_SAFE:
+        return np.array([int(v) for v in x.ravel()], dtype=object).reshape(x.shape)
+    return x.astype(np.int64)
+
+
+def _from_lattice(k: np.ndarray, gamma: float) -> np.ndarray:
+    """Noisy lattice indices back to values (post-processing)."""
+    if k.dtype == object:
+        return np.array([float(v) for v in k.ravel()], dtype=np.float64).reshape(k.shape) * gamma
+    return k * gamma
+
+
+def _sampled(kind: str, value: float, gamma: float) -> dict:
+    """What a ledger entry says was drawn: the distribution, its parameter in lattice units, the lattice step."""
+    if kind == "laplace":
+        return {"distribution": "discrete laplace", "parameter": "scale", "value": float(value),
+                "granularity": float(gamma), "measure": "pure"}
+    return {"distribution": "discrete gaussian", "parameter": "sigma", "value": float(value),
+            "granularity": float(gamma), "measure": "approximate"}
+
+
+def _check_scale(t: float, what: str) -> float:
+    """Refuse a noise scale the sampler cannot draw, from public inputs only (before any value is read)."""
+    if t > MAX_SCALE:
+        raise ValueError(f"{what} noise scale {t:g} exceeds {MAX_SCALE:g} lattice units: the budget is too small "
+                         "for this query (choose a larger epsilon)")
+    return t
 
 
 class NoiseSource:
@@ -121,21 +169,39 @@ class NoiseSource:
     def __getstate__(self):
         raise TypeError("a NoiseSource holds the generator of private noise and must not be pickled or stored")
 
-    def _spend(self, name, epsilon, delta, mechanism, sensitivity, granularity=None):
+    def _noised(self, k, bound: float, norm: str):
+        """The integer query about to get noise: lattice indices ``k`` and its sensitivity ``bound`` in those units.
+
+        One place every additive mechanism passes through (a no-op): the privacy audit hooks it to
+        check that ``k`` on neighbouring datasets differs by at most ``bound`` in the ``norm``
+        ("l1" or "l2"), exactly (tests/audit/test_exact_sums.py).
+        """
+        return k
+
+    def _spend(self, name, epsilon, delta, mechanism, sensitivity, granularity=None, sampler=None):
         self.ledger.spend(self.prefix + name, epsilon, delta, mechanism=mechanism, sensitivity=sensitivity,
-                          granularity=granularity)
+                          granularity=granularity, sampler=sampler)
 
     # -- additive noise ---------------------------------------------------
     def _laplace_plan(self, values, sensitivity, epsilon, integer, m=None):
-        """(lattice index of the rounded query, gamma (None: integer query), sensitivity used, scale in units)."""
-        arr = np.asarray(values)
-        if _integer_query(arr, integer):
-            return arr.astype(np.int64), None, sensitivity, sensitivity / epsilon
-        arr = _as_float(arr)
-        m = max(int(arr.size if m is None else m), 1)
-        gamma = _lattice(arr, min(sensitivity / epsilon, sensitivity / m))
-        used = sensitivity + m * gamma
-        return np.rint(arr / gamma).astype(np.int64), gamma, used, used / (epsilon * gamma)
+        """(lattice indices of the query, gamma (None: integer query), sensitivity used, scale in units).
+
+        The lattice step, the sensitivity used and the scale come from public inputs (sensitivity,
+        epsilon, the query's size) and are checked before any value is read.  A
+        :class:`~dpcore.utils.fixedpoint.FixedPoint` query (an exact sum) is shifted onto the
+        lattice exactly; at its own resolution no rounding is added to the sensitivity.
+        """
+        if not isinstance(values, FixedPoint):
+            arr = np.asarray(values)
+            if _integer_query(arr, integer):
+                _check_scale(sensitivity / epsilon, "discrete Laplace")
+                return arr.astype(np.int64), None, sensitivity, sensitivity / epsilon
+        m = max(int(_size(values) if m is None else m), 1)
+        finest = 2.0 ** -values.bits if isinstance(values, FixedPoint) else 0.0
+        gamma = _lattice(min(sensitivity / epsilon, sensitivity / m), finest=finest)
+        used = sensitivity if gamma == finest else sensitivity + m * gamma
+        t = _check_scale(used / (epsilon * gamma), "discrete Laplace")
+        return _on_lattice(values, gamma), gamma, used, t
 
     def laplace(self, values, *, sensitivity: float, epsilon: float, name: str, integer: bool | None = None):
         """Laplace mechanism with integer noise: ``values + DLap(sensitivity / epsilon)`` element-wise.
@@ -189,10 +255,12 @@ class NoiseSource:
         epsilon = _check_epsilon(epsilon)
         k, gamma, used, t = self._laplace_plan(values, sensitivity, epsilon, integer)
         if gamma is None:
-            self._spend(name, epsilon, 0.0, "discrete laplace", used, 1.0)
+            self._spend(name, epsilon, 0.0, "discrete laplace", used, 1.0, _sampled("laplace", t, 1.0))
+            k = self._noised(k, used, "l1")
             return k + discrete_laplace(self.rng, t, k.shape)
-        self._spend(name, epsilon, 0.0, "discrete laplace on a lattice", used, gamma)
-        return (k + discrete_laplace(self.rng, t, k.shape)) * gamma
+        self._spend(name, epsilon, 0.0, "discrete laplace on a lattice", used, gamma, _sampled("laplace", t, gamma))
+        k = self._noised(k, used / gamma, "l1")
+        return _from_lattice(k + discrete_laplace(self.rng, t, k.shape), gamma)
 
     def laplace_above(self, values, *, threshold: float, sensitivity: float, epsilon: float, name: str,
                       n_zeros=None, integer: bool | None = None):
@@ -233,11 +301,12 @@ class NoiseSource:
         """
         sensitivity = _check_sensitivity(sensitivity)
         epsilon = _check_epsilon(epsilon)
-        arr = np.asarray(values)
-        n_total = arr.size + (int(np.sum(n_zeros)) if n_zeros is not None else 0)
+        arr = values if isinstance(values, FixedPoint) else np.asarray(values)
+        n_total = _size(arr) + (int(np.sum(n_zeros)) if n_zeros is not None else 0)
         k, gamma, used, t = self._laplace_plan(arr, sensitivity, epsilon, integer, m=n_total)
         gamma = 1.0 if gamma is None else gamma
-        self._spend(name, epsilon, 0.0, "discrete laplace (thresholded)", used, gamma)
+        self._spend(name, epsilon, 0.0, "discrete laplace (thresholded)", used, gamma, _sampled("laplace", t, gamma))
+        k = self._noised(k, used / gamma, "l1")
         x = float(threshold) / gamma            # threshold in lattice units
         above = (k + discrete_laplace(self.rng, t, k.shape)) > x
         if n_zeros is None:
@@ -286,7 +355,8 @@ class NoiseSource:
         sigma0 = discrete_gaussian_sigma(sensitivity, epsilon, delta)
         return self._discrete_gaussian_release(
             values, integer, sensitivity, sigma0,
-            lambda mechanism, used, gamma: self._spend(name, epsilon, delta, mechanism, used, gamma))
+            lambda mechanism, used, gamma, sampler: self._spend(name, epsilon, delta, mechanism, used, gamma,
+                                                                dict(sampler, measure="approximate")))
 
     def _discrete_gaussian_release(self, values, integer, sensitivity: float, sigma0: float, record):
         """``values + N_Z(0, sigma0^2)`` (integer query) or the same on a fine lattice (real query).
@@ -297,19 +367,20 @@ class NoiseSource:
         scale to ``sigma0 Delta' / Delta``, so the privacy parameter (epsilon at
         fixed delta, or rho = Delta^2 / (2 sigma^2)) is unchanged.
         """
-        arr = np.asarray(values)
-        if _integer_query(arr, integer):
-            record("discrete gaussian", sensitivity, 1.0)
-            k = arr.astype(np.int64)
-            return k + discrete_gaussian(self.rng, sigma0, k.shape)
-        arr = _as_float(arr)
-        m = max(arr.size, 1)
-        gamma = _lattice(arr, min(sigma0, sensitivity / math.sqrt(m)))
-        used = sensitivity + math.sqrt(m) * gamma
+        if not isinstance(values, FixedPoint):
+            arr = np.asarray(values)
+            if _integer_query(arr, integer):
+                record("discrete gaussian", sensitivity, 1.0, _sampled("gaussian", sigma0, 1.0))
+                k = self._noised(arr.astype(np.int64), sensitivity, "l2")
+                return k + discrete_gaussian(self.rng, sigma0, k.shape)
+        m = max(_size(values), 1)
+        finest = 2.0 ** -values.bits if isinstance(values, FixedPoint) else 0.0
+        gamma = _lattice(min(sigma0, sensitivity / math.sqrt(m)), finest=finest)
+        used = sensitivity if gamma == finest else sensitivity + math.sqrt(m) * gamma
         sigma = sigma0 * used / sensitivity
-        record("discrete gaussian on a lattice", used, gamma)
-        k = np.rint(arr / gamma).astype(np.int64)
-        return (k + discrete_gaussian(self.rng, sigma / gamma, k.shape)) * gamma
+        record("discrete gaussian on a lattice", used, gamma, _sampled("gaussian", sigma / gamma, gamma))
+        k = self._noised(_on_lattice(values, gamma), used / gamma, "l2")
+        return _from_lattice(k + discrete_gaussian(self.rng, sigma / gamma, k.shape), gamma)
 
     def gaussian_zcdp(self, values, *, sensitivity: float, rho: float, name: str,
                       integer: bool | None = None) -> np.ndarray:
@@ -347,8 +418,9 @@ class NoiseSource:
             raise TypeError("gaussian_zcdp needs a ZCDPLedger (dpcore.privacy.accountant) to compose its steps")
         return self._discrete_gaussian_release(
             values, integer, sensitivity, sensitivity / math.sqrt(2.0 * rho),
-            lambda mechanism, used, gamma: self.ledger.spend_zcdp(self.prefix + name, rho, mechanism=mechanism,
-                                                                  sensitivity=used, granularity=gamma))
+            lambda mechanism, used, gamma, sampler: self.ledger.spend_zcdp(
+                self.prefix + name, rho, mechanism=mechanism, sensitivity=used, granularity=gamma,
+                sampler=dict(sampler, measure="zcdp", rho=float(rho))))
 
     # -- selection --------------------------------------------------------
     def exponential(self, scores, *, sensitivity: float, epsilon: float, name: str,
@@ -520,6 +592,29 @@ class NoiseSource:
         self._spend(name, epsilon, delta, "composite", None)
         child = BudgetLedger(epsilon, delta)
         return NoiseSource(self.rng, child, prefix=f"{self.prefix}{name} / ")
+
+    def with_ledger(self, ledger: BudgetLedger) -> NoiseSource:
+        """The same generator spending on another ledger (e.g. a :class:`~dpcore.privacy.accountant.ZCDPLedger`).
+
+        For an estimator that composes its steps in another measure: it replaces its whole budget
+        with ``ledger`` before its first draw (nothing has been spent on this source yet).
+
+        Parameters
+        ----------
+        ledger : BudgetLedger
+
+        Returns
+        -------
+        NoiseSource
+
+        Raises
+        ------
+        ValueError
+            Something was already spent on this source's ledger.
+        """
+        if list(self.ledger):
+            raise ValueError("with_ledger replaces a fit's whole budget: call it before the first draw")
+        return NoiseSource(self.rng, ledger, prefix=self.prefix)
 
     def parallel(self, name: str, epsilon: float, n: int) -> list[NoiseSource]:
         """Charge ``epsilon`` once and return ``n`` sources each capped at ``epsilon``.

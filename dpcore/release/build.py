@@ -210,21 +210,20 @@ def _privacy_measure(eps: float, delta: float) -> dict:
 
 
 def _noise_scale(row: dict) -> float | None:
-    """Scale of one ledger step's noise in query units: b of the (discrete) Laplace, sigma of the Gaussian."""
-    mech = str(row.get("mechanism") or "")
-    sens, eps, delta = row.get("sensitivity"), float(row["epsilon"]), float(row.get("delta") or 0.0)
-    if sens is None or not (isinstance(sens, (int, float)) and math.isfinite(sens)):
+    """The sampled noise's scale in query units: discrete Laplace t or discrete Gaussian sigma, times the lattice.
+
+    From the ledger entry's record of what was drawn (``sampler``); an entry without it (selections,
+    composite steps) has none.
+    """
+    sampler = row.get("sampler")
+    if not sampler:
         return None
-    if "laplace" in mech:
-        return float(sens) / eps
-    if "gaussian" in mech and delta > 0:
-        from ..privacy.calibration import analytic_gaussian_sigma
-        return float(analytic_gaussian_sigma(float(sens), eps, delta))
-    return None
+    return float(sampler["value"]) * float(sampler["granularity"])
 
 
 def _ledger_row(row: dict) -> dict:
     out = {k: (None if (isinstance(v, float) and not math.isfinite(v)) else v) for k, v in row.items()}
+    out.setdefault("sampler", None)
     out.setdefault("noise_scale", _noise_scale(out))
     return out
 

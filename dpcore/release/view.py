@@ -51,7 +51,8 @@ class ReleasedFit:
         ledger = BudgetLedger(p["epsilon"], p["delta"])
         for e in release["ledger"]:
             ledger.spend(e["name"], e["epsilon"], e.get("delta") or 0.0, mechanism=e.get("mechanism", ""),
-                         sensitivity=e.get("sensitivity"))
+                         sensitivity=e.get("sensitivity"), granularity=e.get("granularity"),
+                         sampler=e.get("sampler"))
         self.budget_ = ledger
         syn = release.get("synopsis")
         self.synopsis_: Any = None

@@ -14,10 +14,11 @@ identical values (IEEE-754 doubles, no fused multiply-add: numba's default
 * normalised coordinate: ``(clip(x) - centre) * (2 / width)`` (Su et al. 2016,
   §4.1.1), nearest centre by the squared distance accumulated dimension by
   dimension, ties to the lowest index;
-* coordinate sums in fixed point, ``floor(z * 2**32 + 0.5)`` summed as 64-bit
-  integers: integer sums do not depend on the order rows are added in (a
-  float sum would differ by rounding between engines), and ``|z| <= 1`` stays
-  ``<= 1`` after rounding, so the sensitivity is unchanged.
+* coordinate sums in fixed point, ``floor(z * 2**SUM_BITS + 0.5)`` (the public grid of
+  :mod:`dpcore.utils.fixedpoint`) summed as 64-bit integers: integer sums do not depend on
+  the order rows are added in (a float sum would differ by rounding between engines and
+  between neighbouring datasets), and ``|z| <= 1`` stays ``<= 1`` after rounding, so the
+  sensitivity is exact.
 """
 from __future__ import annotations
 
@@ -26,8 +27,10 @@ import math
 import numba
 import numpy as np
 
-#: Fixed-point scale of the coordinate sums (exact for up to 2**31 rows in 64-bit integers).
-SUM_SCALE = float(2 ** 32)
+from ..utils.fixedpoint import SUM_SCALE as _SUM_SCALE_INT
+
+#: Fixed-point scale of the coordinate sums (2**SUM_BITS; exact for up to 2**39 rows in 64-bit integers).
+SUM_SCALE = float(_SUM_SCALE_INT)
 
 
 def _blocks(n: int) -> int:
@@ -109,7 +112,7 @@ def _sums(X, lower, upper, centre, scale, C, nb):  # pragma: no cover - compiled
                     best = c
             cnt[b, best] += 1
             for j in range(d):
-                sm[b, best, j] += np.int64(math.floor(z[j] * 4294967296.0 + 0.5))
+                sm[b, best, j] += np.int64(math.floor(z[j] * SUM_SCALE + 0.5))
     return cnt.sum(axis=0), sm.sum(axis=0)
 
 

@@ -20,6 +20,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..utils.domain import Domain, check_bounds
+from ..utils.fixedpoint import FixedPoint
 
 
 class SourceError(RuntimeError):
@@ -129,12 +130,14 @@ class DataSource(Protocol):
         there are more than 32 dimensions: numpy's limit).
         """
 
-    def cluster_sums(self, centers, bounds) -> tuple[np.ndarray, np.ndarray]:
-        """Nearest-centre counts (k,) int64 and coordinate sums (k, d) float of clipped rows.
+    def cluster_sums(self, centers, bounds) -> tuple[np.ndarray, FixedPoint]:
+        """Nearest-centre counts (k,) int64 and exact coordinate sums (k, d) of clipped rows.
 
         ``centers`` and the sums are in the ``[-1, 1]^d`` normalisation of
         ``bounds`` (Su et al. 2016, §4.1.1); ties go to the lowest centre index.
-        Sums are exact fixed-point sums with resolution ``2**-32``.
+        Sums are exact fixed-point sums on the public grid of :mod:`dpcore.utils.fixedpoint`
+        (a :class:`~dpcore.utils.fixedpoint.FixedPoint`, resolution ``2**-SUM_BITS``),
+        identical on every engine.
         """
 
     def inertia(self, centers, bounds) -> float:

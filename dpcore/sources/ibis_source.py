@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..utils.fixedpoint import FixedPoint
 from . import _kernels as K
 from .base import as_domain, check_centers, check_shape, engine_error
 
@@ -298,13 +299,15 @@ class IbisSource:
                 .aggregate(n=lambda s: s.count(), **{f"s{j}": (lambda s, j=j: s[f"q{j}"].sum()) for j in range(d)}))
         res = self._run(expr, "cluster sums").to_pylist()
         counts = np.zeros(k, dtype=np.int64)
-        sums = np.zeros((k, d))
+        sums = np.zeros((k, d), dtype=object)     # Python ints: exact however large
+        sums[:] = 0
         for row in res:
             c = int(row["label"])
             counts[c] = int(row["n"])
-            # Python ints: exact however large, then one rounding to float.
-            sums[c] = [int(row[f"s{j}"]) / K.SUM_SCALE for j in range(d)]
-        return counts, sums
+            sums[c] = [int(row[f"s{j}"]) for j in range(d)]
+        if all(abs(v) < 2 ** 62 for v in sums.ravel()):
+            sums = sums.astype(np.int64)
+        return counts, FixedPoint(sums)
 
     def inertia(self, centers, bounds) -> float:
         import ibis

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..utils.fixedpoint import FixedPoint
 from ..utils.validation import check_array
 from . import _kernels as K
 from .base import as_domain, check_centers, check_shape
@@ -86,7 +87,7 @@ class ArraySource:
         self._pass("cluster sums")
         with _LOCK:
             counts, sums = K.cluster_sums(self.X, dom.lower, dom.upper, C)
-        return counts, sums / K.SUM_SCALE
+        return counts, FixedPoint(sums)
 
     def inertia(self, centers, bounds) -> float:
         from ..utils.nearest import inertia

@@ -81,3 +81,137 @@ def dequantize(q) -> np.ndarray:
     1.5
     """
     return np.asarray(q, dtype=np.float64) / SUM_SCALE
+
+
+#: Rows per chunk of an exact per-label sum: a chunk's partial sums of values up to 2^SUM_BITS stay
+#: below 2^53, where float64 adds integers exactly in any order.
+_EXACT_CHUNK = 1 << 28
+
+
+class FixedPoint:
+    """Exact sums in fixed point: the array ``q / 2^bits`` with integer ``q`` (int64, or Python ints).
+
+    What a noised sum hands to :class:`~dpcore.privacy.mechanisms.NoiseSource`: the mechanism then
+    rounds ``q`` onto its public lattice by an exact shift (never through a float), so the noised
+    query's input differs between neighbouring datasets by at most its stated sensitivity, exactly.
+
+    Parameters
+    ----------
+    q : array-like of int
+        The numerators (int64; an object array of Python ints where int64 could overflow).
+    bits : int, default :data:`SUM_BITS`
+        The denominator is ``2^bits``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpcore.utils.fixedpoint import FixedPoint, quantize
+    >>> s = FixedPoint(quantize(np.array([0.25, 0.5])).reshape(1, 2))
+    >>> s.to_float()
+    array([[0.25, 0.5 ]])
+    """
+
+    __slots__ = ("q", "bits")
+
+    def __init__(self, q, bits: int = SUM_BITS):
+        q = np.asarray(q)
+        if q.dtype.kind not in "iuO":
+            raise TypeError(f"FixedPoint needs integer numerators, got dtype {q.dtype}")
+        self.q = q.astype(np.int64) if q.dtype.kind == "u" else q
+        self.bits = int(bits)
+
+    @property
+    def shape(self) -> tuple:
+        return self.q.shape
+
+    @property
+    def size(self) -> int:
+        return int(self.q.size)
+
+    def to_float(self) -> np.ndarray:
+        """The values as float64 (each rounded once to the nearest double; post-processing only).
+
+        Returns
+        -------
+        ndarray of float64, shape of ``q``.
+        """
+        if self.q.dtype == object:
+            flat = np.array([float(v) for v in self.q.ravel()], dtype=np.float64)
+            return flat.reshape(self.q.shape) / (1 << self.bits)
+        return self.q.astype(np.float64) / (1 << self.bits)
+
+    def on_lattice(self, gamma: float) -> np.ndarray:
+        """``floor(value / gamma)`` exactly, for a power of two ``gamma >= 2^-bits`` (an integer shift of ``q``).
+
+        Parameters
+        ----------
+        gamma : float
+            A power of two, at least ``2^-bits``.
+
+        Returns
+        -------
+        ndarray of int64 (object of Python ints where ``q`` is).
+
+        Raises
+        ------
+        ValueError
+            ``gamma`` is not a power of two at least ``2^-bits``.
+
+        Notes
+        -----
+        ``floor(a) - floor(b) < a - b + 1``: on the lattice, each coordinate of a neighbour's sum moves
+        by at most its change in lattice units plus one (the ``m gamma`` that a mechanism adds to the
+        sensitivity it states).
+        """
+        m, e = np.frexp(gamma)
+        shift = int(e) - 1 + self.bits
+        if m != 0.5 or shift < 0:
+            raise ValueError(f"the lattice step must be a power of two >= 2^-{self.bits}, got {gamma!r}")
+        if self.q.dtype == object:
+            return np.array([int(v) >> shift for v in self.q.ravel()], dtype=object).reshape(self.q.shape)
+        return self.q >> shift
+
+    def __repr__(self) -> str:
+        return f"FixedPoint(shape={self.shape}, bits={self.bits})"
+
+
+def label_sums(labels: np.ndarray, values: np.ndarray, k: int, *,
+               scale: float = 1.0) -> tuple[np.ndarray, FixedPoint]:
+    """Exact per-label counts and sums of quantised values: ``(counts int64 (k,), FixedPoint (k, d))``.
+
+    Parameters
+    ----------
+    labels : ndarray (n,) of int in ``[0, k)``
+        Each row's cluster, a function of that row and public or released values only.
+    values : ndarray (n, d) of float
+        The rows' contributions; ``values / scale`` must lie in ``[-1, 1]`` (normalised to a public box).
+    k : int
+    scale : float, default 1
+        Public scale: the sums are of ``quantize(values / scale)``, i.e. in units of ``scale``.
+
+    Returns
+    -------
+    counts : ndarray (k,) int64
+    sums : FixedPoint (k, d), in units of ``scale``
+
+    Notes
+    -----
+    One sparse indicator product per chunk of ``2^28`` rows, in float64 on integer values below
+    ``2^SUM_BITS``: every partial sum is an integer below ``2^53``, so the product is exact in any
+    summation order; chunks are added in int64.  The result does not depend on the order of the rows.
+    """
+    from scipy import sparse
+
+    labels = np.asarray(labels, dtype=np.int64)
+    n = labels.shape[0]
+    values = np.asarray(values)
+    d = values.shape[1] if values.ndim == 2 else 1
+    values = values.reshape(n, d)
+    counts = np.bincount(labels, minlength=k).astype(np.int64) if n else np.zeros(k, dtype=np.int64)
+    sums = np.zeros((k, d), dtype=np.int64)
+    for s in range(0, n, _EXACT_CHUNK):
+        lab = labels[s:s + _EXACT_CHUNK]
+        q = quantize(values[s:s + _EXACT_CHUNK] / scale).astype(np.float64)
+        M = sparse.csr_matrix((np.ones(lab.size), (lab, np.arange(lab.size))), shape=(k, lab.size))
+        sums += np.asarray(M @ q).astype(np.int64)
+    return counts, FixedPoint(sums)

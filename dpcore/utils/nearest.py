@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fixedpoint import FixedPoint, quantize
+
 # Rows per chunk: (chunk, k) temporaries stay cache-sized while per-call overhead stays small.
 _CHUNK = 1 << 16
 # Below this many dimensions and centres, distances are accumulated centre by centre on columns.
@@ -111,7 +113,7 @@ def assign(X, centers, *, return_distances: bool = False):
     return (labels, best) if return_distances else labels
 
 
-def cluster_sums(X, centers, sample_weight=None, *, domain=None):
+def cluster_sums(X, centers, sample_weight=None, *, domain=None, exact: bool = False):
     """Per-cluster (weighted) counts and coordinate sums for the nearest-centre partition.
 
     One chunked pass fuses :func:`assign` with the sums, so each chunk is read
@@ -127,33 +129,47 @@ def cluster_sums(X, centers, sample_weight=None, *, domain=None):
         When given, X is in data units and ``centers``, the counts and the sums
         are in the domain's ``[-1, 1]^d`` normalisation; chunks are normalised
         on the fly, so no normalised copy of X is ever allocated.
+    exact : bool, default False
+        Sums that will be noised: each normalised coordinate is quantised to the public
+        fixed-point grid (:func:`dpcore.utils.fixedpoint.quantize`) and the sums are exact
+        integers, whatever the order of the rows (issue 29).  Needs ``X`` normalised (or
+        ``domain``) and clipped, and no weights.
 
     Returns
     -------
-    counts : ndarray (k,) float, the number (or total weight) of points per cluster
-    sums : ndarray (k, d) float, their coordinate sums (weighted)
+    counts : ndarray (k,) float (int64 when ``exact``), the number (or total weight) of points per cluster
+    sums : ndarray (k, d) float, their coordinate sums (weighted); a
+        :class:`~dpcore.utils.fixedpoint.FixedPoint` when ``exact``
     """
     X = np.asarray(X, dtype=float)
     C = _check_centers(X, centers)
     n, d = X.shape
     k = C.shape[0]
-    counts = np.zeros(k)
-    sums = np.zeros((k, d))
+    if exact and sample_weight is not None:
+        raise ValueError("exact sums are for noised queries over rows: no sample_weight")
+    counts = np.zeros(k, dtype=np.int64 if exact else float)
+    sums = np.zeros((k, d), dtype=np.int64 if exact else float)
     w_all = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
     low = d <= _LOW_D and k <= _FEW_K
     scratch = _Scratch(d, min(n, _CHUNK)) if low else None
     for s in range(0, n, _CHUNK):
         w = None if w_all is None else w_all[s:s + _CHUNK]
-        if low:
+        if scratch is not None:
             cols = scratch.columns(X[s:s + _CHUNK], domain)
             lab, _ = scratch.nearest(cols, C)
         else:
             x = X[s:s + _CHUNK] if domain is None else domain.normalize(X[s:s + _CHUNK])
             lab, cols = assign(x, C), x.T
+        if exact:
+            # Chunk sums of integers below 2^(SUM_BITS + 16) < 2^53: exact in float64, then added in int64.
+            counts += np.bincount(lab, minlength=k)
+            for i in range(d):
+                sums[:, i] += np.bincount(lab, weights=quantize(cols[i]), minlength=k).astype(np.int64)
+            continue
         counts += np.bincount(lab, weights=w, minlength=k)
         for i in range(d):
             sums[:, i] += np.bincount(lab, weights=cols[i] if w is None else cols[i] * w, minlength=k)
-    return counts, sums
+    return (counts, FixedPoint(sums)) if exact else (counts, sums)
 
 
 def inertia(X, centers, sample_weight=None) -> float:

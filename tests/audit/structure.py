@@ -54,7 +54,7 @@ from dpcore.privacy.mechanisms import NoiseSource
 RAW_FACTS = {"n_clipped_"}
 
 #: NoiseSource methods that compose rather than draw: their children are taped too.
-_COMPOSERS = ("sub", "parallel")
+_COMPOSERS = ("sub", "parallel", "with_ledger")
 #: Mechanisms whose array argument is the data itself (its length is private): not structure.
 _DATA_SIZED_ARGS = {"quantile"}
 #: Mechanisms released in a sparse form: ``laplace_above`` thresholds a public-size vector of

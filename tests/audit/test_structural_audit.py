@@ -278,13 +278,8 @@ def test_private_estimators_keep_no_training_labels():
 # ---------------------------------------------------------------------------------------
 # The rule at the mechanism level
 # ---------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason=(
-    "known structural leak in dpcore/mechanisms.py (#12's lattice Laplace, not this module's to fix): "
-    "_lattice coarsens the step gamma when max|values| / gamma >= 2^52, so the ledger's granularity and "
-    "sensitivity depend on the values. Reachable only with huge sums at large epsilon (here 2^29 at "
-    "epsilon = 1e4: sums of normalised coordinates over ~5e8 rows). Fix: choose gamma from public "
-    "inputs only (e.g. refuse or clip values beyond a public bound)."))
 def test_laplace_ledger_entry_does_not_depend_on_the_values():
+    # Was a strict xfail until issue 29: the lattice step coarsened when max|values| / gamma >= 2^52.
     from dpcore.privacy.accountant import BudgetLedger
     from dpcore.privacy.mechanisms import NoiseSource
 
@@ -296,3 +291,16 @@ def test_laplace_ledger_entry_does_not_depend_on_the_values():
 
     # Two sums one record apart (the record moves the sum by at most the sensitivity, 2).
     assert entry(2.0 ** 29 - 2.0) == entry(2.0 ** 29)
+
+
+@pytest.mark.parametrize("key", PRIVATE_KEYS)
+def test_the_audit_observes_a_real_fit(key):
+    """Guards the audit itself: a fit that fails the same way on D and D' would pass it vacuously
+    (zCDP-Lloyd's own NoiseSource once raised a TypeError under the tape on both sides)."""
+    from .structure import NoiseTape, observe
+    X = np.random.default_rng(0).uniform(-1, 1, size=(400, 2))
+    tape = NoiseTape(0)
+    make = _maker(key, k=2, epsilon=FAST.get(key, {}).get("epsilon", 5.0))
+    out = observe(lambda: make(0), X, tape, key)
+    assert out["outcome"] == "fitted", out["outcome"]
+    assert tape.calls, "no mechanism call was taped"

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...privacy.mechanisms import NoiseSource
 from ...sources import DataSource
+from ...utils.fixedpoint import FixedPoint
 from ...utils.nearest import cluster_sums
 
 #: The normalised coordinate of a typical centroid, |S_i| / (2 r C), that Su et al. (2017) fix
@@ -70,6 +71,36 @@ def _eps_per_iteration_target(n: float, d: int, k: int, *, r: float = 1.0, rho: 
     return float(math.sqrt(2 / MSE_TARGET * k ** 3 * (d + c) ** 3 / max(n, 1.0) ** 2) * r)
 
 
+def noisy_counts_and_sums(counts: np.ndarray, sums: FixedPoint, noise: NoiseSource, *, sensitivity: float,
+                          epsilon: float, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """One Laplace query over every cluster's count and exact coordinate sums together (one ledger entry).
+
+    Parameters
+    ----------
+    counts : ndarray (k,) of int
+    sums : FixedPoint (k, d), exact sums of quantised coordinates
+    noise : NoiseSource
+    sensitivity : float
+        L1 sensitivity of the joint query in the sums' units (``d r + 1`` for one record's count and
+        coordinates in ``[-r, r]``).
+    epsilon : float
+    name : str
+
+    Returns
+    -------
+    (noisy_counts (k,), noisy_sums (k, d)) : float arrays
+
+    Notes
+    -----
+    **Privacy.** epsilon-DP: the counts join the sums in fixed point (``count * 2^bits``), so the
+    whole query is exact integers and one record moves it by at most ``sensitivity`` in L1.
+    """
+    joint = np.concatenate([(np.asarray(counts, dtype=np.int64) << sums.bits)[:, None].astype(sums.q.dtype),
+                            sums.q], axis=1)
+    noisy = noise.laplace(FixedPoint(joint, sums.bits), sensitivity=sensitivity, epsilon=epsilon, name=name)
+    return noisy[:, 0], noisy[:, 1:]
+
+
 def noisy_lloyd_step(Z, centers: np.ndarray, noise: NoiseSource, *, epsilon: float,
                      count_share: float | None = None, r: float = 1.0, label: str = "iteration",
                      domain=None) -> np.ndarray:
@@ -103,16 +134,16 @@ def noisy_lloyd_step(Z, centers: np.ndarray, noise: NoiseSource, *, epsilon: flo
     sum vector by at most ``d r`` in L1; clusters are disjoint (parallel composition).
     """
     k, d = centers.shape
+    # Exact sums (issue 29): counts as integers, coordinate sums in fixed point on the public grid, so the
+    # noised query's input moves by at most its sensitivity between neighbours, whatever the summation order.
     if isinstance(Z, DataSource):   # exact cluster_sums where the data live (domain required)
         counts, sums = Z.cluster_sums(centers, domain)
-        counts = counts.astype(float)
     else:
-        counts, sums = cluster_sums(Z, centers, domain=domain)
+        counts, sums = cluster_sums(Z, centers, domain=domain, exact=True)
+    counts = np.asarray(counts, dtype=np.int64)
     if count_share is None:
-        sens = d * r + 1.0
-        noisy = noise.laplace(np.concatenate([counts[:, None], sums], axis=1), sensitivity=sens,
-                              epsilon=epsilon, name=f"{label}: cluster counts and sums")
-        n_counts, n_sums = noisy[:, 0], noisy[:, 1:]
+        n_counts, n_sums = noisy_counts_and_sums(counts, sums, noise, sensitivity=d * r + 1.0, epsilon=epsilon,
+                                                 name=f"{label}: cluster counts and sums")
     else:
         eps_c = epsilon * count_share
         eps_s = epsilon - eps_c

@@ -47,7 +47,9 @@ import numpy as np
 
 from ...privacy.accountant import split_budget
 from ...privacy.mechanisms import NoiseSource
+from ...utils.fixedpoint import label_sums
 from ...utils.nearest import assign
+from .._blocks.lloyd import noisy_counts_and_sums
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
 
@@ -244,13 +246,13 @@ class KMeansGuarantee(DPClusterer):
         """
         k, d = centres.shape
         labels = assign(Z, centres)
-        counts = np.bincount(labels, minlength=k).astype(float)
-        sums = np.stack([np.bincount(labels, weights=Z[:, j], minlength=k) for j in range(d)], axis=1)
-        noisy = noise.laplace(np.concatenate([counts[:, None], sums], axis=1), sensitivity=d + 1.0,
-                              epsilon=noise.ledger.remaining()[0], name="final centres: cluster counts and sums")
+        counts, sums = label_sums(labels, Z, k)      # exact sums on the public fixed-point grid (issue 29)
+        n_counts, n_sums = noisy_counts_and_sums(counts, sums, noise, sensitivity=d + 1.0,
+                                                 epsilon=noise.ledger.remaining()[0],
+                                                 name="final centres: cluster counts and sums")
         out = centres.copy()
-        ok = noisy[:, 0] >= 1.0
-        out[ok] = noisy[ok, 1:] / noisy[ok, :1]
+        ok = n_counts >= 1.0
+        out[ok] = n_sums[ok] / n_counts[ok, None]
         return np.clip(out, -1.0, 1.0)
 
 

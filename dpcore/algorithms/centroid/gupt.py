@@ -24,6 +24,7 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans as _SKKMeans
 
 from ...privacy.mechanisms import NoiseSource
+from ...utils.fixedpoint import FixedPoint, quantize
 from .._blocks.size import public_or_noisy_size
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
@@ -202,12 +203,41 @@ def gupt_aggregate(Z: np.ndarray, k: int, n_blocks: int, epsilon: float, noise: 
                               name=f"output range, dimension {i + 1}: upper quantile")
         ranges[i] = sorted((low, high))
     lo, hi = ranges[:, 0], ranges[:, 1]
+    avg = noisy_block_average(outs, lo, hi, noise, epsilon=noise.ledger.remaining()[0],
+                              name=f"averaged centres of {n_blocks} blocks")
+    return np.clip(avg, -r, r), ranges
+
+
+def noisy_block_average(outs: np.ndarray, lo: np.ndarray, hi: np.ndarray, noise: NoiseSource, *,
+                        epsilon: float, name: str) -> np.ndarray:
+    """The noisy mean of the blocks' outputs clipped to the released range (Su et al. 2016, Eq. 3).
+
+    Parameters
+    ----------
+    outs : ndarray (n_blocks, k, d), the aligned block outputs
+    lo, hi : ndarray (d,), the released output range
+    noise : NoiseSource
+    epsilon : float
+    name : str, the ledger entry
+
+    Returns
+    -------
+    ndarray (k, d), in the units of ``outs``
+
+    Notes
+    -----
+    **Privacy.** epsilon-DP.  Each coordinate is scaled to ``[0, 1]`` by the released range and
+    quantised to the public fixed-point grid (0 and 1 are grid points); the noised query is the exact
+    integer sum over blocks (issue 29).  One record changes one block, i.e. each of the ``k d``
+    coordinates of the sum by at most 1: L1 sensitivity ``k d``; the mean is that noisy sum over the
+    public number of blocks, Eq. 3's ``Lap(k d / (l epsilon))`` on the scaled mean.
+    """
+    n_blocks, k, d = outs.shape
     width = np.maximum(hi - lo, 1e-12)
-    avg = np.clip(outs, lo, hi).mean(axis=0)                 # (k, d)
-    scaled = (avg - lo) / width
-    noisy = noise.laplace(scaled, sensitivity=k * d / n_blocks, epsilon=noise.ledger.remaining()[0],
-                          name=f"averaged centres of {n_blocks} blocks")
-    return np.clip(lo + noisy * width, -r, r), ranges
+    scaled = (np.clip(outs, lo, hi) - lo) / width            # (n_blocks, k, d) in [0, 1]
+    total = FixedPoint(quantize(scaled).sum(axis=0))
+    noisy = noise.laplace(total, sensitivity=float(k * d), epsilon=epsilon, name=name) / n_blocks
+    return lo + noisy * width
 
 
 class GkM(DPClusterer):

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ...privacy.mechanisms import NoiseSource
+from ...utils.fixedpoint import SUM_BITS, FixedPoint, quantize
 from .plan import CoresetPlan
 
 
@@ -195,7 +196,8 @@ def good_center(cs: _CellSet, radius: int, plan: CoresetPlan, noise: NoiseSource
     exponential mechanism with sensitivity 1 is ``eps_box``-DP.
     Step 3: with the box fixed, the query ``(sum of (x - b) / R, count)``
     (``b`` the box centre, ``R = (l - 1) sqrt(d) / 2`` bounding ``|x - b|``)
-    has L2 sensitivity ``sqrt(2)``; the analytic Gaussian mechanism makes it
+    has L2 sensitivity ``sqrt(2)`` (computed exactly: offsets on the public fixed-point grid, which
+    adds at most ``sqrt(d) 2^-(SUM_BITS+1)`` to a point's norm); the Gaussian mechanism makes it
     ``(eps_average, delta')``-DP.  Together ``(eps_box + eps_average,
     delta')``-DP by composition.
     """
@@ -221,11 +223,16 @@ def good_center(cs: _CellSet, radius: int, plan: CoresetPlan, noise: NoiseSource
     b = lo + (ell - 1) / 2.0
     R = max((ell - 1) * math.sqrt(d) / 2.0, 1e-12)
     inside = flat == j_box
-    m = cs.mult[inside].astype(float)
-    query = np.concatenate([(m[:, None] * (cs.cells[inside] - b)).sum(axis=0) / R, [m.sum()]])
+    m = cs.mult[inside].astype(np.int64)
+    # Exact sums (issue 29): each point's offset from the box centre, over R (norm <= 1), quantised to the
+    # public fixed-point grid and summed with its multiplicity in int64; the count joins them in fixed point.
+    q = quantize((cs.cells[inside] - b) / R)
+    query = FixedPoint(np.concatenate([(m[:, None] * q).sum(axis=0), [int(m.sum()) << SUM_BITS]]))
+    # One point moves the offsets' sum by a quantised vector of norm <= 1 + sqrt(d) 2^-(SUM_BITS+1), the count by 1.
+    sens = math.hypot(1.0 + math.sqrt(d) * 2.0 ** -(SUM_BITS + 1), 1.0)
     # The last step takes what is left of this call's reservation, so rounding never strands budget.
     eps_a = noise.ledger.remaining()[0]
-    noisy = noise.gaussian(query, sensitivity=math.sqrt(2.0), epsilon=eps_a, delta=plan.delta_average,
+    noisy = noise.gaussian(query, sensitivity=sens, epsilon=eps_a, delta=plan.delta_average,
                            name="GOOD-CENTER: noisy average of the box")
     count = noisy[-1]
     center = b + R * noisy[:-1] / count if count >= 1.0 else b.copy()

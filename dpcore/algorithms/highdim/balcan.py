@@ -56,9 +56,9 @@ import math
 import numbers
 
 import numpy as np
-from scipy import sparse
 
 from ...privacy.mechanisms import NoiseSource
+from ...utils.fixedpoint import SUM_BITS, label_sums
 from ...utils.nearest import assign
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
@@ -303,15 +303,16 @@ def noisy_means(X: np.ndarray, labels: np.ndarray, k: int, center: np.ndarray, w
     Chaturvedi et al. bug), and a noisy count below 1 becomes 1 (Alg. 12 l. 8-9).
     """
     n, d = X.shape
-    M = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k, n))
-    counts = np.asarray(M.sum(axis=1)).ravel()
-    sums = np.asarray(M @ X) - counts[:, None] * center[None, :]
+    # Exact sums of x - center on the public fixed-point grid (issue 29), in units of the box's largest
+    # half-width; a quantised coordinate may exceed its own by half a grid step, so two rows add d 2^-SUM_BITS.
+    scale = float(np.max(width)) / 2.0
+    counts, sums = label_sums(labels, X - center[None, :], k, scale=scale)
     eps_c = epsilon / 2.0
     eps_s = epsilon - eps_c
     n_counts = noise.laplace(counts, sensitivity=2.0, epsilon=eps_c, name=f"{label}: cluster counts",
                              integer=True)
-    n_sums = noise.laplace(sums, sensitivity=float(np.sum(width)), epsilon=eps_s,
-                           name=f"{label}: cluster sums")
+    n_sums = noise.laplace(sums, sensitivity=float(np.sum(width)) / scale + d * 2.0 ** -SUM_BITS, epsilon=eps_s,
+                           name=f"{label}: cluster sums") * scale
     n_counts = np.maximum(n_counts, 1.0)
     Z = center[None, :] + n_sums / n_counts[:, None]
     return np.clip(Z, center - width / 2, center + width / 2)

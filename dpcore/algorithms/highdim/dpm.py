@@ -58,6 +58,7 @@ import numbers
 import numpy as np
 from sklearn.cluster import KMeans as _SKKMeans
 
+from ...utils.fixedpoint import SUM_BITS, FixedPoint, quantize
 from ...utils.nearest import assign
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
@@ -225,7 +226,7 @@ class DPM(DPClusterer):
             eps_level_count = eps_counts / depth
         else:
             eps_level_count = eps_counts / (depth + 1)
-            n_root = float(noise.laplace(float(n), sensitivity=1.0, epsilon=eps_level_count,
+            n_root = float(noise.laplace(int(n), sensitivity=1.0, epsilon=eps_level_count,
                                          name="level 0: dataset size"))
         n_root = max(n_root, 1.0)
         min_leaf = float(self.min_leaf) if self.min_leaf is not None else n_root / (4 * k)
@@ -249,7 +250,7 @@ class DPM(DPClusterer):
                 left = X[idx, a] < pos
                 true_counts += [int(left.sum()), int(idx.size - left.sum())]
             # An empty level still spends (a discarded draw), so the ledger never depends on the data.
-            noisy = noise.laplace(np.asarray(true_counts or [0.0], dtype=float), sensitivity=1.0,
+            noisy = noise.laplace(np.asarray(true_counts or [0], dtype=np.int64), sensitivity=1.0,
                                   epsilon=eps_level_count, name=f"level {level}: node counts")
             nxt = []
             for i, ((idx, nlo, nhi, n_hat), (a, pos)) in enumerate(zip(frontier, cuts)):
@@ -275,7 +276,7 @@ class DPM(DPClusterer):
         eps_leaf = eps * s[2] if refine else noise.ledger.remaining()[0]
         delta_leaf = delta / 2 if refine else noise.ledger.remaining()[1]
         noisy_hist = noise.gaussian(hist, sensitivity=math.sqrt(d), epsilon=eps_leaf, delta=delta_leaf,
-                                    name="leaf centres: noisy marginal histograms")
+                                    name="leaf centres: noisy marginal histograms", integer=True).astype(float)
         leaf_c = _histogram_centres(noisy_hist, lo, width)
         leaf_c = np.array([np.clip(c, a, b) for c, (_, a, b, _) in zip(leaf_c, leaves)])
         sigma_leaf = np.tile(width, (len(leaves), 1)).max(axis=1) / 2.0      # the histogram's resolution
@@ -355,15 +356,19 @@ class DPM(DPClusterer):
         R = 3.0 * err[:, None] + 3.0 * width[None, :]          # (k, d) half-widths, from released values only
         S = np.linalg.norm(R, axis=1)                            # L2 bound of a clipped offset
         lab = assign(X, C)
-        q = np.zeros((k, d + 1))
+        q = np.zeros((k, d + 1), dtype=np.int64)
         for j in range(k):
             Z = X[lab == j] - C[j]
             # Only points inside the box count (a local mean): points of a cluster that lost its centre are
             # ignored instead of pulling this one towards them.  Each offset kept has L2 norm <= S_j.
             Z = Z[(np.abs(Z) <= R[j]).all(axis=1)]
-            q[j, :d] = Z.sum(axis=0) / S[j]
-            q[j, d] = Z.shape[0]
-        noisy = noise.gaussian(q, sensitivity=math.sqrt(2.0), epsilon=eps_left, delta=delta_left, name=name)
+            # Exact sums on the public fixed-point grid (issue 29); the count joins them in fixed point.
+            q[j, :d] = quantize(Z / S[j]).sum(axis=0)
+            q[j, d] = Z.shape[0] << SUM_BITS
+        # One record moves one cluster's offsets' sum by a quantised vector of norm <= 1 + sqrt(d) 2^-(SUM_BITS+1)
+        # and its count by 1.
+        sens = math.hypot(1.0 + math.sqrt(d) * 2.0 ** -(SUM_BITS + 1), 1.0)
+        noisy = noise.gaussian(FixedPoint(q), sensitivity=sens, epsilon=eps_left, delta=delta_left, name=name)
         out = C.copy()
         ok = noisy[:, d] >= 1.0
         out[ok] = C[ok] + noisy[ok, :d] * S[ok, None] / noisy[ok, d:]

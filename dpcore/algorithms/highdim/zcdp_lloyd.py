@@ -68,11 +68,11 @@ import math
 import numbers
 
 import numpy as np
-from scipy import sparse
 
 from ...privacy.accountant import ZCDPLedger
 from ...privacy.calibration import zcdp_rho
 from ...privacy.mechanisms import NoiseSource
+from ...utils.fixedpoint import SUM_BITS, label_sums
 from ..base import DPClusterer, fit_doc
 
 #: Share of rho for step 1, the DP mean (it decides nothing by itself: 2 % is plenty at n in the thousands).
@@ -161,24 +161,32 @@ def james_stein(centers: np.ndarray, mean: np.ndarray, noise_var, lower, upper) 
     return np.clip(mean[None, :] + f[:, None] * D, lower, upper)
 
 
-def cluster_counts_sums(Z: np.ndarray, centers: np.ndarray):
-    """Nearest-centre partition of ``Z`` and each cluster's count and coordinate sum.
+def cluster_counts_sums(Z: np.ndarray, centers: np.ndarray, *, scale: float):
+    """Nearest-centre partition of ``Z`` and each cluster's exact count and coordinate sum.
 
-    ``Z`` and ``centers`` are float32 in the same (centred) units: one matrix
-    product assigns, one sparse indicator product sums (float32 halves memory
-    and time; the sums' rounding is far below the noise added to them).
+    ``Z`` and ``centers`` are float32 in the same (centred) units: one matrix product assigns (each
+    row's label depends on that row and the released centres only).  The sums are exact
+    (:func:`dpcore.utils.fixedpoint.label_sums`): every row's ``Z / scale`` is quantised to the public
+    fixed-point grid and the integers are summed, so a neighbouring dataset moves them by at most one
+    row's (quantised) contribution, whatever the summation order (issue 29: float32 running sums let
+    one row move a sum by 64x its sensitivity).
+
+    Parameters
+    ----------
+    Z : ndarray (n, d) float32
+    centers : ndarray (m, d)
+    scale : float
+        Public: ``|Z| / scale <= 1`` coordinate-wise (the box's largest half-width).
 
     Returns
     -------
-    counts : ndarray (m,) float64
-    sums : ndarray (m, d) float64
+    counts : ndarray (m,) int64
+    sums : FixedPoint (m, d), in units of ``scale``
     """
     m = centers.shape[0]
     cc = np.einsum("ij,ij->i", centers, centers)
     labels = np.argmin(cc[None, :] - 2.0 * (Z @ centers.T), axis=1)
-    n = Z.shape[0]
-    M = sparse.csr_matrix((np.ones(n, dtype=np.float32), (labels, np.arange(n))), shape=(m, n))
-    return np.bincount(labels, minlength=m).astype(float), np.asarray(M @ Z, dtype=float)
+    return label_sums(labels, Z, m, scale=scale)
 
 
 def gaussian_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, *, rho: float, radius: float,
@@ -205,16 +213,22 @@ def gaussian_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, 
     Notes
     -----
     **Privacy.** ``rho``-zCDP under add/remove-one neighbours.  Adding or removing a record
-    changes one cluster's count by 1 (L2 sensitivity 1) and one cluster's sum
-    by a vector of norm at most ``radius`` (the clusters are disjoint, fixed by
-    released centres): the counts are ``rho_c``-zCDP and the sums ``rho_s``-zCDP
+    changes one cluster's count by 1 (L2 sensitivity 1) and one cluster's exact fixed-point
+    sum by a vector of norm at most ``radius`` plus the grid's rounding (``sqrt(d) 2^-25`` of the
+    box's largest half-width; the clusters are disjoint, fixed by released centres): the counts
+    are ``rho_c``-zCDP and the sums ``rho_s``-zCDP
     (discrete Gaussian, CKS 2020 Thm. 14) with ``rho_c + rho_s = rho``.
     """
-    counts, sums = cluster_counts_sums(Z, centers.astype(np.float32))
+    d = centers.shape[1]
+    scale = float(np.max(np.maximum(np.abs(lower), np.abs(upper))))    # public: the box's largest half-width
+    counts, sums = cluster_counts_sums(Z, centers.astype(np.float32), scale=scale)
     n_counts = noise.gaussian_zcdp(counts, sensitivity=1.0, rho=rho * count_share, integer=True,
                                    name=f"{label}: cluster counts").astype(float)
-    n_sums = noise.gaussian_zcdp(sums, sensitivity=radius, rho=rho * (1.0 - count_share),
-                                 name=f"{label}: cluster sums")
+    # A quantised row's norm exceeds its own by at most sqrt(d) half a grid step: the L2 sensitivity of the
+    # exact fixed-point sums, in units of ``scale``.
+    sens = radius / scale + math.sqrt(d) * 2.0 ** -(SUM_BITS + 1)
+    n_sums = noise.gaussian_zcdp(sums, sensitivity=sens, rho=rho * (1.0 - count_share),
+                                 name=f"{label}: cluster sums") * scale
     new = np.array(centers, dtype=float)
     ok = n_counts >= max(float(min_count), 1.0)
     new[ok] = n_sums[ok] / n_counts[ok, None]
@@ -359,7 +373,7 @@ class ZCDPLloyd(DPClusterer):
         X, noise = self._begin_fit(X)
         # Every step is Gaussian: the estimator's ledger composes them in zCDP.
         self.budget_ = ZCDPLedger(float(self.epsilon), float(self.delta))
-        noise = NoiseSource(noise.rng, self.budget_)
+        noise = noise.with_ledger(self.budget_)
         dom = self.bounds_
         k, d = int(self.n_clusters), X.shape[1]
         origin = dom.center
