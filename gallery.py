@@ -70,7 +70,8 @@ def gallery() -> None:
     c2.metric("ε spent on this data", f"{spent[0]:.4g}", help="Sum over all releases (sequential composition).")
     c3.metric("Total ε allowed", f"{cap[0]:.4g}" if cap else "no cap set")
     st.subheader("Budget history")
-    st.caption("Each release spends its ε; the guarantee for a person in this data after all of them is the "
+    st.caption("Each release spends its ε; the guarantee for one unit of this data (one row, or one person's rows)"
+               " after all of them is the "
                "running total (basic sequential composition, Dwork & Roth 2014, Thm. 3.16).")
     st.dataframe(G.history_frame(rows), hide_index=True, width="stretch")
     report = store.verify()
@@ -108,7 +109,7 @@ def gallery() -> None:
         st.plotly_chart(fig, width="stretch")
     left, right = st.columns(2)
     with left:
-        st.markdown("**What this guarantees one person in the data**")
+        st.markdown(f"**{R.guarantee_sentence(rel)}.** What this guarantees one {R.protected_unit(rel)} in the data:")
         for stmt in p["statements"]:
             st.markdown(f"- **{stmt['title']}: {stmt['value']}.** {stmt['sentence']}")
     with right:

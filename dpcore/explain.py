@@ -1,4 +1,4 @@
-"""Privacy levels in plain words: what a given epsilon (and delta) promises one person.
+"""Privacy levels in plain words: what a given epsilon (and delta) promises one privacy unit (a record or a person).
 
 For any output event, epsilon-DP bounds the ratio of its probability with and
 without one person's record by ``e^epsilon`` (Dwork & Roth 2014, Def. 2.4).
@@ -87,6 +87,78 @@ NOT_PRIVATE = "not private: for the data owner's eyes only"
 
 
 @dataclass(frozen=True)
+class UnitWords:
+    """How a release's privacy unit is said in a sentence (issue 23: people, not rows).
+
+    Attributes
+    ----------
+    one : str
+        The unit, singular: ``"user"`` for a person-level release, ``"trip"`` / ``"check-in"`` /
+        ``"record"`` for a row-level one.
+    whole : str
+        What one unit covers: ``"each user's check-ins together, at most 20 of them"`` or ``"one row"``.
+    person_level : bool
+        True when a unit is a person (all their rows); False when it is one row.
+    rows : str
+        The rows, plural (``"trips"``), for the group-privacy note of a row-level release.
+    example : str
+        A fact about one unit, for the posterior sentence (``"that they took a trip"``).
+    """
+
+    one: str
+    whole: str
+    person_level: bool
+    rows: str
+    example: str
+
+    def guarantee(self, guarantee: str) -> str:
+        """``"1-differential privacy for every user (...)"`` or, for rows, with the group-privacy caveat.
+
+        Returns
+        -------
+        str
+        """
+        if self.person_level:
+            return f"{guarantee} for every {self.one} ({self.whole})"
+        return (f"{guarantee} for every {self.one} ({self.whole}); a person with m {self.rows} in the data is "
+                f"protected only at m·ε (group privacy)")
+
+
+#: Row-level wording by data kind: (unit, rows, example fact).
+_KINDS = {"trips": ("trip", "trips", "that a given trip was taken"),
+          "check-ins": ("check-in", "check-ins", "that someone checked in at a given place"),
+          "images": ("image", "images", "that a given image is in the data"),
+          "points": ("record", "records", "that a given record is in the data")}
+
+
+def unit_words(privacy_unit: dict | None = None, kind: str = "points") -> UnitWords:
+    """The words for a release's privacy unit.
+
+    Parameters
+    ----------
+    privacy_unit : dict or None
+        An estimator's ``privacy_unit_`` (``{"unit", "max_contributions", "bounding"}``); None for a
+        row-level release.
+    kind : {"trips", "check-ins", "images", "points"}
+        What a row of the data is.
+
+    Returns
+    -------
+    UnitWords
+    """
+    one, rows, example = _KINDS.get(kind, _KINDS["points"])
+    if not privacy_unit:
+        return UnitWords(one, "one row", False, rows, example)
+    L = privacy_unit.get("max_contributions")
+    how = privacy_unit.get("bounding", "sample")
+    col = str(privacy_unit.get("unit") or "unit")
+    person = "user" if col in ("user_id", "user", "userid", "person", "person_id", "privacy_id") else col
+    cover = (f"each {person}'s {rows} together, at most {L} of them" if how == "sample" else
+             f"each {person}'s {rows} together, weighted to count as at most {L}")
+    return UnitWords(person, cover, True, rows, f"that a given {person} is in the data or went to a given place")
+
+
+@dataclass(frozen=True)
 class EpsilonStatement:
     """One plain-word consequence of (epsilon, delta)-DP with its number.
 
@@ -108,8 +180,9 @@ class EpsilonStatement:
     formula: str
 
 
-def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5) -> list[EpsilonStatement]:
-    """What (epsilon, delta)-DP promises one person, as numbered statements.
+def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5,
+                       unit: UnitWords | None = None) -> list[EpsilonStatement]:
+    """What (epsilon, delta)-DP promises one privacy unit, as numbered statements.
 
     Parameters
     ----------
@@ -117,6 +190,8 @@ def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5
     delta : float in [0, 1), default 0
     prior : float in [0, 1], default 0.5
         The observer's belief before seeing the release.
+    unit : UnitWords, optional
+        Who is protected (:func:`unit_words`); default one record.
 
     Returns
     -------
@@ -136,6 +211,8 @@ def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5
     Kairouz, Oh & Viswanath (2015) (advantage, hypothesis-testing view).
     """
     epsilon, delta = _check_eps_delta(epsilon, delta)
+    unit = unit or unit_words(None)
+    who = unit.one
     odds = odds_ratio_bound(epsilon)
     odds_text = f"{odds:.3g}" if math.isfinite(odds) else f"e^{epsilon:g} (more than 10^307)"
     adv = attacker_advantage_bound(epsilon, delta)
@@ -144,24 +221,30 @@ def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5
         EpsilonStatement(
             "Odds ratio", f"at most {odds_text}×",
             f"Whatever anyone concludes from the release, the odds of that conclusion change by a factor of at "
-            f"most {odds_text} whether or not any one person's record is in the data.",
+            f"most {odds_text} whether or not any one {who}'s data ({unit.whole}) are in the data.",
             "e^ε"),
         EpsilonStatement(
             "Attacker's advantage", f"at most {adv:.1%}",
-            f"An attacker who tries to tell whether a given person is in the data is right at most {adv:.1%} "
+            f"An attacker who tries to tell whether a given {who} is in the data is right at most {adv:.1%} "
             f"more often than by guessing (true-positive rate minus false-positive rate).",
             "(e^ε − 1 + 2δ) / (e^ε + 1)"),
         EpsilonStatement(
             "Belief after seeing the release", f"at most {post:.1%} (from {prior:.0%})",
-            f"Someone who was {prior:.0%} sure of a fact about one person (for example, that they took a "
-            f"trip) can be at most {post:.1%} sure after seeing the release.",
+            f"Someone who was {prior:.0%} sure of a fact about one {who} (for example, {unit.example}) can be "
+            f"at most {post:.1%} sure after seeing the release.",
             "p e^ε / (p e^ε + 1 − p) + δ"),
     ]
+    if not unit.person_level:
+        out.append(EpsilonStatement(
+            "Who is protected", f"one {who}",
+            f"The unit protected is one {who} (one row). A person with m {unit.rows} in the data is protected only "
+            f"at m·ε = {epsilon:g}·m (group privacy): use a person-level release (privacy_id) to protect people.",
+            "ε_group = m ε"))
     if delta > 0:
         out.append(EpsilonStatement(
             "What δ adds", f"δ = {delta:.2g}",
             f"With probability up to δ = {delta:.2g} the bounds above may fail. Choose δ much smaller than "
-            f"1 / (number of people): with δ ≥ 1/N, publishing one random person's record outright would be "
+            f"1 / (number of {who}s): with δ ≥ 1/N, publishing one random {who}'s data outright would be "
             f"allowed.",
             "Pr[M(D) ∈ S] ≤ e^ε Pr[M(D′) ∈ S] + δ"))
     else:

@@ -5,6 +5,7 @@ import streamlit as st
 import dpcore
 from dpcore import release as R
 from dpcore.explain import level_for
+from dpcore.release import guarantee_sentence
 from ui import figures as F
 from ui import widgets as W
 
@@ -33,7 +34,7 @@ fit = fits[0]
 rel = fit.release
 with left:
     st.subheader(f"{dpcore.ALGORITHMS[algo].display_name} · k = {k} · ε = {eps:g} ({level_for(eps).name})")
-    st.markdown(f"**Guarantee:** {rel['privacy']['guarantee']} for every person in *{ds.title}*.")
+    st.markdown(f"**Guarantee:** {guarantee_sentence(rel)}, in *{ds.title}*.")
     shown, d = F.published_view_kwargs(fit), len(ds.columns)
     if ds.geo and d == 2:
         st.pydeck_chart(F.map_deck(bounds=(fit.bounds_.lower, fit.bounds_.upper), height=520, **shown), height=520)

@@ -61,7 +61,7 @@ class KMeans(DPClusterer):
         self.random_state = random_state
 
     @fit_doc("Fit scikit-learn's k-means (no privacy).", example='n_clusters=3, bounds=(0, 1)')
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, privacy_id=None):
         if self.epsilon is not None:
             raise ValueError("the non-private k-means takes epsilon=None; choose a private algorithm to use a budget")
         from ..sources import ArraySource, DataSource

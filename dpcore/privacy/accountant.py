@@ -94,6 +94,9 @@ class BudgetLedger:
         self.epsilon = None if epsilon is None else float(epsilon)
         self.delta = float(delta)
         self._entries: list[LedgerEntry] = []
+        #: The privacy unit the entries' sensitivities are for (issue 23): None for one row, else
+        #: ``{"unit": column, "max_contributions": L, "bounding": "sample" | "weight"}``.
+        self.privacy_unit: dict | None = None
 
     # -- spending ---------------------------------------------------------
     def spend(self, name: str, epsilon: float, delta: float = 0.0, *,

@@ -141,6 +141,9 @@ class NoiseSource:
         would overspend.
     prefix : str, default ""
         Prepended to every entry name (used by :meth:`sub`).
+    contribution_factor : int, default 1
+        The most rows one privacy unit contributes (``max_contributions``, issue 23): every mechanism
+        multiplies the sensitivity its caller states (for one row) by it.
 
     Examples
     --------
@@ -159,12 +162,25 @@ class NoiseSource:
     (0.5, 0.0)
     """
 
-    def __init__(self, rng: np.random.Generator, ledger: BudgetLedger, prefix: str = ""):
+    def __init__(self, rng: np.random.Generator, ledger: BudgetLedger, prefix: str = "", *,
+                 contribution_factor: int = 1):
         if not isinstance(rng, np.random.Generator):
             raise TypeError("NoiseSource needs a numpy.random.Generator")
+        if isinstance(contribution_factor, bool) or not isinstance(contribution_factor, (int, np.integer)) \
+                or contribution_factor < 1:
+            raise ValueError(f"contribution_factor must be a whole number >= 1, got {contribution_factor!r}")
         self.rng = rng
         self.ledger = ledger
         self.prefix = prefix
+        #: Every sensitivity a caller states (one record's effect) is multiplied by this: the most rows one
+        #: privacy unit may contribute (``max_contributions``, issue 23).  By the triangle inequality a unit's
+        #: <= L rows move any query by at most L times one row's bound, so each mechanism below is
+        #: (epsilon, delta)-DP for neighbouring datasets that differ by a whole unit.
+        self.contribution_factor = int(contribution_factor)
+
+    def _unit(self, sensitivity) -> float:
+        """One record's sensitivity, checked, times the rows a privacy unit may contribute."""
+        return _check_sensitivity(sensitivity) * self.contribution_factor
 
     def __getstate__(self):
         raise TypeError("a NoiseSource holds the generator of private noise and must not be pickled or stored")
@@ -251,7 +267,7 @@ class NoiseSource:
         records ``epsilon``, ``Delta'`` and ``gamma``.  Sampler error: see
         :func:`discrete_laplace`.
         """
-        sensitivity = _check_sensitivity(sensitivity)
+        sensitivity = self._unit(sensitivity)
         epsilon = _check_epsilon(epsilon)
         k, gamma, used, t = self._laplace_plan(values, sensitivity, epsilon, integer)
         if gamma is None:
@@ -299,7 +315,7 @@ class NoiseSource:
         binomial counts use numpy's binomial sampler (floating point, but it
         releases only a count of decisions).
         """
-        sensitivity = _check_sensitivity(sensitivity)
+        sensitivity = self._unit(sensitivity)
         epsilon = _check_epsilon(epsilon)
         arr = values if isinstance(values, FixedPoint) else np.asarray(values)
         n_total = _size(arr) + (int(np.sum(n_zeros)) if n_zeros is not None else 0)
@@ -348,7 +364,7 @@ class NoiseSource:
         ``N_Z(0, (sigma(Delta') / gamma)^2)`` in lattice units, and the ledger
         records ``Delta'`` and ``gamma``.
         """
-        sensitivity = _check_sensitivity(sensitivity)
+        sensitivity = self._unit(sensitivity)
         epsilon = _check_epsilon(epsilon)
         if not (0 < float(delta) < 1):
             raise ValueError(f"the Gaussian mechanism needs 0 < delta < 1, got {delta}")
@@ -410,7 +426,7 @@ class NoiseSource:
         TypeError
             If this source's ledger is not a ZCDPLedger.
         """
-        sensitivity = _check_sensitivity(sensitivity)
+        sensitivity = self._unit(sensitivity)
         rho = float(rho)
         if not (math.isfinite(rho) and rho > 0):
             raise ValueError(f"rho must be a positive finite number, got {rho}")
@@ -459,7 +475,11 @@ class NoiseSource:
         selection probability is within ``m^2 r / 2`` of the exact one: an
         additive delta of that size (e.g. below 10^-11 for m = 1000, L = 100).
         """
-        sensitivity = _check_sensitivity(sensitivity)
+        return self._exponential(scores, self._unit(sensitivity), epsilon, name, monotonic, log_base_measure)
+
+    def _exponential(self, scores, sensitivity: float, epsilon: float, name: str, monotonic: bool,
+                     log_base_measure) -> int:
+        """:meth:`exponential` with ``sensitivity`` already for a whole privacy unit."""
         epsilon = _check_epsilon(epsilon)
         scores = np.asarray(scores, dtype=float).ravel()
         if scores.size == 0 or not np.any(np.isfinite(scores)):
@@ -489,7 +509,7 @@ class NoiseSource:
         -------
         int, the selected index.
         """
-        sensitivity = _check_sensitivity(sensitivity)
+        sensitivity = self._unit(sensitivity)
         epsilon = _check_epsilon(epsilon)
         scores = np.asarray(scores, dtype=float).ravel()
         if scores.size == 0 or not np.any(np.isfinite(scores)):
@@ -559,6 +579,7 @@ class NoiseSource:
         Smith (2011), "Privacy-preserving statistical estimation with optimal
         convergence rates", STOC (the exponential-mechanism quantile).
         """
+        sensitivity = self._unit(sensitivity)
         lower, upper, q = float(lower), float(upper), float(q)
         if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
             raise ValueError(f"quantile needs finite public bounds lower < upper, got ({lower}, {upper})")
@@ -575,8 +596,7 @@ class NoiseSource:
         scores = -np.abs(np.arange(m + 1) - q * m)
         with np.errstate(divide="ignore"):
             log_len = np.log(sizes.astype(float))
-        j = self.exponential(scores, sensitivity=sensitivity, epsilon=epsilon, name=name,
-                             log_base_measure=log_len)
+        j = self._exponential(scores, sensitivity, epsilon, name, False, log_len)   # sensitivity already per unit
         i = int(edges[j]) + int(self.rng.integers(int(sizes[j])))
         return lower + (i + 0.5) * h
 
@@ -591,7 +611,8 @@ class NoiseSource:
         """
         self._spend(name, epsilon, delta, "composite", None)
         child = BudgetLedger(epsilon, delta)
-        return NoiseSource(self.rng, child, prefix=f"{self.prefix}{name} / ")
+        return NoiseSource(self.rng, child, prefix=f"{self.prefix}{name} / ",
+                           contribution_factor=self.contribution_factor)
 
     def with_ledger(self, ledger: BudgetLedger) -> NoiseSource:
         """The same generator spending on another ledger (e.g. a :class:`~dpcore.privacy.accountant.ZCDPLedger`).
@@ -614,7 +635,9 @@ class NoiseSource:
         """
         if list(self.ledger):
             raise ValueError("with_ledger replaces a fit's whole budget: call it before the first draw")
-        return NoiseSource(self.rng, ledger, prefix=self.prefix)
+        if getattr(ledger, "privacy_unit", None) is None:
+            ledger.privacy_unit = getattr(self.ledger, "privacy_unit", None)
+        return NoiseSource(self.rng, ledger, prefix=self.prefix, contribution_factor=self.contribution_factor)
 
     def parallel(self, name: str, epsilon: float, n: int) -> list[NoiseSource]:
         """Charge ``epsilon`` once and return ``n`` sources each capped at ``epsilon``.
@@ -626,7 +649,7 @@ class NoiseSource:
         disjointness; each child ledger details its own draws.
         """
         self._spend(name, epsilon, 0.0, "composite (parallel)", None)
-        return [NoiseSource(self.rng, BudgetLedger(epsilon), prefix=f"{self.prefix}{name} / part {i + 1} / ")
-                for i in range(int(n))]
+        return [NoiseSource(self.rng, BudgetLedger(epsilon), prefix=f"{self.prefix}{name} / part {i + 1} / ",
+                            contribution_factor=self.contribution_factor) for i in range(int(n))]
 
 

@@ -32,7 +32,7 @@ import numbers
 import numpy as np
 
 from .._version import __version__
-from ..explain import epsilon_statements, level_for
+from ..explain import epsilon_statements, level_for, unit_words
 
 FORMAT = "dpcore-release/2"
 #: Default privacy unit: what one neighbouring step adds or removes.
@@ -59,7 +59,7 @@ def _jsonable(v):
 
 
 def build_release(est, *, algorithm: str, dataset: str = "", columns=None, created: str | None = None,
-                  simulation: bool = False, privacy_unit: str | None = None) -> dict:
+                  simulation: bool = False, privacy_unit: str | None = None, kind: str = "points") -> dict:
     """The publishable release of a fitted private estimator.
 
     Parameters
@@ -81,6 +81,8 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
         reproducible from the seed, so the export says in its guarantee that
         it is NOT private and records the seed (it is a simulation: tests,
         papers' figures, teaching on public data).
+    kind : {"trips", "check-ins", "images", "points"}, default "points"
+        What a row is, for the guarantee in words (:func:`dpcore.explain.unit_words`).
     privacy_unit : str or None
         What one "record" is, in words (e.g. "one taxi trip"); default
         "one record (one row of the input data)".  The guarantee is per unit.
@@ -164,6 +166,15 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
                                   "release on the same data spends its ε again (sequential composition): drawing "
                                   "several releases and keeping the best is a use of the data.")}
     measure = _privacy_measure(eps, delta)
+    unit_info = getattr(est, "privacy_unit_", None)
+    words = unit_words(unit_info, kind)
+    unit_field = {"unit": privacy_unit or (words.whole if unit_info else DEFAULT_PRIVACY_UNIT),
+                  "neighbouring": ("add or remove one unit: all of its rows (unbounded differential privacy)"
+                                   if unit_info else "add or remove one unit (unbounded differential privacy)"),
+                  "person_level": bool(unit_info), "protected": words.one}
+    if unit_info:
+        unit_field.update(column=str(unit_info["unit"]), max_contributions=int(unit_info["max_contributions"]),
+                          bounding=str(unit_info["bounding"]))
     extras = {}
     if hasattr(est, "branch_"):
         extras["hybrid_branch"] = str(est.branch_)  # chosen from a noisy (or public) dataset size
@@ -175,17 +186,18 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
         "algorithm": {"key": algorithm, "name": cls.display_name or cls.__name__, "reference": cls.reference,
                       "family": cls.family},
         "parameters": params,
-        "privacy_unit": {"unit": privacy_unit or DEFAULT_PRIVACY_UNIT,
-                         "neighbouring": "add or remove one unit (unbounded differential privacy)"},
+        "privacy_unit": unit_field,
         "privacy": {
             "measure": measure,
             "epsilon": eps, "delta": delta, "epsilon_spent": float(eps_spent), "delta_spent": float(delta_spent),
             "guarantee": guarantee, "private": not seeded, "level": level_for(eps).name,
-            "neighbouring": "datasets that differ by adding or removing one record",
+            "guarantee_for": words.guarantee(guarantee) if not seeded else guarantee,
+            "neighbouring": ("datasets that differ by adding or removing all the rows of one unit" if unit_info
+                             else "datasets that differ by adding or removing one record"),
             "composition": getattr(ledger, "composition",
                                    "basic sequential composition over the ledger's steps (their sum)"),
             "statements": [{"title": s.title, "value": s.value, "sentence": s.sentence, "formula": s.formula}
-                           for s in epsilon_statements(eps, delta)],
+                           for s in epsilon_statements(eps, delta, unit=words)],
         },
         "bounds": {"lower": [float(v) for v in est.bounds_.lower], "upper": [float(v) for v in est.bounds_.upper],
                    "note": "public bounds given before looking at the data; points outside were clipped onto them"},

@@ -182,11 +182,11 @@ def to_html(release: dict) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>Private clustering release · {html.escape(a['name'])}</title>
 <style>{style}</style></head><body>
 <h1>Private clustering release: {html.escape(a['name'])}, ε = {p['epsilon']:g}</h1>
-<p>Dataset <b>{html.escape(release['dataset']['name'])}</b> · {html.escape(p['guarantee'])}
+<p>Dataset <b>{html.escape(release['dataset']['name'])}</b> · {html.escape(guarantee_sentence(release))}
 ({html.escape(p['level'])}) · created {html.escape(release['created'])} ·
 {html.escape(release['package']['name'])} {html.escape(release['package']['version'])} ·
 source: {html.escape(a['reference'])}</p>
-<h2>What this guarantees one person in the data</h2><ul>{stmts}</ul>
+<h2>What this guarantees one {html.escape(protected_unit(release))} in the data</h2><ul>{stmts}</ul>
 <div class="grid"><div>
 <h2>Private centres</h2>{_table(['centre'] + cols, [(i + 1, *row) for i, row in enumerate(release['centroids'])])}
 <h2>Privacy budget ledger</h2>
@@ -243,3 +243,29 @@ def find_input_rows(release: dict, X, *, atol: float = 0.0) -> np.ndarray:
     for v in V:  # few released points; vectorised over the rows of X
         hits |= np.all(np.abs(X - v) <= atol, axis=1)
     return np.flatnonzero(hits)
+
+
+def protected_unit(release: dict) -> str:
+    """What one unit of a release is, in one word: ``"user"`` (person level), ``"trip"``, ``"record"``.
+
+    Releases made before issue 23 protect one record.
+
+    Returns
+    -------
+    str
+    """
+    return str(release.get("privacy_unit", {}).get("protected") or "record")
+
+
+def guarantee_sentence(release: dict) -> str:
+    """The guarantee with the unit it is for: "1-differential privacy for every user (...)" or, row level,
+    "... for every trip (one row); a person with m trips is protected only at m·ε".
+
+    Returns
+    -------
+    str
+    """
+    p = release["privacy"]
+    if p.get("guarantee_for"):
+        return str(p["guarantee_for"])
+    return f"{p['guarantee']} for every record (one row); a person with m records is protected only at m·ε"

@@ -342,7 +342,7 @@ def _build_release_kwargs() -> dict:
     return {"simulation": True} if "simulation" in inspect.signature(build_release).parameters else {}
 
 
-def observe(make, X, tape: NoiseTape, key: str) -> dict:
+def observe(make, X, tape: NoiseTape, key: str, fit_kw: dict | None = None) -> dict:
     """Fit ``make()`` on X with its noise taped; return everything the fit shows.
 
     Returns
@@ -372,7 +372,7 @@ def observe(make, X, tape: NoiseTape, key: str) -> dict:
         if orig_source is not None:
             DPClusterer._begin_source_fit = begin_source
         try:
-            est.fit(X)
+            est.fit(X, **(fit_kw or {}))
             seen["outcome"] = "fitted"
         except Exception as exc:  # noqa: BLE001 -- the exception itself is what is compared
             seen["outcome"] = (type(exc).__name__, str(exc))
@@ -392,12 +392,16 @@ def observe(make, X, tape: NoiseTape, key: str) -> dict:
     return seen
 
 
-def coupled_pair(make, X, Xp, key: str, seed: int = 0) -> tuple[dict, dict, list[str]]:
-    """Fit on ``X`` (recording), then on ``Xp`` (replaying the released values); return both views and mismatches."""
+def coupled_pair(make, X, Xp, key: str, seed: int = 0, fit_kw: dict | None = None,
+                 fit_kw_p: dict | None = None) -> tuple[dict, dict, list[str]]:
+    """Fit on ``X`` (recording), then on ``Xp`` (replaying the released values); return both views and mismatches.
+
+    ``fit_kw`` / ``fit_kw_p``: extra ``fit`` arguments on each side (e.g. the rows' ``privacy_id``).
+    """
     tape = NoiseTape(seed)
-    a = observe(lambda: make(seed), X, tape, key)
+    a = observe(lambda: make(seed), X, tape, key, fit_kw)
     tape.replay()
-    b = observe(lambda: make(seed), Xp, tape, key)
+    b = observe(lambda: make(seed), Xp, tape, key, fit_kw_p)
     tape.finish()
     return a, b, tape.mismatches
 

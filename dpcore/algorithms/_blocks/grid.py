@@ -12,6 +12,7 @@ import numpy as np
 
 from ...privacy.mechanisms import NoiseSource
 from ...sources import DataSource
+from ...utils.fixedpoint import FixedPoint
 from ..base import display_name
 from ..regime import (
     GRID_MAX_CELLS_FAST,
@@ -78,8 +79,13 @@ def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: 
     """
     if isinstance(Z, DataSource):   # exact grid_counts where the data live (domain required, r = 1)
         d = Z.n_features
-        counts = Z.grid_counts(domain, (m,) * d).ravel().astype(float)
-        noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name=name, integer=True)
+        counts = Z.grid_counts(domain, (m,) * d)
+        if isinstance(counts, FixedPoint):   # weighted rows (contribution bounding by weighting): exact weights
+            noisy = noise.laplace(FixedPoint(counts.q.ravel(), counts.bits), sensitivity=1.0, epsilon=epsilon,
+                                  name=name)
+        else:
+            noisy = noise.laplace(counts.ravel().astype(float), sensitivity=1.0, epsilon=epsilon, name=name,
+                                  integer=True)
         return (noisy.reshape((m,) * d) if d <= 32 else noisy), np.linspace(-r, r, m + 1)
     n, d = Z.shape
     counts = np.zeros(m ** d)

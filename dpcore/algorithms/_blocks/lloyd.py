@@ -95,8 +95,11 @@ def noisy_counts_and_sums(counts: np.ndarray, sums: FixedPoint, noise: NoiseSour
     **Privacy.** epsilon-DP: the counts join the sums in fixed point (``count * 2^bits``), so the
     whole query is exact integers and one record moves it by at most ``sensitivity`` in L1.
     """
-    joint = np.concatenate([(np.asarray(counts, dtype=np.int64) << sums.bits)[:, None].astype(sums.q.dtype),
-                            sums.q], axis=1)
+    if isinstance(counts, FixedPoint):   # weighted counts: on the sums' finer grid
+        c = np.asarray(counts.q, dtype=np.int64) << (sums.bits - counts.bits)
+    else:
+        c = np.asarray(counts, dtype=np.int64) << sums.bits
+    joint = np.concatenate([c[:, None].astype(sums.q.dtype), sums.q], axis=1)
     noisy = noise.laplace(FixedPoint(joint, sums.bits), sensitivity=sensitivity, epsilon=epsilon, name=name)
     return noisy[:, 0], noisy[:, 1:]
 
@@ -140,7 +143,6 @@ def noisy_lloyd_step(Z, centers: np.ndarray, noise: NoiseSource, *, epsilon: flo
         counts, sums = Z.cluster_sums(centers, domain)
     else:
         counts, sums = cluster_sums(Z, centers, domain=domain, exact=True)
-    counts = np.asarray(counts, dtype=np.int64)
     if count_share is None:
         n_counts, n_sums = noisy_counts_and_sums(counts, sums, noise, sensitivity=d * r + 1.0, epsilon=epsilon,
                                                  name=f"{label}: cluster counts and sums")

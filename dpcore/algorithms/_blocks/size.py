@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ...privacy.mechanisms import NoiseSource
+from ...utils.fixedpoint import FixedPoint
 
 
 def public_or_noisy_size(n_true: int, n_public, share: float, epsilon: float, noise: NoiseSource):
@@ -33,5 +34,7 @@ def public_or_noisy_size(n_true: int, n_public, share: float, epsilon: float, no
     if not 0 < share < 1:
         raise ValueError(f"n_share must be in (0, 1), got {share}")
     e = epsilon * share
-    n_noisy = float(noise.laplace(int(n_true), sensitivity=1.0, epsilon=e, name="dataset size"))
+    # A weighted source (contribution bounding by weighting) counts its weights: an exact FixedPoint.
+    query = n_true if isinstance(n_true, FixedPoint) else int(n_true)
+    n_noisy = float(noise.laplace(query, sensitivity=1.0, epsilon=e, name="dataset size"))
     return max(n_noisy, 1.0), epsilon - e

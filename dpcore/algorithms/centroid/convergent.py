@@ -172,7 +172,8 @@ class KMeansGuarantee(DPClusterer):
                "half of the convergent zone; Laplace noise at the end.")
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, lap_share=0.5, n_iter=10, n_candidates=100,
-                 radius=0.25, radius_decay=0.75, random_state=None):
+                 radius=0.25, radius_decay=0.75, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -182,6 +183,8 @@ class KMeansGuarantee(DPClusterer):
         self.radius = radius
         self.radius_decay = radius_decay
         self.random_state = random_state
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     # -- the step that differs between the two algorithms ----------------------
     def _sample_centre(self, pts, old, radius, sens, eps, noise: NoiseSource, label):
@@ -207,8 +210,8 @@ class KMeansGuarantee(DPClusterer):
             raise ValueError(f"radius_decay must be in (0, 1], got {self.radius_decay!r}")
 
     @fit_doc('Release k private centres.')
-    def fit(self, X, y=None):
-        X, noise = self._begin_fit(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise = self._begin_fit(X, privacy_id=privacy_id)
         self._check_params()
         dom = self.bounds_
         Z = dom.normalize(X)
@@ -311,12 +314,15 @@ class SubClustering(KMeansGuarantee):
                "that attracts most points, chosen privately.")
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, lap_share=0.5, n_iter=10, n_candidates=100,
-                 radius=0.25, radius_decay=0.75, internalK=5, select_share=0.3, random_state=None):
+                 radius=0.25, radius_decay=0.75, internalK=5, select_share=0.3, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         super().__init__(n_clusters, epsilon=epsilon, bounds=bounds, lap_share=lap_share, n_iter=n_iter,
                          n_candidates=n_candidates, radius=radius, radius_decay=radius_decay,
                          random_state=random_state)
         self.internalK = internalK
         self.select_share = select_share
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     def _check_params(self):
         super()._check_params()

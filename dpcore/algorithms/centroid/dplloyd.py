@@ -113,11 +113,13 @@ class DPLloyd(DPClusterer):
     key = "dplloyd"
     display_name = "DPLloyd"
     accepts_source = True
+    supports_weighting = True
     reference = "Su et al. 2016, §4.1.1 (iteration rule: Su et al. 2017)"
     summary = "Lloyd's k-means with Laplace noise on each iteration's cluster counts and sums."
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_iter="auto", init="auto",
-                 n_samples=None, n_share=0.02, random_state=None):
+                 n_samples=None, n_share=0.02, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -126,6 +128,8 @@ class DPLloyd(DPClusterer):
         self.n_samples = n_samples
         self.n_share = n_share
         self.random_state = random_state
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     @classmethod
     def regime(cls, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0, rho: float = RHO,
@@ -161,8 +165,8 @@ class DPLloyd(DPClusterer):
                       "accuracy target: inside the regime.", None, figs)
 
     @fit_doc('Release k private centres.')
-    def fit(self, X, y=None):
-        X, noise, n = self._begin_source_fit(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise, n = self._begin_source_fit(X, privacy_id=privacy_id)
         dom = self.bounds_
         k, d = int(self.n_clusters), X.n_features
         eps = float(self.epsilon)

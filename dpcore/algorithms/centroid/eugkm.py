@@ -82,11 +82,13 @@ class EUGkM(DPClusterer):
     key = "eugkm"
     display_name = "EUGkM"
     accepts_source = True
+    supports_weighting = True
     reference = "Su et al. 2016, §4.2.1 (Eq. 4)"
     summary = "Publishes a noisy uniform-grid synopsis, then runs k-means on the cells (non-interactive)."
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
-                 n_share=0.02, max_cells=MAX_CELLS, random_state=None):
+                 n_share=0.02, max_cells=MAX_CELLS, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -96,6 +98,8 @@ class EUGkM(DPClusterer):
         self.n_share = n_share
         self.max_cells = max_cells
         self.random_state = random_state
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     def _expected_failed_checks(self) -> dict[str, str]:
         reason = ("scikit-learn's check fits 10 columns of about 120 rows; there the noisy grid is mostly noise "
@@ -130,15 +134,15 @@ class EUGkM(DPClusterer):
         return epsilon
 
     @fit_doc('Release the grid synopsis and k centres computed from it.')
-    def fit(self, X, y=None):
-        X, noise, n_est, eps_left = self._start_fit(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise, n_est, eps_left = self._start_fit(X, privacy_id)
         self.cluster_centers_ = self.bounds_.denormalize(self._fit_grid(X, noise, eps_left, n_est))
         return self
 
     # Shared with the Hybrid, which runs this on part of its budget.
-    def _start_fit(self, X):
+    def _start_fit(self, X, privacy_id=None):
         """Validate, then the dataset size: returns (X, noise, n_est, epsilon left)."""
-        X, noise, n = self._begin_source_fit(X)
+        X, noise, n = self._begin_source_fit(X, privacy_id=privacy_id)
         _check_grid_params(self.theta, self.n_init)
         n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, float(self.epsilon), noise)
         # Su et al. §6.2's regime, on the public/noisy size only, before the grid is spent (dpcore.algorithms.regime).

@@ -302,7 +302,8 @@ class GkM(DPClusterer):
     summary = "Sample-and-aggregate: k-means on N^0.4 data blocks, centres averaged plus Laplace noise."
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_samples=None, n_share=0.02,
-                 range_quantiles=(0.05, 0.95), align="match", solver="auto", random_state=None):
+                 range_quantiles=(0.05, 0.95), align="match", solver="auto", random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -312,14 +313,16 @@ class GkM(DPClusterer):
         self.align = align
         self.solver = solver
         self.random_state = random_state
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     def _n_blocks(self, n_est: float, k: int) -> int:
         """l = N^0.4 (GUPT), rounded, at least 1."""
         return max(1, int(round(n_est ** 0.4)))
 
     @fit_doc('Release k private centres.')
-    def fit(self, X, y=None):
-        X, noise = self._begin_fit(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise = self._begin_fit(X, privacy_id=privacy_id)
         if self.align not in ("match", "sort"):
             raise ValueError(f"align must be 'match' or 'sort', got {self.align!r}")
         if self.solver not in ("auto", "sklearn", "batched"):

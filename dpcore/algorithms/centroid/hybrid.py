@@ -74,10 +74,13 @@ class Hybrid(EUGkM):
     summary = "EUGkM's centres refined by one DPLloyd iteration when the data are numerous enough."
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
-                 n_share=0.02, max_cells=MAX_CELLS, rho=RHO, random_state=None):
+                 n_share=0.02, max_cells=MAX_CELLS, rho=RHO, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         super().__init__(n_clusters, epsilon=epsilon, bounds=bounds, theta=theta, n_init=n_init,
                          n_samples=n_samples, n_share=n_share, max_cells=max_cells, random_state=random_state)
         self.rho = rho
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     @classmethod
     def _grid_epsilon(cls, n, d, k, epsilon, *, theta=10.0, rho=RHO, **params) -> float:
@@ -85,8 +88,8 @@ class Hybrid(EUGkM):
         return epsilon / 2 if epsilon >= hybrid_min_epsilon(n, d, k, rho=float(rho), theta=float(theta)) else epsilon
 
     @fit_doc('Release the grid synopsis and k centres.')
-    def fit(self, X, y=None):
-        X, noise, n_est, eps_left = self._start_fit(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise, n_est, eps_left = self._start_fit(X, privacy_id)
         dom = self.bounds_
         k, d = int(self.n_clusters), X.n_features
         self.min_epsilon_ = hybrid_min_epsilon(n_est, d, k, rho=float(self.rho), theta=float(self.theta))

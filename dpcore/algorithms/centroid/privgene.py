@@ -184,7 +184,8 @@ class PGkM(DPClusterer):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_candidates=N_CANDIDATES,
                  n_selected=N_SELECTED, x=X_FACTOR, n_rounds=None, mutation_scale=0.5, n_samples=None,
-                 n_share=0.02, random_state=None):
+                 n_share=0.02, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -196,6 +197,8 @@ class PGkM(DPClusterer):
         self.n_samples = n_samples
         self.n_share = n_share
         self.random_state = random_state
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     @classmethod
     def regime(cls, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0,
@@ -228,8 +231,8 @@ class PGkM(DPClusterer):
         return Regime(cls.key, "ok", "small enough for PrivGene's candidate scoring.", None, figs)
 
     @fit_doc('Release k private centres.')
-    def fit(self, X, y=None):
-        X, noise = self._begin_fit(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise = self._begin_fit(X, privacy_id=privacy_id)
         m, m_sel = self.n_candidates, self.n_selected
         for name, v, lo in (("n_candidates", m, 2), ("n_selected", m_sel, 1)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:

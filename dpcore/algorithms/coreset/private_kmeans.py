@@ -218,7 +218,8 @@ class PrivateKMeans(DPClusterer):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-8, bounds=None, beta=0.1, split=DEFAULT_SPLIT,
                  radius_growth=1.1, box_factor=2.0, budget="paper", constants="proved", n_samples=None,
-                 n_share=0.02, n_init=10, random_state=None):
+                 n_share=0.02, n_init=10, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -233,6 +234,8 @@ class PrivateKMeans(DPClusterer):
         self.n_share = n_share
         self.n_init = n_init
         self.random_state = random_state
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     def _check_params(self):
         if not (isinstance(self.beta, numbers.Real) and 0 < self.beta < 1):
@@ -312,8 +315,8 @@ class PrivateKMeans(DPClusterer):
 
     @fit_doc("Release the private coreset and k centres computed from it.",
              example="n_clusters=2, epsilon=2.0, bounds=(0, 1)", size=(50_000, 1))
-    def fit(self, X, y=None):
-        X, noise = self._begin_fit(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise = self._begin_fit(X, privacy_id=privacy_id)
         self._check_params()
         k, d = int(self.n_clusters), X.shape[1]
         eps_total, delta_total = float(self.epsilon), float(self.delta)

@@ -425,7 +425,8 @@ class BalcanKMeans(DPClusterer):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=0.1, bounds=None,
                  budget_shares=DEFAULT_SHARES, n_candidate_runs=3, n_lloyd=3, n_samples=None, n_share=0.02,
-                 random_state=None):
+                 random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -436,6 +437,8 @@ class BalcanKMeans(DPClusterer):
         self.n_samples = n_samples
         self.n_share = n_share
         self.random_state = random_state
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     def _check_params(self):
         delta = self.delta
@@ -457,9 +460,9 @@ class BalcanKMeans(DPClusterer):
         return float(delta), shares / shares.sum()
 
     @fit_doc('Release k private centres.')
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, privacy_id=None):
         delta, shares = self._check_params()     # first: delta here is not a privacy parameter
-        X, noise = self._begin_fit(X)
+        X, noise = self._begin_fit(X, privacy_id=privacy_id)
         dom = self.bounds_
         d = X.shape[1]
         k = int(self.n_clusters)

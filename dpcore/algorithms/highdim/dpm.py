@@ -166,7 +166,8 @@ class DPM(DPClusterer):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_bins=64, max_depth=None,
                  min_share=0.25, min_leaf=None, shares=DEFAULT_SHARES, refine=True, refine_steps=1, n_samples=None,
-                 random_state=None):
+                 random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -180,6 +181,8 @@ class DPM(DPClusterer):
         self.refine_steps = refine_steps
         self.n_samples = n_samples
         self.random_state = random_state
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     def _check_params(self, k):
         if not (isinstance(self.n_bins, numbers.Integral) and 2 <= self.n_bins <= 4096):
@@ -203,8 +206,8 @@ class DPM(DPClusterer):
         return s / s.sum()
 
     @fit_doc('Release k private centres (and the leaf means they come from).')
-    def fit(self, X, y=None):
-        X, noise = self._begin_fit(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise = self._begin_fit(X, privacy_id=privacy_id)
         k, (n, d) = int(self.n_clusters), X.shape
         s = self._check_params(k)
         refine = bool(self.refine) and s[3] > 0

@@ -336,7 +336,8 @@ class ZCDPLloyd(DPClusterer):
     family = "centroids"
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_iter_per_split="auto",
-                 n_final_iter="auto", split_scale=0.005, min_count=10.0, shrink=True, random_state=None):
+                 n_final_iter="auto", split_scale=0.005, min_count=10.0, shrink=True, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -347,6 +348,8 @@ class ZCDPLloyd(DPClusterer):
         self.min_count = min_count
         self.shrink = shrink
         self.random_state = random_state
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     def _check_params(self) -> bool:
         """Validate the schedule and numeric parameters; return True for the automatic schedule."""
@@ -368,9 +371,9 @@ class ZCDPLloyd(DPClusterer):
         return all(auto)
 
     @fit_doc('Release k private centres (and the DP mean).')
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, privacy_id=None):
         auto = self._check_params()
-        X, noise = self._begin_fit(X)
+        X, noise = self._begin_fit(X, privacy_id=privacy_id)
         # Every step is Gaussian: the estimator's ledger composes them in zCDP.
         self.budget_ = ZCDPLedger(float(self.epsilon), float(self.delta))
         noise = noise.with_ledger(self.budget_)

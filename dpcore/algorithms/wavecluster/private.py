@@ -84,9 +84,12 @@ class PrivQT(WaveCluster):
     private = True
 
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
-                 connectivity="full", random_state=None):
+                 connectivity="full", random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         super().__init__(epsilon=epsilon, bounds=bounds, num_grid=num_grid, density_threshold=density_threshold,
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     def _noisy_transform(self, counts, noise, epsilon):
         # Lattice noise (integer=False), not integer noise: PrivTHR drops |Z'|/2 of the positive
@@ -98,8 +101,8 @@ class PrivQT(WaveCluster):
         return wavelet_approximation(noisy, self._wavelet_)
 
     @fit_doc('Release the private clusters of X.', example='epsilon=1.0, bounds=(0, 1)')
-    def fit(self, X, y=None):
-        X, noise, _ = self._prepare(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise, _ = self._prepare(X, privacy_id)
         counts = self._counts(X)
         W_noisy = self._noisy_transform(counts, noise, float(self.epsilon))
         S_noisy = np.sort(W_noisy[W_noisy > 0])
@@ -172,14 +175,17 @@ class PrivTHR(PrivQT):
                "positive values before the density threshold (90 % / 10 % budget).")
 
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
-                 connectivity="full", quantization_share=0.9, random_state=None):
+                 connectivity="full", quantization_share=0.9, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         super().__init__(epsilon=epsilon, bounds=bounds, num_grid=num_grid, density_threshold=density_threshold,
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
         self.quantization_share = quantization_share
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     @fit_doc('Release the private clusters of X (see the class docstring).', example='epsilon=1.0, bounds=(0, 1)')
-    def fit(self, X, y=None):
-        X, noise, _ = self._prepare(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise, _ = self._prepare(X, privacy_id)
         share = _check_share(self.quantization_share, "quantization_share")
         eps_q, _ = split_budget(float(self.epsilon), [share, 1.0 - share])
         counts = self._counts(X)
@@ -270,15 +276,18 @@ class PrivTHREM(PrivQT):
                "exponential mechanism on the rank of the true values (70 % / 30 % budget).")
 
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
-                 connectivity="full", quantization_share=0.7, value_cap=None, random_state=None):
+                 connectivity="full", quantization_share=0.7, value_cap=None, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         super().__init__(epsilon=epsilon, bounds=bounds, num_grid=num_grid, density_threshold=density_threshold,
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
         self.quantization_share = quantization_share
         self.value_cap = value_cap
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     @fit_doc('Release the private clusters of X (see the class docstring).', example='epsilon=1.0, bounds=(0, 1)')
-    def fit(self, X, y=None):
-        X, noise, _ = self._prepare(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise, _ = self._prepare(X, privacy_id)
         share = _check_share(self.quantization_share, "quantization_share")
         if self.value_cap is not None and not (isinstance(self.value_cap, numbers.Real)
                                                and math.isfinite(self.value_cap) and self.value_cap > 0):
@@ -374,16 +383,19 @@ class PrivBasic(WaveCluster):
     private = True
 
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
-                 connectivity="full", theta=10.0, n_samples=None, n_share=0.02, random_state=None):
+                 connectivity="full", theta=10.0, n_samples=None, n_share=0.02, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
         super().__init__(epsilon=epsilon, bounds=bounds, num_grid=num_grid, density_threshold=density_threshold,
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
         self.theta = theta
         self.n_samples = n_samples
         self.n_share = n_share
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
 
     @fit_doc('Release the private clusters of X (see the class docstring).', example='epsilon=1.0, bounds=(0, 1)')
-    def fit(self, X, y=None):
-        X, noise, n = self._prepare(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, noise, n = self._prepare(X, privacy_id)
         if not (isinstance(self.theta, numbers.Real) and math.isfinite(self.theta) and self.theta > 0):
             raise ValueError(f"theta must be a positive number (Qardaji et al. use 10), got {self.theta!r}")
         d = X.n_features

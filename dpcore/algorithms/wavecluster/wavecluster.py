@@ -183,9 +183,9 @@ class WaveCluster(DPClusterer):
         self.random_state = random_state
 
     # -- fit scaffolding shared by every variant ----------------------------
-    def _prepare(self, X):
+    def _prepare(self, X, privacy_id=None):
         """Validate; return (source, noise, n): X may be an array or any DataSource."""
-        src, noise, n = self._begin_source_fit(X)
+        src, noise, n = self._begin_source_fit(X, privacy_id=privacy_id)
         _check_params(self.num_grid, self.density_threshold, self.connectivity, src.n_features)
         self._wavelet_ = check_wavelet(self.wavelet)
         return src, noise, n
@@ -196,8 +196,8 @@ class WaveCluster(DPClusterer):
         return src.grid_counts(self.bounds_, (m,) * src.n_features).astype(float)
 
     @fit_doc('Cluster X.', example='bounds=(0, 1)')
-    def fit(self, X, y=None):
-        X, _, _ = self._prepare(X)
+    def fit(self, X, y=None, privacy_id=None):
+        X, _, _ = self._prepare(X, privacy_id)
         counts = self._counts(X)
         W = wavelet_approximation(counts, self._wavelet_)
         S = np.sort(W[W > 0])

@@ -1,0 +1,175 @@
+"""People, not rows (issue 23): a privacy unit with bounded contributions, in memory and in every engine."""
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpcore
+from dpcore import sources
+from dpcore.release import build_release, validate_release
+from dpcore.sources import ArraySource
+from dpcore.utils.contributions import (
+    WEIGHT_BITS,
+    contribution_weights,
+    sample_mask,
+    unit_codes,
+)
+from dpcore.utils.domain import check_bounds
+
+BOUNDS = (np.array([0.0, 0.0]), np.array([1.0, 1.0]))
+
+
+def _people(n_units=300, seed=0):
+    """Units with very unequal numbers of rows (1 to 400), some rows repeated exactly, some outside the box."""
+    rng = np.random.default_rng(seed)
+    sizes = np.minimum(rng.zipf(1.6, n_units), 400)
+    ids = np.repeat(np.arange(n_units), sizes)
+    homes = rng.uniform(0, 1, size=(n_units, 2))
+    X = homes[ids] + rng.normal(0, 0.03, size=(ids.size, 2))
+    X[::17] = X[::17][:, ::-1]                 # identical rows within a unit happen
+    X[5] = [1.2, -0.1]                         # outside the box: clipped, still hashed the same everywhere
+    return X, ids
+
+
+def test_sampling_keeps_at_most_L_rows_per_unit_and_is_keyed():
+    X, ids = _people()
+    dom = check_bounds(BOUNDS, d=2)
+    Xc, _ = dom.clip(X)
+    codes, n_units = unit_codes(ids)
+    keep = sample_mask(Xc, codes, 5, dom, key=12345)
+    per = np.bincount(codes[keep], minlength=n_units)
+    assert per.max() == 5 and np.array_equal(per, np.minimum(np.bincount(codes), 5))
+    other = sample_mask(Xc, codes, 5, dom, key=999)
+    assert not np.array_equal(keep, other)                      # another key keeps other rows
+    np.testing.assert_array_equal(keep, sample_mask(Xc, codes, 5, dom, key=12345))
+
+
+def test_weights_sum_to_at_most_L_per_unit():
+    _, ids = _people()
+    codes, _ = unit_codes(ids)
+    for L in (1, 3, 50):
+        w = contribution_weights(codes, L)
+        per = np.bincount(codes, weights=w)
+        assert per.max() <= L * 2 ** WEIGHT_BITS
+        small = np.bincount(codes) <= L                           # units within the bound keep weight 1
+        assert np.all(per[small] == np.bincount(codes)[small] * 2 ** WEIGHT_BITS)
+
+
+def _check_same(a, b, dom):
+    np.testing.assert_array_equal(a.grid_counts(dom, (7, 5)), b.grid_counts(dom, (7, 5)))
+    C = np.array([[-0.5, 0.2], [0.4, -0.3], [0.1, 0.8]])
+    ca, sa = a.cluster_sums(C, dom)
+    cb, sb = b.cluster_sums(C, dom)
+    np.testing.assert_array_equal(ca, cb)
+    assert [int(v) for v in sa.q.ravel()] == [int(v) for v in sb.q.ravel()]
+    assert a.count() == b.count()
+
+
+@pytest.fixture(scope="module")
+def people_parquet(tmp_path_factory):
+    X, ids = _people()
+    path = tmp_path_factory.mktemp("people") / "people.parquet"
+    pd.DataFrame({"x": X[:, 0], "y": X[:, 1], "user": ids.astype(str)}).to_parquet(path)
+    return X, ids, path
+
+
+def _in_memory(X, ids, L, key):
+    dom = check_bounds(BOUNDS, d=2)
+    Xc, _ = dom.clip(X)
+    codes, _ = unit_codes(ids.astype(str))
+    return ArraySource(X[sample_mask(Xc, codes, L, dom, key)]), dom
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark", "postgres"])
+def test_engines_bound_exactly_as_the_in_memory_path(engine, people_parquet, request):
+    X, ids, path = people_parquet
+    key, L = 1_234_567, 4
+    ref, dom = _in_memory(X, ids, L, key)
+    if engine == "duckdb":
+        src = sources.from_files(path, columns=["x", "y"])
+    elif engine == "spark":
+        if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+            if os.environ.get("CI"):
+                pytest.fail("no Java in CI")
+            pytest.skip("no Java")
+        spark = sources.spark_session("local[2]", conf={"spark.ui.showConsoleProgress": "false",
+                                                        "spark.sql.shuffle.partitions": "2"})
+        src = sources.from_spark(spark.read.parquet(str(path)), columns=["x", "y"])
+    else:
+        import ibis
+        url = request.getfixturevalue("pg_server").new_database("units")
+        con = ibis.connect(url.replace("postgresql+psycopg://", "postgresql://"))
+        con.create_table("checkins", pd.read_parquet(path), overwrite=True)
+        src = sources.from_table(url, "checkins", columns=["x", "y"])
+    _check_same(ref, src.bounded("user", L, key, dom), dom)
+
+
+def test_a_fit_on_a_source_equals_the_fit_in_memory(people_parquet):
+    """Same seed, same key: DuckDB keeps the same rows, so the simulated releases are bit-identical."""
+    X, ids, path = people_parquet
+    make = lambda: dpcore.ALGORITHMS["dplloyd"](n_clusters=3, epsilon=1.0, bounds=BOUNDS, max_contributions=3,  # noqa: E731
+                                                random_state=5)
+    a = make().fit(X, privacy_id=ids.astype(str))
+    b = make().fit(sources.from_files(path, columns=["x", "y"]), privacy_id="user")
+    np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
+
+
+@pytest.mark.parametrize("key", sorted(k for k, c in dpcore.ALGORITHMS.items() if c.private))
+def test_every_private_estimator_scales_its_sensitivities_by_L(key):
+    X, ids = _people(120, seed=1)
+    cls = dpcore.ALGORITHMS[key]
+    kw = dict(epsilon=50.0 if key == "coreset" else 1.0, bounds=BOUNDS, random_state=0)
+    if "n_clusters" in cls().get_params():
+        kw["n_clusters"] = 2
+    if cls.needs_delta:
+        kw["delta"] = 1e-3 if key == "balcan" else 1e-6
+    if key == "coreset":
+        kw.update(n_samples=50_000, n_init=1)
+    row = cls(**kw).fit(X)
+    unit = cls(**kw, max_contributions=7).fit(X, privacy_id=ids)
+    assert unit.privacy_unit_ == {"unit": "privacy_id", "max_contributions": 7, "bounding": "sample"}
+    assert unit.budget_.privacy_unit == unit.privacy_unit_
+    # The same steps (by name; a noisy size may change how many iterations run) at 7 times the sensitivity,
+    # up to what rounding onto the release lattice adds.  (The coreset's steps are composite: their inner
+    # draws spend on child sources, which inherit the factor.)
+    rs = {e.name: e.sensitivity for e in row.budget_ if e.sensitivity is not None}
+    us = {e.name: e.sensitivity for e in unit.budget_ if e.sensitivity is not None}
+    common = set(rs) & set(us)
+    assert common or key == "coreset"
+    for name in common:
+        r, u = rs[name], us[name]
+        assert 7 * r * (1 - 2 ** -9) <= u <= 7 * r * (1 + 2 ** -8), (key, name, r, u)
+    rel = build_release(unit, algorithm=key, simulation=True)
+    validate_release(rel)
+    assert rel["privacy_unit"]["person_level"] and rel["privacy_unit"]["max_contributions"] == 7
+
+
+def test_unit_parameters_are_checked_with_sentences():
+    X, ids = _people(50)
+    cls = dpcore.ALGORITHMS["eugkm"]
+    with pytest.raises(ValueError, match="pass fit\\(X, privacy_id=ids\\)"):
+        cls(3, epsilon=1.0, bounds=BOUNDS, max_contributions=5).fit(X)
+    with pytest.raises(ValueError, match="set max_contributions=L"):
+        cls(3, epsilon=1.0, bounds=BOUNDS).fit(X, privacy_id=ids)
+    with pytest.raises(ValueError, match="one unit id per row"):
+        cls(3, epsilon=1.0, bounds=BOUNDS, max_contributions=5).fit(X, privacy_id=ids[:-1])
+    with pytest.raises(ValueError, match="whole number of rows >= 1"):
+        cls(3, epsilon=1.0, bounds=BOUNDS, max_contributions=0).fit(X, privacy_id=ids)
+    with pytest.raises(TypeError, match="supports contribution_bounding='sample' only"):
+        dpcore.ALGORITHMS["gkm"](3, epsilon=1.0, bounds=BOUNDS, max_contributions=5,
+                                 contribution_bounding="weight").fit(X, privacy_id=ids)
+    with pytest.raises(ValueError, match="missing values"):
+        cls(3, epsilon=1.0, bounds=BOUNDS, max_contributions=5).fit(X, privacy_id=np.where(ids > 3, ids, np.nan))
+
+
+def test_weighting_is_exact_and_bounded_for_the_grid_and_lloyd():
+    X, ids = _people()
+    for key in ("eugkm", "dplloyd", "hybrid"):
+        est = dpcore.ALGORITHMS[key](3, epsilon=1.0, bounds=BOUNDS, max_contributions=4,
+                                     contribution_bounding="weight", random_state=0).fit(X, privacy_id=ids)
+        assert est.privacy_unit_["bounding"] == "weight"
+        assert all(e.sensitivity >= 4 for e in est.budget_ if e.sensitivity is not None)
