@@ -29,7 +29,7 @@ class PrivacyLevel:
 
 
 #: The levels the app's slider offers, strongest privacy first.
-_MAXIMAL = "Almost nothing about any one person can be learned; results are very noisy."
+_MAXIMAL = "Almost nothing about any one unit (a row, or a person's rows) can be learned; results are very noisy."
 PRIVACY_LEVELS: tuple[PrivacyLevel, ...] = (
     PrivacyLevel(0.01, "Maximal privacy", _MAXIMAL),
     PrivacyLevel(0.02, "Maximal privacy", _MAXIMAL),
@@ -38,7 +38,7 @@ PRIVACY_LEVELS: tuple[PrivacyLevel, ...] = (
     PrivacyLevel(0.2, "Strong privacy", "A common choice for public releases of sensitive data."),
     PrivacyLevel(0.5, "Strong privacy", "A common choice for public releases of sensitive data."),
     PrivacyLevel(1.0, "Moderate privacy", "Widely used in practice; an observer's odds can change by at most 2.7x."),
-    PrivacyLevel(2.0, "Moderate privacy", "An observer's odds about a person can change by at most 7.4x."),
+    PrivacyLevel(2.0, "Moderate privacy", "An observer's odds about one unit can change by at most 7.4x."),
     PrivacyLevel(5.0, "Weak privacy", "Above epsilon = 5 little protection is left: odds can change 148-fold."),
     PrivacyLevel(10.0, "Minimal privacy", "Close to publishing the non-private result; use only for testing."),
 )

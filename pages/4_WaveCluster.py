@@ -62,18 +62,20 @@ with view:
         st.info(f"The grid view draws two columns; this data has {d}. The measures below still apply.")
     else:
         left, right = st.columns(2)
-        for col, e, title in [(left, est, f"Private · {name}, {W.epsilon_label(eps)}"),
-                              (right, base, f"Non-private ({F.NOT_PRIVATE})")]:
+        # Keys: the two sides can draw identical grids (same labels), which Streamlit would take for one element.
+        for side, col, e, title in [("private", left, est, f"Private · {name}, {W.epsilon_label(eps)}"),
+                                    ("baseline", right, base, f"Non-private ({F.NOT_PRIVATE})")]:
             with col:
                 st.markdown(f"**{title}**")
                 syn = e.synopsis_
                 if ds.geo:
                     st.pydeck_chart(F.map_deck(bounds=(e.bounds_.lower, e.bounds_.upper), synopsis_edges=syn.edges,
                                                synopsis_counts=syn.values, cell_labels=syn.labels,
-                                               height=MAP_HEIGHT, width=MAP_WIDTH), height=MAP_HEIGHT)
+                                               height=MAP_HEIGHT, width=MAP_WIDTH), height=MAP_HEIGHT,
+                                    key=f"map-{side}")
                 else:
                     st.plotly_chart(F.label_grid_figure(edges=syn.edges, labels=syn.labels, columns=ds.columns[:2],
-                                                        height=420), width="stretch")
+                                                        height=420), width="stretch", key=f"grid-{side}")
         st.caption("Each colour is one cluster of dense cells (colours repeat after ten clusters); "
                    "blank cells are noise. Colours are not matched between the two sides.")
 

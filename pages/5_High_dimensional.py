@@ -60,9 +60,10 @@ if side * side == d and d >= 16:
     st.markdown("**Private**" + (" (noisy cluster sizes above)" if counts is not None else ""))
     st.plotly_chart(F.center_images_figure(est.cluster_centers_, side=side, zmin=lo, zmax=hi,
                                            titles=None if counts is None else [f"{c:,.0f}" for c in counts]),
-                    width="stretch")
+                    width="stretch", key="centres-private")
     st.markdown(f"**Non-private k-means++** ({F.NOT_PRIVATE})")
-    st.plotly_chart(F.center_images_figure(base.cluster_centers_, side=side, zmin=lo, zmax=hi), width="stretch")
+    st.plotly_chart(F.center_images_figure(base.cluster_centers_, side=side, zmin=lo, zmax=hi), width="stretch",
+                    key="centres-baseline")
 
 with st.expander("2-D PCA view of the data and the centres"):
     # Display only: the PCA is fitted on the data shown on this screen.

@@ -1,4 +1,4 @@
-"""Explain: what a privacy level promises one person, in numbers and plain words."""
+"""Explain: what a privacy level promises one unit (a row, or one person's rows), in numbers and plain words."""
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -8,9 +8,11 @@ from ui import figures as F
 from ui import widgets as W
 
 W.page_setup(__file__)
-st.title("What does ε mean for one person?")
-st.caption("Differential privacy promises every person in the data the same thing: whatever is published would have "
-           "been almost as likely without their record. ε says how much “almost” is.")
+st.title("What does ε mean for the people in the data?")
+st.caption("Differential privacy promises every *unit* of the data the same thing: whatever is published would have "
+           "been almost as likely without it. ε says how much “almost” is. The unit is what a release protects "
+           "as a whole: one row (one trip, one check-in), or, in a person-level release, all of one person's rows. "
+           "A row-level release protects a person with m rows only at m·ε.")
 
 eps = W.epsilon_slider("Privacy level (ε)", sidebar=False)
 c1, c2 = st.columns(2)
@@ -45,7 +47,7 @@ grid = np.geomspace(0.01, 10, 121)
 st.plotly_chart(F.privacy_bounds_figure(grid, [X.posterior_bound(e, 0.5) for e in grid],
                                         [X.attacker_advantage_bound(e) for e in grid], chosen_epsilon=eps),
                 width="stretch", key="bounds_fig")
-st.caption("Both lines are upper bounds that hold for every person and every conclusion drawn from one release.")
+st.caption("Both lines are upper bounds that hold for every unit and every conclusion drawn from one release.")
 
 st.subheader("Several releases add up")
 n_rel = int(st.number_input("Releases of the same data at this ε", 1, 50, 3, key="n_releases"))

@@ -173,3 +173,24 @@ def test_weighting_is_exact_and_bounded_for_the_grid_and_lloyd():
                                      contribution_bounding="weight", random_state=0).fit(X, privacy_id=ids)
         assert est.privacy_unit_["bounding"] == "weight"
         assert all(e.sensitivity >= 4 for e in est.budget_ if e.sensitivity is not None)
+
+
+def test_max_contributions_chosen_privately_from_gowalla_users(shared_data):
+    """L as a DP quantile of check-ins per user: near the true quantile, one spend of epsilon, errors."""
+    from dpcore.privacy.units import choose_max_contributions
+    ids = pd.read_csv(shared_data / "gowalla_nyc_checkins.csv.gz", usecols=["user_id"])["user_id"].to_numpy()
+    per_user = np.bincount(np.unique(ids, return_inverse=True)[1])
+    true_q = np.quantile(per_user, 0.9)
+    chosen = [choose_max_contributions(ids, epsilon=0.1, quantile=0.9, upper=2000) for _ in range(5)]
+    for c in chosen:
+        # 7,115 users: at epsilon = 0.1 the rank error is a few dozen users, i.e. within the 85-95th percentiles
+        assert np.quantile(per_user, 0.85) <= c.max_contributions <= np.quantile(per_user, 0.95) + 1, (
+            c.max_contributions, true_q)
+        assert c.budget.spent_epsilon == pytest.approx(0.1)
+        assert c.budget.privacy_unit["max_contributions"] == 1
+    with pytest.raises(ValueError, match="epsilon"):
+        choose_max_contributions(ids, epsilon=0)
+    with pytest.raises(ValueError, match="quantile"):
+        choose_max_contributions(ids, epsilon=1, quantile=1.5)
+    with pytest.raises(ValueError, match="no rows"):
+        choose_max_contributions(np.array([], dtype=np.int64), epsilon=1)

@@ -28,7 +28,8 @@ def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", d
     where = st.sidebar if sidebar else st
     eps = where.select_slider(label, options=EPSILON_VALUES, value=start, format_func=epsilon_label, key=key,
                               help="Smaller ε = stronger privacy = more noise. ε bounds how much any one "
-                                   "person's record can change what is published (odds by at most e^ε).")
+                                   "unit's data can change what is published (odds by at most e^ε): one row, "
+                                   "or all of one person's rows in a person-level release.")
     where.caption(level_for(eps).guidance)
     return float(eps)
 

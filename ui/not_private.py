@@ -93,7 +93,22 @@ def raw_facts(ds, *, fit=None, lines=(), where=None):
             outside = int(np.count_nonzero(np.any((ds.X < lo) | (ds.X > hi), axis=1)))
     if outside is not None:
         facts.append(f"Rows outside the public bounds, clipped onto them: {outside:,}")
+    units = getattr(ds, "units", None)
+    if units is not None and len(units):
+        from dpcore.utils.contributions import contribution_histogram, unit_codes
+        per, how_many = contribution_histogram(unit_codes(units)[0])
+        rows = np.repeat(per, how_many)
+        facts.append(f"Rows per person ({ds.unit_column}): {rows.size:,} persons · median {np.median(rows):g} · "
+                     f"90th percentile {np.percentile(rows, 90):g} · 99th {np.percentile(rows, 99):g} · "
+                     f"most {rows.max():,}")
     box.markdown("\n".join(f"- {f}" for f in [*facts, *lines]))
+    if units is not None and len(units):
+        import plotly.graph_objects as go
+        fig = go.Figure(go.Bar(x=per, y=how_many, marker_color="#777"))
+        fig.update_layout(height=220, margin=dict(l=10, r=10, t=30, b=10), xaxis_type="log", yaxis_type="log",
+                          title="How many rows each person contributed (not private)",
+                          xaxis_title="rows per person", yaxis_title="persons")
+        box.plotly_chart(fig, width="stretch")
     box.caption("Exact counts and checks computed on the raw data. No noise protects them: keep them out of "
                 "anything published.")
     return box

@@ -22,7 +22,7 @@ from dpcore.exceptions import BudgetExceededError
 from dpcore.release.view import ReleasedFit
 from dpcore.store import draw as D
 
-from .data_picker import _on_source, exact_rows, fit_data, is_large, pass_progress
+from .data_picker import _on_source, exact_rows, fit_data, is_large, pass_progress, privacy_id, unit_params
 from .page import friendly_errors
 from .store import release_store
 
@@ -72,12 +72,13 @@ def _refuse(why: str) -> None:
 def _fit_private(ds, algorithm: str, params: dict):
     """One fit with unpredictable noise (random_state=None): never cached, never seeded."""
     s = _settings(ds, "", algorithm, params)
+    pid = privacy_id(ds, params)
     with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm), warnings.catch_warnings():
         # Pages state a missing-bounds leak in words; the Python warning would only reach the log.
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         warnings.simplefilter("ignore", RegimeWarning)     # said in words by private_release, from regime_
         with pass_progress(ds, "Private release", private=True):
-            return D.fit_private(s, fit_data(ds), bounds=ds.bounds)
+            return D.fit_private(s, fit_data(ds), bounds=ds.bounds, privacy_id=pid)
 
 
 def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, draw_missing: bool = True,
@@ -104,6 +105,8 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
     or None when the store refused: the refusal is then shown and nothing of the new draws is.
     """
     params = {k: v for k, v in params.items() if k != "random_state"}
+    if dpcore.ALGORITHMS[algorithm].private:
+        params.update(unit_params(ds))     # person level on data with a person column (issue 23)
     kept, fresh = _kept(), st.session_state.setdefault("_dp_new_draw", set())
     store = release_store() if publishable(ds) else None
     out, todo = [], []
@@ -151,7 +154,8 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             continue
         try:
             # Reserve before reveal (dpcore.store.draw): build, register, record; only the dict comes back.
-            rid, rel = D.record_fit(store, sett, est, who=who, columns=ds.columns, description=ds.title)
+            rid, rel = D.record_fit(store, sett, est, who=who, columns=ds.columns, description=ds.title,
+                                    kind=getattr(ds, "kind", "points"))
         except BudgetExceededError as exc:
             fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
             _refuse(str(exc))

@@ -7,8 +7,6 @@ Fitted attributes end in ``_``.
 """
 from __future__ import annotations
 
-import inspect
-import textwrap
 from typing import ClassVar
 
 import numpy as np
@@ -23,95 +21,13 @@ from ..privacy.rng import check_random_state, is_seeded, warn_seeded
 from ..utils.domain import Domain, _check_span, check_bounds
 from ..utils.nearest import assign
 from ..utils.validation import check_array, check_delta, check_epsilon, check_n_clusters
+from ._docs import document
+from ._docs import fit_doc as fit_doc  # re-exported: estimators mark their fit with it
+from ._units import PrivacyUnitMixin
 from .regime import Regime
 
-_FIT_DOC = """{summary}
 
-Parameters
-----------
-X : array-like of shape (n_samples, n_features){source_type}
-    Data in data units. Values outside the public ``bounds`` are clipped to them
-    and counted in ``n_clipped_``.{source_note}
-y : None
-    Ignored; present for scikit-learn API consistency.
-privacy_id : array-like of shape (n_samples,), str or None, default None{unit_note}
-
-Returns
--------
-self : {name}
-    The fitted estimator.
-
-Raises
-------
-ValueError, TypeError
-    Bad data or parameters, with a sentence saying what to fix
-    (see :mod:`dpcore.utils.validation`){memory_note}.
-
-Examples
---------
->>> import numpy as np
->>> from dpcore.algorithms import {name}
->>> X = np.random.default_rng(0).uniform(0, 1, size={size})
->>> est = {name}({example})
->>> est.fit(X) is est
-True
-"""
-
-
-_UNIT_DOC = """max_contributions : int or None, default None
-    The privacy unit's bound L (issue 23): with ``fit(X, privacy_id=ids)`` neighbouring datasets differ
-    by all the rows of one unit (a user), each unit keeps at most L rows, and every sensitivity is
-    multiplied by L.  Public: choose it without looking at the data, or with
-    :func:`dpcore.privacy.units.choose_max_contributions` (which spends a stated share of epsilon).
-    None: a row-level release (each row is its own unit).
-contribution_bounding : {{"sample", "weight"}}, default "sample"
-    ``"sample"``: keep at most L rows per unit, chosen by a secret keyed hash.  ``"weight"``: keep every
-    row, weighted ``min(1, L / m)`` for a unit with m rows (Amin et al. 2019){weight_note}."""
-
-
-def _with_unit_parameters(doc: str, cls) -> str:
-    """``doc`` with the privacy-unit parameters added at the end of its Parameters section."""
-    note = "" if cls.supports_weighting else "; not supported by this estimator"
-    block = textwrap.indent(_UNIT_DOC.format(weight_note=note), "    ")
-    lines = doc.split("\n")
-    try:
-        start = next(i for i, line in enumerate(lines) if line.strip() == "Parameters")
-    except StopIteration:
-        return doc
-    end = next((i for i in range(start + 2, len(lines)) if lines[i].strip() and
-                set(lines[i + 1].strip() if i + 1 < len(lines) else "") == {"-"}), len(lines))
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return "\n".join(lines[:end] + block.split("\n") + lines[end:])
-
-
-def fit_doc(summary: str, *, example: str = "n_clusters=3, epsilon=1.0, bounds=(0, 1)", size=(1000, 2)):
-    """Mark an estimator's ``fit`` for the shared numpydoc docstring (filled in when its class is made).
-
-    One template for the Parameters, Returns, Raises and Examples sections every ``fit`` shares, so
-    they are written once; the class's ``accepts_source`` tag decides what it says about a
-    :class:`~dpcore.sources.DataSource`.
-
-    Parameters
-    ----------
-    summary : str
-        The first line: what ``fit`` releases.
-    example : str
-        The constructor's arguments in the Examples section.
-    size : tuple
-        The shape of the example's uniform data.
-
-    Returns
-    -------
-    callable, the decorator.
-    """
-    def mark(fit):
-        fit._fit_doc = (summary, example, size)
-        return fit
-    return mark
-
-
-class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
+class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
     """Base of all dpcore clusterers (private and non-private baselines).
 
     Class attributes (registry metadata, shown in the app)
@@ -163,26 +79,7 @@ class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixi
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if "max_contributions" in inspect.signature(cls.__init__).parameters and cls.__dict__.get("__doc__") \
-                and "max_contributions :" not in cls.__doc__:
-            cls.__doc__ = _with_unit_parameters(cls.__doc__, cls)
-        fit = cls.__dict__.get("fit")
-        spec = getattr(fit, "_fit_doc", None)
-        if spec is not None:
-            summary, example, size = spec
-            src = cls.accepts_source
-            fit.__doc__ = _FIT_DOC.format(
-                summary=summary, name=cls.__name__, example=example, size=tuple(size),
-                source_type=" or :class:`~dpcore.sources.DataSource`" if src else "",
-                source_note=("\n    A source (file, DuckDB, Spark, PostgreSQL) is not loaded: each aggregate runs "
-                             "where the data live." if src else ""),
-                memory_note="" if src else ("; a :class:`~dpcore.sources.DataSource` is a TypeError (this algorithm "
-                                            "needs the rows in memory)"),
-                unit_note=("\n    The privacy unit (e.g. the user) of every row, or, on a data source, the name of its "
-                           "unit column: the release then protects each unit's rows together (at most "
-                           "``max_contributions`` of them).  None: each row is its own unit."
-                           if "max_contributions" in inspect.signature(cls.__init__).parameters else
-                           "\n    Ignored by this non-private estimator."))
+        document(cls)
 
     # -- the estimator's own regime rule -------------------------------------
     @classmethod
@@ -339,88 +236,6 @@ class DPClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixi
         if config is not None:
             src, n = self._bound_source(src, X, privacy_id, config, noise, domain)
         return src, noise, n
-
-    # -- the privacy unit (issue 23) --------------------------------------------------------
-    #: Tag: the estimator's aggregates accept weighted rows (``contribution_bounding="weight"``).
-    supports_weighting: ClassVar[bool] = False
-
-    def _unit_config(self, privacy_id, n_rows=None) -> tuple[int, str] | None:
-        """Check the unit parameters: ``(L, "sample" | "weight")``, or None for a row-level fit."""
-        from ..utils.contributions import check_max_contributions
-        L = getattr(self, "max_contributions", None)
-        how = getattr(self, "contribution_bounding", "sample")
-        name = self.display_name or type(self).__name__
-        self.privacy_unit_ = None
-        if privacy_id is None or not self.private:
-            if L is not None and self.private:
-                raise ValueError("max_contributions bounds the rows of each privacy unit: pass fit(X, privacy_id=ids) "
-                                 "with the unit (e.g. the user) of every row, or leave max_contributions=None for a "
-                                 "row-level release")
-            return None
-        if L is None:
-            raise ValueError("a privacy unit needs a public bound on its rows: set max_contributions=L (choose it "
-                             "without looking at the data, or with dpcore.privacy.units.choose_max_contributions)")
-        L = check_max_contributions(L, allow_auto=False)
-        if how not in ("sample", "weight"):
-            raise ValueError(f"contribution_bounding must be 'sample' or 'weight', got {how!r}")
-        if how == "weight" and not self.supports_weighting:
-            raise TypeError(f"{name} supports contribution_bounding='sample' only (its aggregates are not "
-                            "weighted); weighting is available for DPLloyd, EUGkM and Hybrid")
-        if n_rows is not None and np.shape(privacy_id) != (n_rows,):
-            raise ValueError(f"privacy_id must give one unit id per row: {n_rows} rows, "
-                             f"{np.shape(privacy_id)} ids")
-        return L, how
-
-    def _record_unit(self, L: int, how: str, noise: NoiseSource, unit: str) -> None:
-        # Every mechanism's sensitivity is multiplied by L from here on (NoiseSource.contribution_factor).
-        noise.contribution_factor = int(L)
-        self.privacy_unit_ = {"unit": unit, "max_contributions": int(L), "bounding": how}
-        self.budget_.privacy_unit = dict(self.privacy_unit_)
-
-    def _bound_units(self, Xc, privacy_id, noise: NoiseSource, domain: Domain, *, weights_ok: bool):
-        """Keep at most L rows of each privacy unit (in memory): returns (rows, None)."""
-        config = self._unit_config(privacy_id, Xc.shape[0])
-        if config is None:
-            return Xc, None
-        from ..utils.contributions import HASH_PRIME, sample_mask, unit_codes
-        L, how = config
-        if how == "weight" and not weights_ok:
-            raise TypeError(f"{self.display_name or type(self).__name__} weights rows only on its sources path")
-        codes, _ = unit_codes(privacy_id)
-        key = int(noise.rng.integers(0, HASH_PRIME ** 2))   # secret: which rows are kept is unpredictable
-        keep = sample_mask(Xc, codes, L, domain, key)
-        self._record_unit(L, how, noise, _unit_name(privacy_id))
-        return Xc[keep], None
-
-    def _bound_source(self, src, X, privacy_id, config, noise: NoiseSource, domain: Domain):
-        """Contribution bounding for a source fit: returns the bounded (or weighted) source and its count."""
-        from ..sources import ArraySource, DataSource
-        from ..utils.contributions import (
-            HASH_PRIME,
-            WEIGHT_BITS,
-            contribution_weights,
-            sample_mask,
-            unit_codes,
-        )
-        L, how = config
-        key = int(noise.rng.integers(0, HASH_PRIME ** 2))
-        if isinstance(X, DataSource):
-            if how != "sample" or not isinstance(privacy_id, str) or not hasattr(src, "bounded"):
-                raise TypeError("on a data source, privacy_id is the name of its unit column (e.g. 'user_id') and "
-                                "only contribution_bounding='sample' runs where the data live")
-            src = src.bounded(privacy_id, L, key, domain)
-            self._record_unit(L, how, noise, privacy_id)
-            return src, src.count()
-        from ..sources.memory import WeightedArraySource
-        codes, _ = unit_codes(privacy_id)
-        if how == "weight":
-            src = WeightedArraySource(src.X, contribution_weights(codes, L), weight_bits=WEIGHT_BITS,
-                                      columns=src.columns)
-        else:
-            Xc, _ = domain.clip(src.X)
-            src = ArraySource(src.X[sample_mask(Xc, codes, L, domain, key)], src.columns, min_samples=0)
-        self._record_unit(L, how, noise, _unit_name(privacy_id))
-        return src, src.count()
 
     def _check_fitted(self):
         if not hasattr(self, "budget_"):
@@ -602,12 +417,6 @@ def unsupported_error(name: str) -> TypeError:
     return TypeError(
         f"{name} needs the data in memory and cannot run on a DataSource. The algorithms that run on any "
         f"source (numpy, DuckDB, Spark, PostgreSQL) are: {scalable}. " + SAMPLING_NOTE)
-
-
-def _unit_name(privacy_id) -> str:
-    """What the unit column is called (a pandas Series' name), for the release's privacy unit."""
-    name = getattr(privacy_id, "name", None)
-    return str(name) if name is not None else "privacy_id"
 
 
 def _feature_names(X) -> np.ndarray | None:

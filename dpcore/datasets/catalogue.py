@@ -58,7 +58,7 @@ _SAMPLES = {
         "outside the NYC region (lon −74.3..−73.7, lat 40.5..41.0) and 10,312 pickups outside the box "
         "(mostly the airports) were dropped.",
         geo=True, bounds=TAXI_BOUNDS, columns=("longitude", "latitude"), n_clusters_hint=5,
-        path=_sample_path("nyc_taxi_sample.parquet"), box_filter=True),
+        path=_sample_path("nyc_taxi_sample.parquet"), box_filter=True, kind_of_rows="trips"),
     "s1_like": _Spec(
         "s1_like", "sample", "S1-like: 15 Gaussian clusters (synthetic)",
         "5,000 synthetic 2-D points in 15 Gaussian clusters in the style of Fränti's S1 benchmark, "
@@ -80,7 +80,7 @@ _SAMPLES = {
         "sample_data/make_mnist_sample.py. Bounds: the pixel range 0..255.",
         bounds=(np.zeros(784), np.full(784, 255.0)),
         columns=tuple(f"pixel_{r}_{c}" for r in range(28) for c in range(28)),
-        label_col="y", n_clusters_hint=10, path=_sample_path("mnist_sample.npz")),
+        label_col="y", n_clusters_hint=10, path=_sample_path("mnist_sample.npz"), kind_of_rows="images"),
 }
 
 _SKLEARN = {
@@ -188,7 +188,7 @@ def _file_spec(stem: str, path: Path) -> _Spec | None:
         return _Spec(stem, "file", f"NYC taxi pickups ({stem[9:-8]}, local copy)",
                      _TAXI_DESCRIPTION + " Local file from $DPCORE_DATA (see its README for the origin).",
                      geo=True, bounds=TAXI_BOUNDS, columns=("pickup_longitude", "pickup_latitude"),
-                     n_clusters_hint=5, path=path, box_filter=True)
+                     n_clusters_hint=5, path=path, box_filter=True, kind_of_rows="trips")
     if re.fullmatch(r"gowalla_nyc_.+", stem) and _is_table(path):
         what = "distinct check-in locations" if stem.endswith("locations") else "check-ins"
         return _Spec(stem, "file", f"Gowalla NYC {what}",
@@ -196,7 +196,9 @@ def _file_spec(stem: str, path: Path) -> _Spec | None:
                      "subset cut by N. Busa, GPL-3.0). Public bounds: the box the subset was cut by "
                      "(lon −74.26..−73.70, lat 40.48..40.92).",
                      geo=True, bounds=GOWALLA_BOUNDS, columns=("longitude", "latitude"),
-                     n_clusters_hint=5, path=path, box_filter=True)
+                     n_clusters_hint=5, path=path, box_filter=True,
+                     unit_col="user_id" if what == "check-ins" else None,
+                     kind_of_rows="check-ins" if what == "check-ins" else "points")
     if stem in _BENCH and _is_table(path):
         xl, yl, xh, yh, k, basis, title = _BENCH[stem]
         src = _BENCH_SOURCE[stem.split("_")[0]]
@@ -220,7 +222,7 @@ def _file_spec(stem: str, path: Path) -> _Spec | None:
                      "bounds: the pixel range 0..255.",
                      bounds=(np.zeros(784), np.full(784, 255.0)),
                      columns=tuple(f"pixel_{r}_{c}" for r in range(28) for c in range(28)),
-                     label_col="y", n_clusters_hint=10, path=path)
+                     label_col="y", n_clusters_hint=10, path=path, kind_of_rows="images")
     return None
 
 
@@ -250,7 +252,7 @@ def _taxi_spec() -> _Spec:
                  _TAXI_DESCRIPTION + f" The first {nyc_taxi.NYC_TAXI_ROWS:,} trips by record id of NYC Open Data "
                  "dataset 2yzn-sicd, downloaded through its SODA API on first use and cached on disk.",
                  geo=True, bounds=TAXI_BOUNDS, columns=("pickup_longitude", "pickup_latitude"),
-                 n_clusters_hint=5, box_filter=True)
+                 n_clusters_hint=5, box_filter=True, kind_of_rows="trips")
 
 
 def _all_specs() -> dict[str, _Spec]:
@@ -414,12 +416,16 @@ def load(name: str, *, max_rows: int | None = None, random_state=0, progress: Pr
         if spec.kind == "sample" and not spec.path.is_file():
             script = "make_taxi_sample.py" if spec.name == TAXI_SAMPLE_NAME else "make_sample_data.py"
             raise ValueError(f"{spec.path} is missing: run `python sample_data/{script}` to make it")
+        units = None
         if spec.path.name.endswith(".parquet"):
             X, labels = _read_fixed_point_parquet(spec.path, spec.columns), None
+        elif spec.unit_col:
+            X, labels, units = _read_csv_columns(spec.path, spec.columns, spec.label_col, spec.unit_col)
         else:
             X, labels = _read_csv_columns(spec.path, spec.columns, spec.label_col)
         cols = ["longitude", "latitude"] if spec.geo else spec.columns
-        ds = _finish(spec, X, labels, cols, max_rows=max_rows, random_state=random_state, source=str(spec.path))
+        ds = _finish(spec, X, labels, cols, max_rows=max_rows, random_state=random_state, source=str(spec.path),
+                     units=units)
     if progress is not None:
         progress(1.0, f"loaded {ds.title}: {ds.n:,} rows")
     return ds

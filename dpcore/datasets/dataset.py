@@ -68,6 +68,13 @@ class Dataset:
         filter) or with missing values.  Subsampling by ``max_rows`` is not counted.
     source : str
         Where the data came from (file path, URL or package).
+    units : ndarray (n,) or None
+        The privacy unit (e.g. the user) of every row, when the data have a person column: releases are
+        then made per person by default (``fit(X, privacy_id=units)``, issue 23).
+    unit_column : str or None
+        The name of that column (``"user_id"``).
+    kind : {"trips", "check-ins", "images", "points"}
+        What one row is, for sentences ("for every trip", "took a trip").
     data_source : dpcore.sources.DataSource or None
         For large configured sources (``dpcore_sources.toml``): the rows stay where they are
         (Parquet via DuckDB, a database table) and ``X`` is an empty (0, d) array; estimators
@@ -87,6 +94,9 @@ class Dataset:
     source: str = ""
     notes: list = field(default_factory=list)
     data_source: Any = None
+    units: Any = None
+    unit_column: str | None = None
+    kind: str = "points"
 
     @property
     def n(self) -> int:
@@ -115,3 +125,5 @@ class _Spec:
     n_clusters_hint: int | None = None
     path: Path | None = None
     box_filter: bool = False   # drop rows outside ``bounds`` (public per-record filter)
+    unit_col: str | None = None    # the person column (privacy unit), issue 23
+    kind_of_rows: str = "points"   # "trips", "check-ins", "images", "points"

@@ -13,14 +13,15 @@ from .dataset import Dataset, _Spec
 # --------------------------------------------------------------------------------------
 # Loading
 # --------------------------------------------------------------------------------------
-def _subsample(X, labels, max_rows, random_state):
+def _subsample(X, labels, max_rows, random_state, units=None):
     if max_rows is None or X.shape[0] <= max_rows:
-        return X, labels
+        return (X, labels) if units is None else (X, labels, units)
     if int(max_rows) < 1:
         raise ValueError(f"max_rows must be a positive whole number, got {max_rows}")
     rng = np.random.default_rng(random_state)
     idx = np.sort(rng.choice(X.shape[0], size=int(max_rows), replace=False))
-    return X[idx], (labels[idx] if labels is not None else None)
+    out = X[idx], (labels[idx] if labels is not None else None)
+    return out if units is None else (*out, units[idx])
 
 
 def _keep_rows(X: np.ndarray, bounds, box_filter: bool) -> np.ndarray:
@@ -33,21 +34,26 @@ def _keep_rows(X: np.ndarray, bounds, box_filter: bool) -> np.ndarray:
     return keep
 
 
-def _finish(spec: _Spec, X, labels, columns, *, max_rows, random_state, source, extra="") -> Dataset:
+def _finish(spec: _Spec, X, labels, columns, *, max_rows, random_state, source, extra="", units=None) -> Dataset:
     X = np.asarray(X, dtype=np.float64)
     keep = _keep_rows(X, spec.bounds, spec.box_filter)
     n_dropped = int((~keep).sum())
     if n_dropped:
         X = X[keep]
         labels = labels[keep] if labels is not None else None
-    X, labels = _subsample(X, labels, max_rows, random_state)
+        units = units[keep] if units is not None else None
+    if units is None:
+        X, labels = _subsample(X, labels, max_rows, random_state)
+    else:
+        X, labels, units = _subsample(X, labels, max_rows, random_state, units)
     desc = spec.description + extra
     if n_dropped:
         what = "outside the public box or with missing values" if spec.box_filter else "with missing values"
         desc += f" {n_dropped:,} rows {what} were dropped."
     return Dataset(name=spec.name, X=np.ascontiguousarray(X), columns=list(columns), bounds=spec.bounds,
                    geo=spec.geo, title=spec.title, description=desc, labels=labels,
-                   n_clusters_hint=spec.n_clusters_hint, n_dropped=n_dropped, source=source)
+                   n_clusters_hint=spec.n_clusters_hint, n_dropped=n_dropped, source=source,
+                   units=units, unit_column=spec.unit_col, kind=spec.kind_of_rows)
 
 
 def _descr_bounds(descr: str, n_features: int) -> tuple[np.ndarray, np.ndarray]:
@@ -94,9 +100,9 @@ def _load_sklearn(spec: _Spec, loader_name: str, max_rows, random_state) -> Data
                    max_rows=max_rows, random_state=random_state, source=f"sklearn.datasets.{loader.__name__}")
 
 
-def _read_csv_columns(path, columns, label_col):
+def _read_csv_columns(path, columns, label_col, unit_col=None):
     import pandas as pd
-    usecols = list(columns) + ([label_col] if label_col else [])
+    usecols = list(columns) + ([label_col] if label_col else []) + ([unit_col] if unit_col else [])
     try:
         if str(path).endswith(".parquet"):
             df = pd.read_parquet(path, columns=usecols)
@@ -106,6 +112,8 @@ def _read_csv_columns(path, columns, label_col):
         raise ValueError(f"{Path(path).name} does not have the expected columns {usecols}: {exc}") from None
     X = df[list(columns)].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
     labels = df[label_col].to_numpy() if label_col else None
+    if unit_col:
+        return X, labels, df[unit_col].to_numpy()
     return X, labels
 
 

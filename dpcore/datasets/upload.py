@@ -212,7 +212,7 @@ def _geo_role(name: str) -> str | None:
 
 
 def dataset_from_frame(df, columns, *, bounds=None, geo=None, name: str = "upload",
-                       title: str | None = None) -> Dataset:
+                       title: str | None = None, unit_column: str | None = None) -> Dataset:
     """Turn chosen columns of a DataFrame (e.g. an upload) into a :class:`Dataset`.
 
     Rows with a missing (NaN) or infinite value in a chosen column are dropped
@@ -236,6 +236,9 @@ def dataset_from_frame(df, columns, *, bounds=None, geo=None, name: str = "uploa
         True: the two columns are longitude and latitude (reordered when their
         names tell, else taken in the order given).
     name, title : str
+    unit_column : str, optional
+        A column that names each row's privacy unit (the person: a user id, a patient number); rows with
+        a missing id are dropped with the others.
 
     Returns
     -------
@@ -305,6 +308,16 @@ def dataset_from_frame(df, columns, *, bounds=None, geo=None, name: str = "uploa
             lohi = (lohi[0][order], lohi[1][order])
 
     keep = np.isfinite(X).all(axis=1)
+    units = None
+    if unit_column is not None:
+        if unit_column not in df.columns:
+            raise ValueError(f"unit column {unit_column!r} not found; the file has: {', '.join(avail)}")
+        if unit_column in columns:
+            raise ValueError(f"{unit_column!r} is clustered: the person column must be another column")
+        ids = df[unit_column]
+        keep &= ids.notna().to_numpy()
+        units = ids.to_numpy()[keep]
+        units = units.astype(str) if units.dtype == object else units
     n_dropped = int((~keep).sum())
     X = np.ascontiguousarray(X[keep])
     if X.shape[0] == 0:
@@ -321,4 +334,6 @@ def dataset_from_frame(df, columns, *, bounds=None, geo=None, name: str = "uploa
     desc = " ".join([desc] + notes)
     return Dataset(name=name, X=X, columns=[str(c) for c in columns], bounds=lohi, geo=geo,
                    title=title or "Uploaded data", description=desc, labels=None, n_clusters_hint=None,
-                   n_dropped=n_dropped, source=name, notes=notes + ([note] if note else []))
+                   n_dropped=n_dropped, source=name, notes=notes + ([note] if note else []), units=units,
+                   unit_column=unit_column, kind="check-ins" if geo and units is not None else
+                   ("trips" if geo else "points"))

@@ -168,7 +168,7 @@ def build_release(est, *, algorithm: str, dataset: str = "", columns=None, creat
     measure = _privacy_measure(eps, delta)
     unit_info = getattr(est, "privacy_unit_", None)
     words = unit_words(unit_info, kind)
-    unit_field = {"unit": privacy_unit or (words.whole if unit_info else DEFAULT_PRIVACY_UNIT),
+    unit_field: dict = {"unit": privacy_unit or (words.whole if unit_info else DEFAULT_PRIVACY_UNIT),
                   "neighbouring": ("add or remove one unit: all of its rows (unbounded differential privacy)"
                                    if unit_info else "add or remove one unit (unbounded differential privacy)"),
                   "person_level": bool(unit_info), "protected": words.one}

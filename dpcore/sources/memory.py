@@ -141,7 +141,7 @@ class WeightedArraySource(ArraySource):
         out = np.bincount(flat, weights=self.weights.astype(np.float64), minlength=cells).astype(np.int64)
         return FixedPoint(out.reshape(shape) if len(shape) <= 32 else out, self.weight_bits)
 
-    def cluster_sums(self, centers, bounds):  # type: ignore[override]
+    def cluster_sums(self, centers, bounds):
         from ..utils.fixedpoint import SUM_BITS, quantize
         from ..utils.nearest import assign
         dom = as_domain(bounds, self.n_features)

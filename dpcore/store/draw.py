@@ -146,7 +146,7 @@ def recorded_draws(store: ReleaseStore, s: Settings, *,
     return [r for r in rels if matches(r.release, s)]
 
 
-def fit_private(s: Settings, X, *, bounds):
+def fit_private(s: Settings, X, *, bounds, privacy_id=None):
     """One fit of ``s`` with unpredictable noise (``random_state=None``): never seeded, never cached.
 
     Parameters
@@ -154,6 +154,8 @@ def fit_private(s: Settings, X, *, bounds):
     s : Settings
     X : array-like (n, d) or DataSource
     bounds : (lower, upper) or None, the public bounds (as given to :func:`settings`)
+    privacy_id : array-like (n,), str or None
+        The rows' privacy units (a person-level release; ``s.params`` then hold ``max_contributions``).
 
     Returns
     -------
@@ -163,11 +165,12 @@ def fit_private(s: Settings, X, *, bounds):
     ------
     Whatever the estimator's ``fit`` raises (bad data, a regime refusal, an infeasible budget).
     """
-    return ALGORITHMS[s.algorithm](**s.params, bounds=bounds, random_state=None).fit(X)
+    est = ALGORITHMS[s.algorithm](**s.params, bounds=bounds, random_state=None)
+    return est.fit(X) if privacy_id is None else est.fit(X, privacy_id=privacy_id)
 
 
 def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=None,
-               description: str = "") -> tuple[int, dict]:
+               description: str = "", kind: str = "points") -> tuple[int, dict]:
     """Build the release of a private fit and record it: the reserve-before-reveal step.
 
     Parameters
@@ -180,6 +183,8 @@ def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=
     columns : list of str, optional
     description : str
         The dataset's description, used when the store first registers it.
+    kind : str
+        What a row is, for the guarantee in words (:func:`dpcore.explain.unit_words`).
 
     Returns
     -------
@@ -193,7 +198,7 @@ def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=
     dpcore.exceptions.StoreError
         The store refused (another fingerprint under this name, locked, unreachable, ...).
     """
-    rel = build_release(est, algorithm=s.algorithm, dataset=s.dataset, columns=columns)
+    rel = build_release(est, algorithm=s.algorithm, dataset=s.dataset, columns=columns, kind=kind)
     bounds = None if s.bounds is None else (np.asarray(s.bounds[0]), np.asarray(s.bounds[1]))
     # The account is tied to the data's content: another file under the same name is refused.
     store.register_dataset(s.dataset, fingerprint=s.fingerprint.split(":")[0], bounds=bounds,
@@ -203,7 +208,7 @@ def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=
 
 
 def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None,
-         description: str = "") -> tuple[int, dict]:
+         description: str = "", kind: str = "points", privacy_id=None) -> tuple[int, dict]:
     """Fit, build, record: one new private draw of ``s`` on ``X``, spent and recorded before it is returned.
 
     Parameters
@@ -212,8 +217,10 @@ def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None,
     s : Settings
     X : array-like (n, d) or DataSource
         The data (the same the fingerprint was taken of).
-    who, columns, description
+    who, columns, description, kind
         As :func:`record_fit`.
+    privacy_id : array-like (n,), str or None
+        As :func:`fit_private`.
 
     Returns
     -------
@@ -233,5 +240,5 @@ def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None,
     attributes such as ``n_clipped_``) never leaves this function.
     """
     bounds = None if s.bounds is None else (np.asarray(s.bounds[0]), np.asarray(s.bounds[1]))
-    est = fit_private(s, X, bounds=bounds)
-    return record_fit(store, s, est, who=who, columns=columns, description=description)
+    est = fit_private(s, X, bounds=bounds, privacy_id=privacy_id)
+    return record_fit(store, s, est, who=who, columns=columns, description=description, kind=kind)

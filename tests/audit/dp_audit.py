@@ -748,6 +748,17 @@ def composite_sampler(epsilon: float, cls=NoiseSource):
     return sample
 
 
+def rebound_sampler(epsilon: float, cls=NoiseSource, factor: int = 3):
+    """``with_ledger`` on a unit-level source (L = ``factor``): the new source must keep the factor."""
+    def sample(values, n, rng):
+        v = np.broadcast_to(np.asarray(values, dtype=float), (n,))
+        src = _source(rng, epsilon, cls=cls)
+        src.contribution_factor = factor
+        child = src.with_ledger(BudgetLedger(epsilon))
+        return {"count": child.laplace(v, sensitivity=1.0, epsilon=epsilon, name="rebound")}
+    return sample
+
+
 def mechanism_cases(cls=NoiseSource, epsilon: float = 1.0) -> list[MechanismCase]:
     """Adversarial neighbours for every NoiseSource mechanism.
 
@@ -788,6 +799,9 @@ def mechanism_cases(cls=NoiseSource, epsilon: float = 1.0) -> list[MechanismCase
                       epsilon, n_runs=40_000, why="as for the exponential mechanism"),
         MechanismCase("sub: two releases inside one reservation", composite_sampler(epsilon, cls), 0.0, 1.0, epsilon,
                       n_runs=60_000, why="the child ledger must cap the inner releases at the reservation"),
+        MechanismCase("with_ledger: a unit of L = 3 rows after rebinding the ledger", rebound_sampler(epsilon, cls),
+                      0.0, 3.0, epsilon, n_runs=60_000,
+                      why="the rebound source must keep the contribution factor: a unit moves a count by L"),
         MechanismCase("parallel: counts of two disjoint parts, record in part 1", parallel_sampler(epsilon, cls),
                       np.array([3.0, 3.0]), np.array([4.0, 3.0]), epsilon, n_runs=60_000,
                       why="one charge for disjoint parts: the record changes one part only"),

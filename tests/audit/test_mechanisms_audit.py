@@ -30,12 +30,12 @@ def test_every_mechanism_has_a_case():
     """A new NoiseSource mechanism must come with an audit case."""
     public = {m for m in vars(NoiseSource) if not m.startswith("_") and callable(getattr(NoiseSource, m))}
     covered = {"laplace", "laplace_above", "gaussian", "gaussian_zcdp", "exponential", "permute_and_flip", "sub",
-               "parallel", "quantile"}
+               "parallel", "quantile", "with_ledger"}
     missing = public - covered
     assert not missing, f"no audit case for NoiseSource.{sorted(missing)}: add one to dp_audit.mechanism_cases"
     names = " ".join(c.name for c in CASES)
     for mech in ("laplace", "laplace_above", "gaussian", "gaussian_zcdp", "exponential", "permute-and-flip", "sub",
-                 "parallel", "quantile"):
+                 "parallel", "quantile", "with_ledger"):
         assert mech in names
 
 
