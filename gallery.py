@@ -1,8 +1,9 @@
 """dpcore public gallery: what has been published from private data, and what it cost.
 
 Run with ``streamlit run gallery.py``.  It reads only the release store (``$DPCORE_STORE``, else the
-default SQLite file, see README): the datasets, their published releases redrawn from the released
-values, the guarantee in words, the budget history and downloads.  It cannot publish, needs no
+default SQLite file, see README): the datasets, their *publications* (draws their authors chose to
+publish, issue 31) redrawn from the released values, the guarantee in words, the account of every
+draw (published or not: each spent budget) and downloads.  It cannot publish, needs no
 account, and never imports the dataset loaders: this process refuses to (see ``_NoDataLoaders``),
 so not even a curator page reached by URL can open a data file here.
 """
@@ -65,14 +66,16 @@ def gallery() -> None:
     st.header(name)
     if info.get("description"):
         st.write(info["description"])
+    shown = store.published(name)
     c1, c2, c3 = st.columns(3)
-    c1.metric("Releases published", len(rows))
+    c1.metric("Releases published", len(shown), help=f"Of {len(rows)} draw(s) recorded: every draw is a use of "
+              "the data and spent its ε; only the ones their authors published are shown below.")
     c2.metric("ε spent on this data", f"{spent[0]:.4g}", help="Sum over all releases (sequential composition).")
     c3.metric("Total ε allowed", f"{cap[0]:.4g}" if cap else "no cap set")
-    st.subheader("Budget history")
-    st.caption("Each release spends its ε; the guarantee for one unit of this data (one row, or one person's rows)"
-               " after all of them is the "
-               "running total (basic sequential composition, Dwork & Roth 2014, Thm. 3.16).")
+    st.subheader("Budget history: every draw")
+    st.caption("Each draw spends its ε, published or not; the guarantee for one unit of this data (one row, or "
+               "one person's rows) after all of them is the running total (basic sequential composition, Dwork & "
+               "Roth 2014, Thm. 3.16).")
     st.dataframe(G.history_frame(rows), hide_index=True, width="stretch")
     report = store.verify()
     if report:
@@ -84,9 +87,9 @@ def gallery() -> None:
     with st.expander("Chain heads (write these down to detect a rewritten history later)"):
         st.code("\n".join(f"{t}: {h}" for t, h in report.heads.items()) or "—")
 
-    stored = store.releases(name)
+    stored = shown
     if not stored:
-        st.info("No release has been published on this dataset yet.")
+        st.info(f"No release has been published on this dataset yet ({len(rows)} draw(s) recorded, none published).")
         return
     labels = {s.id: f"#{s.id} · {s.release['algorithm']['name']} · ε = {s.epsilon:.4g} · "
                     f"{s.created:%Y-%m-%d %H:%M} UTC" for s in stored}
@@ -97,8 +100,9 @@ def gallery() -> None:
     st.subheader(f"Release #{s.id}: {rel['algorithm']['name']}")
     if s.simulation:
         st.warning("This is a simulation on public data (seeded noise): it is not a private release.")
-    st.markdown(f"**{p['guarantee']}** ({p['level']}) · published {s.created:%Y-%m-%d %H:%M} UTC"
-                + (f" by {s.who}" if s.who else "") + f" · source: {rel['algorithm']['reference']}")
+    st.markdown(f"**{p['guarantee']}** ({p['level']}) · drawn {s.created:%Y-%m-%d %H:%M} UTC"
+                + (f" by {s.who}" if s.who else "") + f" · published {s.published_at:%Y-%m-%d %H:%M} UTC"
+                + (f" by {s.published_by}" if s.published_by else "") + f" · source: {rel['algorithm']['reference']}")
     kind, fig = G.release_view(rel)
     if kind == "map":
         st.pydeck_chart(fig, height=520)

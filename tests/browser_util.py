@@ -50,19 +50,20 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def streamlit_server(script: str = "app.py", *, env: dict, log_path: Path, port: int | None = None,
-                     health_timeout: float = 90):
+                     health_timeout: float = 90, address: str | None = "127.0.0.1"):
     """`streamlit run <script>` (relative to the repository) headless on a loopback port; yields its base URL.
 
     ``env`` is the server's whole environment (usage statistics are turned off on top of it).  The
     server's output is appended to ``log_path``, so a restart on the same log keeps both runs.  The
-    server runs in its own session and is always stopped on exit, with its children.
+    server runs in its own session and is always stopped on exit, with its children.  ``address=None``
+    leaves the address to the project's ``.streamlit/config.toml`` (local mode: localhost).
     """
     port = port or free_port()
     env = dict(env, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     with open(log_path, "a") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--server.port", str(port), *(["--server.address", address] if address else []),
              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:

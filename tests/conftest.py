@@ -89,3 +89,25 @@ def captured(monkeypatch):
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
     return files
+
+
+@pytest.fixture
+def auto_draw(monkeypatch):
+    """Every ``AppTest.run`` in the test presses "Draw: spends ε = …" when a page shows it, as a person would.
+
+    On data that is not public a page draws nothing when it opens (issue 24): it states the cost and
+    waits for this click.  Modules testing what a draw shows use this fixture; the gate itself is
+    tested without it (tests/test_no_spend_on_open.py).
+    """
+    from streamlit.testing.v1 import AppTest
+    original = AppTest.run
+
+    def run(self, *args, **kwargs):
+        at = original(self, *args, **kwargs)
+        for b in at.button:
+            if str(b.key or "").startswith("draw_") and str(b.label).startswith("Draw: spends"):
+                b.click()
+                return original(at, *args, **kwargs)
+        return at
+
+    monkeypatch.setattr(AppTest, "run", run)

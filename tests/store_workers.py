@@ -45,3 +45,16 @@ def open_and_record(url: str, dataset: str, release: dict, out) -> None:
             out.put(store.record(dataset, release))
     except Exception as exc:
         out.put(f"{type(exc).__name__}: {exc}")
+
+
+def draw_same_setting(url: str, dataset: str, release: dict, key: str, ready, go, out) -> None:
+    """Open a store, wait for ``go``, record one draw of setting ``key``; put (release id, recorded) on ``out``."""
+    from dpcore.store import ReleaseStore
+    store = ReleaseStore(url, timeout=120)
+    ready.put(os.getpid())
+    go.wait(600)
+    try:
+        out.put(store.record_draw(dataset, release, settings_key=key, who=f"session {os.getpid()}"))
+    except Exception as exc:  # reported to the parent, which fails the test
+        out.put(f"{type(exc).__name__}: {exc}")
+    store.close()

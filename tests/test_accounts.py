@@ -8,6 +8,9 @@ import pytest
 
 from dpcore.store import ReleaseStore
 
+# On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
+pytestmark = pytest.mark.usefixtures("auto_draw")
+
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "1_Explorer.py")
 UPLOAD = "Upload a file…"
 CONTENT = ("x,y\n" + "\n".join(f"{(i * 37) % 100},{(i * 53) % 100}" for i in range(400)) + "\n").encode()

@@ -10,6 +10,9 @@ from streamlit.testing.v1 import AppTest
 import dpcore
 from dpcore.store import ReleaseStore
 
+# On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
+pytestmark = pytest.mark.usefixtures("auto_draw")
+
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "1_Explorer.py")
 
 

@@ -19,6 +19,9 @@ from streamlit.testing.v1 import AppTest
 from dpcore.release import to_html
 from dpcore.store import ReleaseStore
 
+# On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
+pytestmark = pytest.mark.usefixtures("auto_draw")
+
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 TAXI = "nyc_taxi_sample"
 #: What a per-person promise is made of (a row-level release may not say any of these).

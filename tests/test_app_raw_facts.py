@@ -16,6 +16,9 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import datasets
 
+# On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
+pytestmark = pytest.mark.usefixtures("auto_draw")
+
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 TAXI = "nyc_taxi_2009-2015_bq_sample_pickups"
 

@@ -22,6 +22,9 @@ import pytest
 import dpcore
 from dpcore import InfeasibleBudgetError, datasets
 
+# On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
+pytestmark = pytest.mark.usefixtures("auto_draw")
+
 KEYS = sorted(dpcore.ALGORITHMS)
 PRIVATE = [k for k in KEYS if dpcore.ALGORITHMS[k].private]
 WITH_K = [k for k in KEYS if "n_clusters" in inspect.signature(dpcore.ALGORITHMS[k]).parameters]

@@ -42,7 +42,7 @@ def _open_release_page(browser, url, shot: Path):
 
 
 def _published_so_far(text: str) -> str:
-    return re.search(r"ε published so far\s*\n\s*([\d.]+)", text).group(1)
+    return re.search(r"ε spent so far \(every draw\)\s*\n\s*([\d.]+)", text).group(1)
 
 
 def test_publish_restart_reload_same_history(tmp_path):
@@ -56,7 +56,7 @@ def test_publish_restart_reload_same_history(tmp_path):
         with streamlit_server("app.py", env=env, log_path=log) as url:
             after = _open_release_page(browser, url, tmp_path / "release_after_restart.png")
     stored = ReleaseStore(store_url).releases("s1_like")
-    assert len(stored) == 1 and stored[0].epsilon == 0.5 and stored[0].who == "Release page"
+    assert len(stored) == 1 and stored[0].epsilon == 0.5 and stored[0].who.endswith("(local mode) · Release page")
     rid = f"release #{stored[0].id} in the release store"
     assert rid in before and rid in after                 # the same draw: not redrawn by the restart
     assert _published_so_far(before) == _published_so_far(after) == "0.5"

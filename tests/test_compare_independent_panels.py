@@ -15,9 +15,13 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore import datasets
+
+# On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
+pytestmark = pytest.mark.usefixtures("auto_draw")
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "6_Compare.py")
 TAXI = "nyc_taxi_2009-2015_bq_sample_pickups"

@@ -44,9 +44,9 @@ def store_url(tmp_path, releases, monkeypatch):
     with ReleaseStore(url) as store:
         store.register_dataset("nyc taxi", description="NYC taxi pickups, 2009-2015 sample")
         store.set_cap("nyc taxi", 3.0, who="data owner")
-        store.record("nyc taxi", taxi, who="ana")
+        store.publish(store.record("nyc taxi", taxi, who="ana"), who="ana")
         store.register_dataset("blobs")
-        store.record("blobs", blob, who="ben")
+        store.publish(store.record("blobs", blob, who="ben"), who="ben")
     monkeypatch.setenv("DPCORE_STORE", url)
     return url
 
@@ -83,6 +83,25 @@ def test_gallery_shows_the_taxi_release_with_a_map(store_url, releases):
     centres = at.dataframe[1].value
     np.testing.assert_allclose(centres[TAXI_COLUMNS].to_numpy(), releases[0]["centroids"])
     assert len(at.get("download_button")) == 3
+
+
+def test_a_draw_that_was_not_published_is_counted_but_not_shown(store_url, releases):
+    """Browsing records draws (each spends); the gallery shows only what someone chose to publish (issue 31)."""
+    with ReleaseStore(store_url) as store:
+        unpublished = store.record("nyc taxi", releases[0], who="ana")
+    at = _run()
+    at.sidebar.selectbox[0].select("nyc taxi").run()
+    assert [m.value for m in at.metric][:2] == ["1", "2"]          # 1 publication; ε = 2 spent by 2 draws
+    assert len(at.dataframe[0].value) == 2                          # the account lists both draws
+    options = at.selectbox(key="release").options                   # only the published one can be opened
+    assert len(options) == 1 and options[0].startswith("#1 ·") and not any(f"#{unpublished} " in o for o in options)
+    with ReleaseStore(store_url) as store:                          # a store that was only browsed
+        store.register_dataset("browsed")
+        store.record("browsed", releases[1], who="ben")
+    at = _run()
+    at.sidebar.selectbox[0].select("browsed").run()
+    assert not at.exception
+    assert any("none published" in i.value for i in at.info)
 
 
 def test_gallery_draws_a_scatter_for_other_data(store_url):

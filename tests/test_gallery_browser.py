@@ -30,7 +30,7 @@ def gallery_server(tmp_path_factory, taxi_X, taxi_bounds):
     rel = build_release(est, algorithm="eugkm", dataset="nyc taxi", columns=["pickup_longitude", "pickup_latitude"])
     with ReleaseStore(url) as store:
         store.set_cap("nyc taxi", 2.0, who="data owner")
-        store.record("nyc taxi", rel, who="city data office")
+        store.publish(store.record("nyc taxi", rel, who="city data office"), who="city data office")
     log_path = base / "server.log"
     with streamlit_server("gallery.py", env=dict(os.environ, DPCORE_STORE=url), log_path=log_path) as base_url:
         yield base_url, log_path, rel

@@ -1,7 +1,11 @@
 """The high-dimensional page opens offline on real MNIST digits with zCDP-Lloyd and the trivial answer's line."""
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.store import ReleaseStore
+
+# On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
+pytestmark = pytest.mark.usefixtures("auto_draw")
 
 
 def _run(monkeypatch, **query):

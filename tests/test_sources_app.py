@@ -7,6 +7,9 @@ import pytest
 from dpcore import datasets
 from dpcore.sources.config import read_config
 
+# On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
+pytestmark = pytest.mark.usefixtures("auto_draw")
+
 BOUNDS = "lower = [-74.1, 40.7]\nupper = [-73.9, 40.9]\n"
 
 

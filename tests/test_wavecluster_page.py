@@ -14,6 +14,9 @@ from dpcore import datasets  # noqa: E402
 from dpcore.algorithms.wavecluster.wavecluster import WaveCluster
 from dpcore.store import ReleaseStore  # noqa: E402
 
+# On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
+pytestmark = pytest.mark.usefixtures("auto_draw")
+
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "4_WaveCluster.py")
 
 
@@ -107,7 +110,7 @@ def test_release_is_recorded_kept_and_the_refit_draws_its_own_noise(app):
     at = app.run()
     assert not at.exception, at.exception
     rec = ReleaseStore().releases("privwavecluster_spiral_30k")
-    assert len(rec) == 1 and rec[0].who == "WaveCluster" and "random_state" not in rec[0].release["seed_policy"]
+    assert len(rec) == 1 and rec[0].who.endswith("(local mode) · WaveCluster") and "random_state" not in rec[0].release["seed_policy"]
     measures, _ = _ledger_and_measures(at)
     at.run()                                             # a rerun: same draw, same refit, same measures
     again, _ = _ledger_and_measures(at)

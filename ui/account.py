@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from .figures import ledger_frame
+from .identity import who
 from .not_private import csv_bytes
 from .releases import publishable, release_store
 
@@ -71,7 +72,9 @@ def account_panel(ds, *, where=None) -> None:
     spent_e, spent_d = store.spent(name)
     cap = store.cap(name)
     c1, c2 = where.columns(2)
-    c1.metric("ε published so far", f"{spent_e:.4g}", f"δ = {spent_d:.3g}" if spent_d else None, delta_color="off")
+    c1.metric("ε spent so far (every draw)", f"{spent_e:.4g}")
+    if spent_d:
+        c1.caption(f"δ spent so far: {spent_d:.3g}")
     if cap:
         left = store.remaining(name)
         c2.metric("ε left", f"{left[0]:.4g}", f"of {cap[0]:.4g}", delta_color="off")
@@ -80,15 +83,18 @@ def account_panel(ds, *, where=None) -> None:
     with where.form("cap_form", border=True):
         st.markdown("**Total budget for this data** (kept in the store; releases beyond it are refused)")
         a, b = st.columns(2)
+        # Starts at the current total, or empty: never at the amount spent (submitting that would freeze the account).
         total = a.number_input("Total ε", min_value=0.001, max_value=1000.0,
-                               value=float(cap[0]) if cap else max(1.0, round(spent_e, 3)), step=0.1, format="%.3f",
-                               key="cap_eps")
+                               value=float(cap[0]) if cap else None, step=0.1, format="%.3f", key="cap_eps",
+                               placeholder="no total set")
         total_delta = b.number_input("Total δ", min_value=0.0, max_value=0.1, value=float(cap[1]) if cap else 1e-6,
                                      format="%.1e", key="cap_delta")
         set_it = st.form_submit_button("Set the total")
-    if set_it:
+    if set_it and total is None:
+        where.error("Enter a total ε first: the most this data's releases may spend together.")
+    elif set_it:
         try:
-            store.set_cap(name, float(total), float(total_delta))
+            store.set_cap(name, float(total), float(total_delta), who=who("Release page"))
         except ValueError as exc:
             where.error(f"That total cannot be set: {exc}")
         else:

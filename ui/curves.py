@@ -1,7 +1,9 @@
 """Privacy-utility curves in the app: many releases per epsilon on the data owner's data, cancellable."""
 from __future__ import annotations
 
+import threading
 import warnings
+from collections import OrderedDict
 
 import streamlit as st
 
@@ -12,25 +14,37 @@ from .page import friendly_errors
 
 # -- privacy-utility curves ---------------------------------------------------------------------------
 class CurveCancelled(Exception):
-    """Raised out of the cached curve computation so a cancelled (partial) result is never cached."""
+    """A cancelled curve computation, with its partial curves (kept for callers; never cached)."""
 
     def __init__(self, curves):
         super().__init__("cancelled")
         self.curves = curves
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _curves_cached(_X, data_key: str, algorithms: tuple, epsilons: tuple, n_seeds: int, n_clusters, params: tuple,
-                   max_rows, bounds_key, _bounds=None, _progress=None):
+#: Curves kept for the server (all sessions), newest last.
+MAX_CURVES = 32
+
+
+@st.cache_resource(show_spinner=False)
+def _curve_cache() -> dict:
+    """One cache of finished curves for the whole server, with its lock.
+
+    Not ``st.cache_data`` around the computation: Streamlit replays the elements a cached function
+    drew, and the progress bar lives outside it, so a second session asking for the same curve got
+    ``CacheReplayClosureError`` (issue 31).  This factory draws nothing; the cache holds summaries
+    (utility figures), never a release.
+    """
+    return {"lock": threading.Lock(), "items": OrderedDict()}
+
+
+def _compute(X, algorithms: tuple, epsilons: tuple, n_seeds: int, n_clusters, params: tuple, max_rows, bounds,
+             progress):
     from dpcore.evaluation import compare_curves
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
-        curves = compare_curves(_X, _bounds, list(algorithms), epsilons=list(epsilons), n_seeds=n_seeds,
-                                n_clusters=n_clusters, params=dict(params), max_rows=max_rows, progress=_progress,
-                                random_state=None)
-    if not curves or not curves[-1].complete or len(curves) < len(algorithms):
-        raise CurveCancelled(curves)
-    return curves
+        return compare_curves(X, bounds, list(algorithms), epsilons=list(epsilons), n_seeds=n_seeds,
+                              n_clusters=n_clusters, params=dict(params), max_rows=max_rows, progress=progress,
+                              random_state=None)
 
 
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,
@@ -47,11 +61,21 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
     computation is not cached. Returns ``(curves, complete)``.
     """
     bounds_key = None if ds.bounds is None else tuple(tuple(map(float, b)) for b in ds.bounds)
-    try:
-        with friendly_errors("The privacy–utility curve"):
-            return _curves_cached(ds.X, f"{ds.name}:{fingerprint}", tuple(algorithms),
-                                  tuple(float(e) for e in epsilons), int(n_seeds), n_clusters,
-                                  tuple(sorted((params or {}).items())), max_rows, bounds_key,
-                                  _bounds=ds.bounds, _progress=progress), True
-    except CurveCancelled as exc:
-        return exc.curves, False
+    args = (tuple(algorithms), tuple(float(e) for e in epsilons), int(n_seeds), n_clusters,
+            tuple(sorted((params or {}).items())), max_rows)
+    key = repr((f"{ds.name}:{fingerprint}", bounds_key) + args)
+    cache = _curve_cache()
+    with cache["lock"]:
+        hit = cache["items"].get(key)
+        if hit is not None:
+            cache["items"].move_to_end(key)
+            return hit, True
+    with friendly_errors("The privacy–utility curve"):
+        curves = _compute(ds.X, *args, ds.bounds, progress)
+    if not curves or not curves[-1].complete or len(curves) < len(algorithms):
+        return curves, False          # cancelled: a partial result is never kept
+    with cache["lock"]:
+        cache["items"][key] = curves
+        while len(cache["items"]) > MAX_CURVES:
+            cache["items"].popitem(last=False)
+    return curves, True

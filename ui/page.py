@@ -21,7 +21,12 @@ def page_setup(page_file: str) -> None:
     frame (wide layout, page titles).  Hand over to ``app.py``, which reopens
     the same page with the same URL state.  Under ``AppTest`` the page is
     the main script and runs as it is.
+
+    First of all it stops a page that may not be served: a non-loopback address without sign-in,
+    or sign-in still to do (:func:`ui.identity.gate`, issue 24).
     """
+    from .identity import gate
+    gate()
     if st.session_state.get("_dp_routed"):
         return
     from streamlit.runtime.scriptrunner import get_script_run_ctx

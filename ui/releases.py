@@ -23,6 +23,7 @@ from dpcore.release.view import ReleasedFit
 from dpcore.store import draw as D
 
 from .data_picker import _on_source, exact_rows, fit_data, is_large, pass_progress, privacy_id, unit_params
+from .identity import who as identity_who
 from .page import friendly_errors
 from .store import release_store
 
@@ -154,8 +155,10 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             continue
         try:
             # Reserve before reveal (dpcore.store.draw): build, register, record; only the dict comes back.
-            rid, rel = D.record_fit(store, sett, est, who=who, columns=ds.columns, description=ds.title,
-                                    kind=getattr(ds, "kind", "points"))
+            # record_draw: a draw another session recorded meanwhile for these settings comes back instead
+            # (this fit is dropped unseen and uncharged); "New draw" always records its own.
+            rid, rel = D.record_fit(store, sett, est, who=identity_who(who), columns=ds.columns,
+                                    description=ds.title, kind=getattr(ds, "kind", "points"), new_draw=key in fresh)
         except BudgetExceededError as exc:
             fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
             _refuse(str(exc))
@@ -177,9 +180,41 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
     return out
 
 
+def is_public(ds) -> bool:
+    """True for data that is already public (embedded samples, teaching sets): a page may draw on opening."""
+    return bool(getattr(ds, "public", False))
+
+
+def draw_on_click(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: str, **params):
+    """The kept draw of these settings, or on data that is not public, the cost and a "Draw" button first.
+
+    On data that is not public (files, downloads, sources, uploads) nothing is drawn when a page
+    opens (issue 24): without a kept draw the page says what a draw costs, and draws only in the
+    run where the person pressed "Draw".  Public embedded data is drawn at once.
+
+    Returns
+    -------
+    list of one fit; or None (refused, shown; or not drawn yet, the button is shown).
+    """
+    fits = private_releases(ds, fingerprint, algorithm, [epsilon], who=who, draw_missing=is_public(ds), **params)
+    if fits is None or fits[0] is not None:
+        return fits
+    delta = float(params.get("delta") or 0.0)
+    cost = f"ε = {float(epsilon):.4g}" + (f", δ = {delta:.3g}" if delta else "")
+    left = release_store().remaining(ds.name) if publishable(ds) else None
+    st.info(f"Nothing has been drawn from *{getattr(ds, 'title', ds.name)}* with these settings yet. A draw "
+            f"spends {cost} of this data's privacy budget"
+            + (f" (ε = {left[0]:.4g} of its total is left)" if left is not None else "")
+            + (" and is recorded in its account before it is shown." if publishable(ds) else
+               "; without public bounds it is not private and is kept for this session only."))
+    if not st.button(f"Draw: spends {cost}", type="primary", key=f"draw_{who}"):
+        return None
+    return private_releases(ds, fingerprint, algorithm, [epsilon], who=who, **params)
+
+
 def private_release(ds, fingerprint: str, algorithm: str, *, who: str, **params):
-    """One private release (see :func:`private_releases`); stops the page after showing a refusal."""
-    fits = private_releases(ds, fingerprint, algorithm, [params.pop("epsilon")], who=who, **params)
+    """One private release (:func:`draw_on_click`); stops the page after a refusal or until "Draw" is pressed."""
+    fits = draw_on_click(ds, fingerprint, algorithm, params.pop("epsilon"), who=who, **params)
     if fits is None:
         st.stop()
     regime = getattr(fits[0], "regime_", None)     # the public-input check the estimator ran (dpcore.algorithms.regime)
@@ -320,3 +355,27 @@ def draw_controls(fit, *, where=None, key: str = "new_draw") -> None:
                  on_click=request_new_draw, args=(fit.key,),
                  help="Draws these settings again with fresh, unpredictable noise and records it in the "
                       "dataset's account. Drawing until a result looks good is itself a use of the data.")
+    publish_control(fit, where=where, key=f"{key}_publish")
+
+
+def publish_control(fit, *, where=None, key: str = "publish") -> None:
+    """"Publish this release…": a recorded draw enters the public gallery (costs nothing; issue 31).
+
+    A draw is a use of the data and was charged when it was recorded; publishing it is a separate,
+    deliberate act, recorded with who published it.  Leaving it unpublished refunds nothing.
+    """
+    where = where or st
+    rid = getattr(fit, "release_id", None)
+    if rid is None:
+        return
+    store = release_store()
+    stored = store.release(rid)
+    if stored.is_published:
+        where.caption(f"Published by {stored.published_by} on {stored.published_at:%Y-%m-%d %H:%M} UTC: it is in "
+                      "the public gallery.")
+        return
+    if where.button("Publish this release…", key=key,
+                    help="Puts this draw, its report and downloads in the public gallery. Publishing costs no ε "
+                         "(the draw was already charged); leaving it unpublished refunds nothing."):
+        store.publish(rid, who=identity_who("publish"))
+        st.rerun()

@@ -75,6 +75,11 @@ class Dataset:
         The name of that column (``"user_id"``).
     kind : {"trips", "check-ins", "images", "points"}
         What one row is, for sentences ("for every trip", "took a trip").
+    public : bool
+        True for the data embedded with the package and scikit-learn's teaching sets: already public,
+        so the app may show a release at its defaults when a page opens (issue 24).  False for
+        everything else (files, downloads, configured sources, uploads): a page then draws only when
+        the person presses the button that states the cost.
     data_source : dpcore.sources.DataSource or None
         For large configured sources (``dpcore_sources.toml``): the rows stay where they are
         (Parquet via DuckDB, a database table) and ``X`` is an empty (0, d) array; estimators
@@ -97,6 +102,7 @@ class Dataset:
     units: Any = None
     unit_column: str | None = None
     kind: str = "points"
+    public: bool = False
 
     @property
     def n(self) -> int:

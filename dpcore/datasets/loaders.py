@@ -53,7 +53,12 @@ def _finish(spec: _Spec, X, labels, columns, *, max_rows, random_state, source, 
     return Dataset(name=spec.name, X=np.ascontiguousarray(X), columns=list(columns), bounds=spec.bounds,
                    geo=spec.geo, title=spec.title, description=desc, labels=labels,
                    n_clusters_hint=spec.n_clusters_hint, n_dropped=n_dropped, source=source,
-                   units=units, unit_column=spec.unit_col, kind=spec.kind_of_rows)
+                   units=units, unit_column=spec.unit_col, kind=spec.kind_of_rows,
+                   public=spec.kind in PUBLIC_KINDS)
+
+
+#: Spec kinds whose data are public: embedded with the package, or scikit-learn's teaching sets.
+PUBLIC_KINDS = ("sample", "sklearn")
 
 
 def _descr_bounds(descr: str, n_features: int) -> tuple[np.ndarray, np.ndarray]:

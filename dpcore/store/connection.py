@@ -217,6 +217,7 @@ class StoreConnection:
                     T._MIGRATIONS[v](conn)
                     v += 1
                     conn.execute(schema_version.insert().values(version=v, applied=_now()))
+                tables = sa.inspect(conn).get_table_names()   # a migration may add tables
         missing = {t.name for t in _meta.sorted_tables} - set(tables)
         if missing:
             raise StoreCorruptError(f"{self._where} lacks the tables {', '.join(sorted(missing))}; it was left "

@@ -170,7 +170,7 @@ def fit_private(s: Settings, X, *, bounds, privacy_id=None):
 
 
 def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=None,
-               description: str = "", kind: str = "points") -> tuple[int, dict]:
+               description: str = "", kind: str = "points", new_draw: bool = False) -> tuple[int, dict]:
     """Build the release of a private fit and record it: the reserve-before-reveal step.
 
     Parameters
@@ -185,6 +185,10 @@ def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=
         The dataset's description, used when the store first registers it.
     kind : str
         What a row is, for the guarantee in words (:func:`dpcore.explain.unit_words`).
+    new_draw : bool, default False
+        False: if another session recorded a draw of ``s`` meanwhile, that draw comes back and this
+        fit is dropped unseen and uncharged (:meth:`~dpcore.store.ReleaseStore.record_draw`: one
+        transaction, so sessions that open a page together spend once).  True: always a new draw.
 
     Returns
     -------
@@ -203,12 +207,14 @@ def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=
     # The account is tied to the data's content: another file under the same name is refused.
     store.register_dataset(s.dataset, fingerprint=s.fingerprint.split(":")[0], bounds=bounds,
                            description=description)
-    rid = store.record(s.dataset, rel, who=who)
+    rid, recorded = store.record_draw(s.dataset, rel, settings_key=s.key, who=who, new_draw=new_draw)
+    if not recorded:       # another session's draw of the same settings: show that one, never this fit
+        rel = store.release(rid).release
     return rid, rel
 
 
 def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None,
-         description: str = "", kind: str = "points", privacy_id=None) -> tuple[int, dict]:
+         description: str = "", kind: str = "points", privacy_id=None, new_draw: bool = False) -> tuple[int, dict]:
     """Fit, build, record: one new private draw of ``s`` on ``X``, spent and recorded before it is returned.
 
     Parameters
@@ -217,7 +223,7 @@ def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None,
     s : Settings
     X : array-like (n, d) or DataSource
         The data (the same the fingerprint was taken of).
-    who, columns, description, kind
+    who, columns, description, kind, new_draw
         As :func:`record_fit`.
     privacy_id : array-like (n,), str or None
         As :func:`fit_private`.
@@ -241,4 +247,5 @@ def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None,
     """
     bounds = None if s.bounds is None else (np.asarray(s.bounds[0]), np.asarray(s.bounds[1]))
     est = fit_private(s, X, bounds=bounds, privacy_id=privacy_id)
-    return record_fit(store, s, est, who=who, columns=columns, description=description, kind=kind)
+    return record_fit(store, s, est, who=who, columns=columns, description=description, kind=kind,
+                      new_draw=new_draw)

@@ -58,6 +58,9 @@ class StoredRelease:
         Its row hash (SHA-256 hex) in the releases chain.
     simulation : bool
         True for a seeded simulation on a dataset declared public.
+    published_by, published_at : str or None, datetime or None
+        Who published this draw and when (:meth:`ReleaseStore.publish`); None for a draw that was
+        recorded (and charged) but not published.
     """
 
     id: int
@@ -70,6 +73,13 @@ class StoredRelease:
     release: dict
     hash: str
     simulation: bool = False
+    published_by: str | None = None
+    published_at: _dt.datetime | None = None
+
+    @property
+    def is_published(self) -> bool:
+        """True once :meth:`ReleaseStore.publish` was called for this draw."""
+        return self.published_at is not None
 
 
 @dataclass

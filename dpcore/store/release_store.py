@@ -47,7 +47,6 @@ release is refused before anything is written.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
 
@@ -56,7 +55,7 @@ import sqlalchemy as sa
 from ..exceptions import (
     BudgetExceededError,
 )
-from .connection import StoreConnection
+from .publications import Publications
 from .records import (
     StoredRelease,
     VerifyReport,
@@ -75,13 +74,22 @@ from .tables import (
     _row_hash,
     caps,
     datasets,
+    draw_keys,
     ledger_entries,
     releases,
 )
 
 
+def _key_hash(settings_key: str) -> str:
+    """A settings key of any length as the 64 hex digits the store keeps."""
+    import hashlib
+    if not isinstance(settings_key, str) or not settings_key:
+        raise ValueError("settings_key must be a non-empty string (the draw's settings)")
+    return hashlib.sha256(settings_key.encode("utf-8")).hexdigest()
+
+
 # -- the store -------------------------------------------------------------------------------
-class ReleaseStore(StoreConnection):
+class ReleaseStore(Publications):
     """Durable per-dataset privacy-budget account and store of published releases.
 
     Parameters
@@ -377,11 +385,55 @@ class ReleaseStore(StoreConnection):
         >>> isinstance(rid, int), store.spent("demo")[0] <= 1.0
         (True, True)
         """
+        return self._record(dataset, release, who=who, settings_key=None, new_draw=True)[0]
+
+    def record_draw(self, dataset: str, release: dict, *, settings_key: str, who: str = "",
+                    new_draw: bool = False) -> tuple[int, bool]:
+        """Record a draw of one setting, or find the draw another session has just recorded for it.
+
+        One transaction under the store's write lock: when ``new_draw`` is False and a draw with the
+        same ``settings_key`` is already recorded on ``dataset``, its id comes back and nothing is
+        charged (``release`` is discarded unseen: the caller shows the stored one).  Otherwise the
+        release is recorded as :meth:`record` does and tied to the key.  So sessions that open the
+        same page at once cost at most one draw (issue 24); "New draw" passes ``new_draw=True``.
+
+        Parameters
+        ----------
+        dataset : str
+        release : dict
+            As for :meth:`record`.
+        settings_key : str
+            What identifies the setting (dataset, data fingerprint, algorithm, parameters, epsilon,
+            delta, bounds: :attr:`dpcore.store.draw.Settings.key`); stored as its SHA-256.
+        who : str
+            Who drew it.
+        new_draw : bool, default False
+            Record a fresh draw even when one of this setting exists (it spends again).
+
+        Returns
+        -------
+        (release_id, recorded) : (int, bool)
+            ``recorded`` is False when an existing draw was returned (nothing spent).
+
+        Raises
+        ------
+        As :meth:`record`.
+        """
+        return self._record(dataset, release, who=who, settings_key=_key_hash(settings_key), new_draw=new_draw)
+
+    def _record(self, dataset: str, release: dict, *, who: str, settings_key: str | None,
+                new_draw: bool) -> tuple[int, bool]:
         dataset = _check_name(dataset)
         eps, dl, body, entries = _check_release(release)
         sim = _is_simulation(release)
         with self._write() as conn:
             row = self._ensure_dataset(conn, dataset)
+            if settings_key is not None and not new_draw:
+                found = conn.execute(sa.select(draw_keys.c.release_id)
+                                     .where(draw_keys.c.dataset_id == row.id, draw_keys.c.settings_key == settings_key)
+                                     .order_by(draw_keys.c.id.desc()).limit(1)).scalar()
+                if found is not None:
+                    return int(found), False
             if sim and not row.public:
                 raise ValueError(
                     f"this release is a simulation (seeded noise, random_state = "
@@ -399,22 +451,15 @@ class ReleaseStore(StoreConnection):
                 "simulation": sim, "body": body})
             for i, e in enumerate(entries):
                 self._append(conn, ledger_entries, dict(e, release_id=rid, position=i))
+            if settings_key is not None:
+                self._append(conn, draw_keys, {"release_id": rid, "dataset_id": row.id, "settings_key": settings_key})
             if self._before_commit is not None:
                 self._before_commit()
-            return rid
+            return rid, True
 
     def releases(self, dataset: str | None = None) -> list[StoredRelease]:
         """The releases recorded (on ``dataset``, or on all), oldest first."""
-        q = (sa.select(releases, datasets.c.name.label("dataset_name"))
-             .join(datasets, releases.c.dataset_id == datasets.c.id).order_by(releases.c.id))
-        if dataset is not None:
-            q = q.where(datasets.c.name == dataset)
-        with self._read() as conn:
-            rows = conn.execute(q).all()
-        return [StoredRelease(id=r.id, dataset=r.dataset_name, created=_dt.datetime.fromisoformat(r.created),
-                              who=r.who, epsilon=float(r.epsilon), delta=float(r.delta), algorithm=r.algorithm,
-                              release=json.loads(r.body), hash=r.row_hash, simulation=bool(r.simulation))
-                for r in rows]
+        return self._select_releases(dataset=dataset)
 
     def history(self, dataset: str) -> list[dict]:
         """Rows for a table of the releases on ``dataset``, oldest first.

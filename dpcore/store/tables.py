@@ -84,11 +84,26 @@ ledger_entries = sa.Table("ledger_entries", _meta,
                           sa.Column("delta", sa.Float(53), nullable=False),
                           *_hash_cols())
 
-
+# Version 2 (issues 24 and 31): a draw's settings key, so that sessions drawing the same settings at once
+# record one draw, and publications, so that a draw is not a publication.
+draw_keys = sa.Table("draw_keys", _meta,
+                     sa.Column("id", sa.Integer, primary_key=True),
+                     sa.Column("release_id", sa.Integer, sa.ForeignKey("releases.id"), nullable=False),
+                     sa.Column("dataset_id", sa.Integer, sa.ForeignKey("datasets.id"), nullable=False),
+                     sa.Column("settings_key", sa.String(64), nullable=False),  # SHA-256 of the settings
+                     *_hash_cols(),
+                     sa.Index("ix_draw_keys_lookup", "dataset_id", "settings_key"))
+publications = sa.Table("publications", _meta,
+                        sa.Column("id", sa.Integer, primary_key=True),
+                        sa.Column("release_id", sa.Integer, sa.ForeignKey("releases.id"), nullable=False,
+                                  unique=True),
+                        sa.Column("who", sa.String(200), nullable=False),
+                        sa.Column("created", sa.String(40), nullable=False),
+                        *_hash_cols())
 
 
 #: Version of the tables this module writes; see :data:`_MIGRATIONS`.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 #: Name of the environment variable holding the store URL.
@@ -98,12 +113,18 @@ ENV_VAR = "DPCORE_STORE"
 _GENESIS = "0" * 64
 
 
-_CHAINED = (datasets, caps, releases, ledger_entries)
+_CHAINED = (datasets, caps, releases, ledger_entries, draw_keys, publications)
+
+
+def _to_v2(conn) -> None:
+    """Version 1 -> 2: the draw-key and publication tables (empty: no draw of a version-1 store was published)."""
+    draw_keys.create(conn)
+    publications.create(conn)
 
 
 #: ``{from_version: function(connection)}`` upgrading a store by one version, run in order
-#: inside the opening transaction.  Version 1 is the first; nothing to migrate yet.
-_MIGRATIONS: dict = {}
+#: inside the opening transaction.
+_MIGRATIONS: dict = {1: _to_v2}
 
 
 # -- helpers ---------------------------------------------------------------------------------
