@@ -57,6 +57,45 @@ def odds_ratio_bound(epsilon: float) -> float:
     return math.exp(epsilon) if epsilon < 709 else math.inf
 
 
+def _odds(epsilon: float) -> str:
+    odds = odds_ratio_bound(epsilon)
+    if not math.isfinite(odds) or odds >= 1e12:
+        return f"e^{epsilon:.3g}×"
+    return f"{odds:.3g}×" if odds < 100 else f"{odds:,.0f}×"
+
+
+def running_total(release_epsilon: float, total_epsilon: float, cap_epsilon: float | None = None, *,
+                  unit: str = "unit") -> str:
+    """Risk as a running total (issue 31): this release, the data's total so far and what is left of the cap.
+
+    Every release of the same data adds up (basic sequential composition, Dwork & Roth 2014,
+    Thm. 3.16), so the protection one ``unit`` has is set by the *total*, not by one release.
+
+    Parameters
+    ----------
+    release_epsilon : float
+        This release's epsilon.
+    total_epsilon : float
+        The sum over every draw recorded on the data so far (this one included).
+    cap_epsilon : float or None
+        The total set for the data, or None when none is set.
+    unit : str
+        What is protected ("trip", "user", ...).
+
+    Returns
+    -------
+    str, one Markdown sentence with each epsilon and its odds bound ``e^epsilon``.
+    """
+    text = (f"This release: ε = {release_epsilon:.3g} (an observer's odds about one {unit} change by at most "
+            f"{_odds(release_epsilon)}). All releases of this data so far: ε = **{total_epsilon:.3g}** (odds at "
+            f"most **{_odds(total_epsilon)}**)")
+    if cap_epsilon is None:
+        return text + "; no total is set, so nothing stops it from growing."
+    left = max(cap_epsilon - total_epsilon, 0.0)
+    return text + (f"; ε = {left:.3g} is left of the total ε = {cap_epsilon:.3g} set for it (odds at most "
+                   f"{_odds(cap_epsilon)} when all of it is spent).")
+
+
 def attacker_advantage_bound(epsilon: float, delta: float = 0.0) -> float:
     """Upper bound on TPR - FPR of any membership test: ``(e^eps - 1 + 2 delta) / (e^eps + 1)``.
 

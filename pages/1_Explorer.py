@@ -113,7 +113,7 @@ with side:
     st.subheader("Privacy budget")
     W.show_ledger(est)
     W.draw_controls(est)
-    W.account_caption(ds)
+    W.account_caption(ds, fit=est)
     st.subheader("Publish")
     W.publish_buttons(est, ds, stem=f"{algo}_eps{eps:g}")
 

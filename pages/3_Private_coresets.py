@@ -68,7 +68,7 @@ with side:
     st.metric("Coreset size", f"{est.coreset_size_} points", help="One point per SMALL-BALL round.")
     W.show_ledger(est)
     W.draw_controls(est)
-    W.account_caption(ds)
+    W.account_caption(ds, fit=est)
     if est.release_id is not None:   # a recorded release: downloading it is publishing what was recorded
         st.download_button("Download the coreset (CSV)",
                            W.csv_bytes(pd.DataFrame(np.c_[syn.points, syn.weights], columns=[*ds.columns, "weight"])),

@@ -110,6 +110,6 @@ with measures:
     st.subheader("Privacy budget")
     W.show_ledger(est)
     W.draw_controls(est)
-    W.account_caption(ds)
+    W.account_caption(ds, fit=est)
 
 W.raw_facts(ds, fit=est)

@@ -84,6 +84,6 @@ with st.expander("2-D PCA view of the data and the centres"):
 
 W.show_ledger(est)
 W.draw_controls(est)
-W.account_caption(ds)
+W.account_caption(ds, fit=est)
 W.not_private_caption()
 W.raw_facts(ds, fit=est)

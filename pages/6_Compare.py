@@ -143,7 +143,8 @@ with facts:
     if dpcore.ALGORITHMS[algo].family != "centroids":
         st.caption("The advisor covers DPLloyd, EUGkM and Hybrid (k-means centroids).")
     else:
-        adv = E.advise(n, d, k, eps)
+        # Person level: every sensitivity is L times one row's, so the advice is at ε / L (issue 23).
+        adv = E.advise(n, d, k, eps, max_contributions=W.unit_params(ds).get("max_contributions") or 1)
         st.metric(f"Predicted best at ε = {eps:g}", E.advice_name(adv.best))
         st.caption(("" if adv.certain else "Uncertain: depends on the data's shape. ") + adv.reason)
         for key, reg in adv.regime.items():

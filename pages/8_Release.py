@@ -35,6 +35,7 @@ rel = fit.release
 with left:
     st.subheader(f"{dpcore.ALGORITHMS[algo].display_name} · k = {k} · ε = {eps:g} ({level_for(eps).name})")
     st.markdown(f"**Guarantee:** {guarantee_sentence(rel)}, in *{ds.title}*.")
+    W.account_caption(ds, fit=fit)
     shown, d = F.published_view_kwargs(fit), len(ds.columns)
     if ds.geo and d == 2:
         st.pydeck_chart(F.map_deck(bounds=(fit.bounds_.lower, fit.bounds_.upper), height=520, **shown), height=520)

@@ -51,7 +51,10 @@ def test_default_page_renders_release_and_ledger(at):
     assert any("not private" in c.value for c in at.caption)
     assert "Release seed" not in [n.label for n in at.number_input]
     assert draw_caption(at).startswith("Draw 1 of these settings") and "release #1" in draw_caption(at)
-    assert any(c.value.startswith("Published so far on this dataset: ε = 1 ") for c in at.caption)
+    # risk as a running total (issue 31): this release, all releases of this data so far, as odds
+    assert any(m.value.startswith("This release: ε = 1 (an observer's odds about one record change by at most 2.72×). "
+                                  "All releases of this data so far: ε = **1** (odds at most **2.72×**)")
+               for m in at.markdown)
 
 
 def test_epsilon_slider_changes_release_and_url(at):
@@ -61,7 +64,8 @@ def test_epsilon_slider_changes_release_and_url(at):
     assert nicv_private(at) != before
     assert at.query_params["epsilon"] == "0.05"
     assert any("ε = 0.05 of 0.05" in m.value for m in at.markdown)
-    assert any(c.value.startswith("Published so far on this dataset: ε = 1.05 ") for c in at.caption)
+    assert any("This release: ε = 0.05 " in m.value and "so far: ε = **1.05** (odds at most **2.86×**)" in m.value
+               for m in at.markdown)
 
 
 def test_a_draw_is_kept_across_reruns_reloads_and_page_switches_until_a_new_draw(at):

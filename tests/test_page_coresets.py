@@ -35,4 +35,9 @@ def test_page_infeasible_level_gives_sentence(shared_data, monkeypatch):
     at.run()
     assert not at.exception, at.exception
     assert at.error and "smallest epsilon" in at.error[0].value
-    assert ReleaseStore().releases() == []             # nothing released, nothing spent
+    # The refusal was decided on a noisy count that the person saw: that spend is in the account (issue 24),
+    # as a refusal record (no result, never publishable), not as nothing.
+    (rec,) = ReleaseStore().releases()
+    assert rec.release["format"] == "dpcore-refusal/1" and 0 < rec.epsilon < 0.01
+    assert rec.release["refusal"] in at.error[0].value or "smallest epsilon" in rec.release["refusal"]
+    assert ReleaseStore().spent(rec.dataset)[0] == rec.epsilon

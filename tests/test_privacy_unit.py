@@ -194,3 +194,18 @@ def test_max_contributions_chosen_privately_from_gowalla_users(shared_data):
         choose_max_contributions(ids, epsilon=1, quantile=1.5)
     with pytest.raises(ValueError, match="no rows"):
         choose_max_contributions(np.array([], dtype=np.int64), epsilon=1)
+
+
+def test_the_advice_and_the_regime_rule_see_the_unit():
+    """With L rows per unit every sensitivity is L times larger: advice and regime checks use epsilon / L."""
+    from dpcore.evaluation import advise
+    a, b = advise(20_000, 2, 5, 1.0, max_contributions=10), advise(20_000, 2, 5, 0.1)
+    assert a.best == b.best and a.mse == pytest.approx(b.mse)
+    with pytest.raises(ValueError, match="max_contributions"):
+        advise(20_000, 2, 5, 1.0, max_contributions=0)
+    X, ids = _people(n_units=200)
+    row = dpcore.ALGORITHMS["dplloyd"](n_clusters=3, epsilon=1.0, bounds=BOUNDS).fit(X)
+    unit = dpcore.ALGORITHMS["dplloyd"](n_clusters=3, epsilon=1.0, bounds=BOUNDS, max_contributions=50).fit(
+        X, privacy_id=ids)
+    # the same public inputs, but the unit-level fit's rule is asked at epsilon / 50: a worse verdict or reason
+    assert unit.regime_.reason != row.regime_.reason

@@ -109,3 +109,32 @@ def test_a_version_1_store_is_migrated_and_keeps_its_account(url, rel):  # noqa:
     store.publish(old, who="ana")
     assert store.record_draw("taxi", rel, settings_key=KEY)[1]
     assert store.verify()
+
+
+def test_a_refusal_after_a_noisy_count_is_charged_and_never_published(tmp_path):
+    """The coreset counts (noisily), then finds too few points and refuses: that spend is in the account."""
+    import numpy as np
+
+    from dpcore.exceptions import InfeasibleBudgetError
+    from dpcore.store.draw import draw, recorded_draws, settings
+
+    store = ReleaseStore(f"sqlite:///{tmp_path / 'store.db'}")
+    X = np.random.default_rng(0).uniform(0, 1, size=(300, 2))
+    s = settings("small", "fp", "coreset", {"n_clusters": 5, "epsilon": 1.0, "delta": 1e-6}, bounds=(0, 1), d=2)
+    from dpcore.algorithms.regime import OutOfRegimeError
+    with pytest.raises((InfeasibleBudgetError, OutOfRegimeError)) as info:
+        draw(store, s, X, who="ana")
+    spent = info.value.spent_budget.total()[0]
+    assert 0 < spent < 1.0                                 # the noisy count's share, not the whole budget
+    assert store.spent("small")[0] == pytest.approx(spent)
+    (row,) = store.history("small")
+    assert row["epsilon"] == pytest.approx(spent) and row["who"] == "ana"
+    (rec,) = store.releases("small")
+    assert rec.release["format"] == "dpcore-refusal/1" and str(info.value) in rec.release["refusal"]
+    assert [e["name"] for e in rec.release["ledger"]] == [e.name for e in info.value.spent_budget]
+    assert recorded_draws(store, s) == []                   # nothing to show again
+    with pytest.raises(ValueError, match="refusal"):
+        store.publish(rec.id)
+    with pytest.raises(ValueError, match="record_refusal"):
+        store.record("small", rec.release)
+    assert store.verify()

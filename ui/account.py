@@ -6,6 +6,9 @@ import json
 import pandas as pd
 import streamlit as st
 
+from dpcore.explain import running_total, unit_words
+from dpcore.release import protected_unit
+
 from .figures import ledger_frame
 from .identity import who
 from .not_private import csv_bytes
@@ -36,18 +39,20 @@ def publish_buttons(fit, ds, *, stem: str, where=None) -> None:
                   "nothing more (it is the same output). The Release page has the full release (JSON, CSV, HTML).")
 
 
-def account_caption(ds, *, where=None) -> None:
-    """ "Published so far on this dataset", from the release store."""
+def account_caption(ds, *, fit=None, where=None) -> None:
+    """Risk as a running total (issue 31): this draw's ε, the data's total so far and what is left, as odds."""
     where = where or st
     if not publishable(ds):
         return
     store = release_store()
     e, dl = store.spent(ds.name)
     cap = store.cap(ds.name)
-    where.caption(f"Published so far on this dataset: ε = {e:.4g}" + (f", δ = {dl:.3g}" if dl else "")
-                  + (f" of the total ε = {cap[0]:.4g} set for it" if cap else " (no total set)")
-                  + ". Every private result shown in this app is recorded in the release store first; the "
-                    "Release page has the history.")
+    release_eps = float(fit.budget_.total()[0]) if fit is not None else 0.0
+    unit = (protected_unit(fit.release) if getattr(fit, "release", None) is not None
+            else unit_words(None, getattr(ds, "kind", "points")).one)
+    where.markdown(running_total(release_eps, e, cap[0] if cap else None, unit=unit))
+    where.caption((f"δ spent so far: {dl:.3g}. " if dl else "") + "Every draw in this app (every page, published "
+                  "or not) is recorded in the release store before it is shown; the Release page has the history.")
 
 
 #: Display names of :meth:`dpcore.store.ReleaseStore.history`'s columns.

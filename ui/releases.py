@@ -70,8 +70,12 @@ def _refuse(why: str) -> None:
     st.error(f"Refused, to protect privacy: {why}")
 
 
-def _fit_private(ds, algorithm: str, params: dict):
-    """One fit with unpredictable noise (random_state=None): never cached, never seeded."""
+def _fit_private(ds, algorithm: str, params: dict, *, account=None):
+    """One fit with unpredictable noise (random_state=None): never cached, never seeded.
+
+    ``account = (store, settings, who)``: a fit that refuses after spending (the coreset's noisy count,
+    then "infeasible") has that spend recorded before the refusal is shown (issue 24).
+    """
     s = _settings(ds, "", algorithm, params)
     pid = privacy_id(ds, params)
     with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm), warnings.catch_warnings():
@@ -79,7 +83,13 @@ def _fit_private(ds, algorithm: str, params: dict):
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         warnings.simplefilter("ignore", RegimeWarning)     # said in words by private_release, from regime_
         with pass_progress(ds, "Private release", private=True):
-            return D.fit_private(s, fit_data(ds), bounds=ds.bounds, privacy_id=pid)
+            try:
+                return D.fit_private(s, fit_data(ds), bounds=ds.bounds, privacy_id=pid)
+            except Exception as exc:
+                if account is not None:
+                    store, sett, who = account
+                    D.record_refusal(store, sett, exc, who=who, description=getattr(ds, "title", ""))
+                raise
 
 
 def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, draw_missing: bool = True,
@@ -146,7 +156,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             _refuse(why or f"only ε = {left[0]:.4g} of the total set for this dataset is left.")
             return None
     for i, key, sett, p in todo:
-        est = _fit_private(ds, algorithm, p)
+        est = _fit_private(ds, algorithm, p, account=None if store is None else (store, sett, identity_who(who)))
         if store is None:
             fresh.discard(key)
             prev = kept.get(key)

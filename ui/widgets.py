@@ -33,6 +33,7 @@ from .data_picker import (
     is_large,
     load_dataset,
     pass_progress,
+    unit_params,
 )
 from .not_private import RAW_FACTS, csv_bytes, data_nicv, exact_density, not_private_caption, raw_facts
 from .page import friendly_errors, page_setup, set_url, url_default
@@ -57,7 +58,8 @@ from .store import release_store
 __all__ = ["ReleasedFit", "HISTORY_COLUMNS", "account_caption", "account_panel", "publish_buttons", "show_ledger",
            "EPSILON_VALUES", "algorithm_picker", "epsilon_label", "epsilon_slider", "n_clusters_input",
            "release_controls", "CurveCancelled", "utility_curves", "UPLOAD", "dataset_picker", "engine_name",
-           "exact_rows", "fit_data", "is_large", "load_dataset", "pass_progress", "RAW_FACTS", "csv_bytes",
+           "exact_rows", "fit_data", "is_large", "load_dataset", "pass_progress", "unit_params", "RAW_FACTS",
+           "csv_bytes",
            "data_nicv", "exact_density", "not_private_caption", "raw_facts", "friendly_errors", "page_setup",
            "set_url", "url_default", "MAX_KEPT", "baseline", "compare_panels", "draw_controls",
            "draw_on_click", "is_public", "private_refit", "publish_control",

@@ -151,7 +151,8 @@ def check_fit(est, *, n: float, d: int, epsilon: float, delta: float = 0.0, **pa
         A public ``n_samples`` or the already-released noisy count (never the true n).
     d : int
     epsilon : float
-        The budget left for the algorithm.
+        The budget left for the algorithm; divided by the privacy unit's L when the fit has one
+        (``est.privacy_unit_``), since every sensitivity is then L times larger.
     delta : float
     **params
         The estimator's own parameters that enter its rule.
@@ -166,6 +167,10 @@ def check_fit(est, *, n: float, d: int, epsilon: float, delta: float = 0.0, **pa
         The rule refuses (before anything but the size is spent).
     """
     k = int(getattr(est, "n_clusters", 1) or 1)
+    # With a privacy unit every sensitivity is L times one row's (issue 23): on the rows kept the noise
+    # is that of epsilon / L, so the rule is asked at that budget (L is public).
+    unit = getattr(est, "privacy_unit_", None) or {}
+    epsilon = float(epsilon) / int(unit.get("max_contributions") or 1)
     n, d, k, epsilon = public_inputs(n, d, k, epsilon)
     regime = type(est).regime(n=n, d=d, k=k, epsilon=epsilon, delta=float(delta), **params)
     est.regime_ = regime

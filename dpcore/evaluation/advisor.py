@@ -126,7 +126,7 @@ def advice_name(key: str) -> str:
 
 
 def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r: float = 1.0, rho: float = RHO,
-           theta: float = 10.0, delta: float = 1e-6) -> Advice:
+           theta: float = 10.0, delta: float = 1e-6, max_contributions: int = 1) -> Advice:
     """Which of DPLloyd, EUGkM and Hybrid Su et al. (2016, §6) predict to do best.
 
     Parameters
@@ -144,6 +144,9 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
     delta : float, default 1e-6
         The delta zCDP-Lloyd's prediction assumes ((epsilon, delta)-DP; the
         other three are pure epsilon-DP).
+    max_contributions : int, default 1
+        The privacy unit's bound L (issue 23): every sensitivity is L times one row's, so the
+        prediction is made at ``epsilon / L`` (n is then the number of rows kept, at most L per unit).
 
     Returns
     -------
@@ -152,7 +155,7 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
     Raises
     ------
     ValueError
-        For non-positive n, epsilon, d, k or t.
+        For non-positive n, epsilon, d, k or t, or max_contributions < 1.
 
     Notes
     -----
@@ -166,7 +169,9 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
     in the box.  (On a particular dataset, whose spread may be smaller, the
     measured inertia against the trivial answer's line is the check.)
     """
-    n, epsilon = float(n), float(epsilon)
+    if isinstance(max_contributions, bool) or int(max_contributions) != max_contributions or max_contributions < 1:
+        raise ValueError(f"max_contributions must be a whole number >= 1, got {max_contributions!r}")
+    n, epsilon = float(n), float(epsilon) / int(max_contributions)
     if not (n > 0 and math.isfinite(n)):
         raise ValueError(f"n must be a positive number, got {n}")
     if not (epsilon > 0 and math.isfinite(epsilon)):

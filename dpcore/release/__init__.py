@@ -5,10 +5,11 @@
 :func:`find_input_rows`) and :mod:`.view` (:class:`ReleasedFit`, a recorded release seen through
 the fitted attributes pages draw).
 """
-from .build import DEFAULT_PRIVACY_UNIT, FORMAT, build_release
+from .build import DEFAULT_PRIVACY_UNIT, FORMAT, REFUSAL_FORMAT, build_refusal, build_release
 from .export import find_input_rows, guarantee_sentence, protected_unit, to_csv, to_html, to_json
 from .schema import SCHEMA_FILE, release_schema, validate_release
 
-__all__ = ["FORMAT", "DEFAULT_PRIVACY_UNIT", "SCHEMA_FILE", "build_release", "release_schema", "validate_release",
+__all__ = ["FORMAT", "REFUSAL_FORMAT", "build_refusal",
+           "DEFAULT_PRIVACY_UNIT", "SCHEMA_FILE", "build_release", "release_schema", "validate_release",
            "to_json", "to_csv", "to_html", "find_input_rows",
            "guarantee_sentence", "protected_unit"]

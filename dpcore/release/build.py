@@ -253,3 +253,44 @@ def _environment() -> dict:
     return out
 
 
+
+
+#: Format of a refusal record: what a fit spent before it refused (issue 24).
+REFUSAL_FORMAT = "dpcore-refusal/1"
+
+
+def build_refusal(ledger, *, algorithm: str, dataset: str = "", reason: str = "") -> dict:
+    """The record of a fit that spent part of its budget and then refused (e.g. the coreset's infeasibility).
+
+    A refusal decided on a noisy count is itself an output of that count's mechanism: the person
+    saw it, so the budget it spent must be in the dataset's account.  This dict is what
+    :meth:`dpcore.store.ReleaseStore.record_refusal` stores; it holds no result, only the ledger
+    and the refusal's sentence (which may state the noisy count: already paid for).
+
+    Parameters
+    ----------
+    ledger : BudgetLedger
+        The estimator's ``budget_`` at the refusal: the steps spent so far.
+    algorithm : str
+        The registry key.
+    dataset : str
+    reason : str
+        The refusal as the person saw it.
+
+    Returns
+    -------
+    dict with ``format`` = :data:`REFUSAL_FORMAT`, ``algorithm``, ``dataset``, ``privacy``
+    (``epsilon_spent``, ``delta_spent``), ``ledger`` (rows as in a release) and ``refusal``.
+
+    Raises
+    ------
+    ValueError
+        The ledger spent nothing (there is nothing to record).
+    """
+    eps, delta = ledger.total()
+    if not eps > 0:
+        raise ValueError("this fit spent nothing before it refused: there is nothing to record")
+    return {"format": REFUSAL_FORMAT, "algorithm": {"key": str(algorithm)}, "dataset": {"name": str(dataset)},
+            "privacy": {"epsilon_spent": float(eps), "delta_spent": float(delta),
+                        "guarantee": f"refused after spending ε = {eps:.4g}"},
+            "ledger": [_ledger_row(r) for r in ledger.to_records()], "refusal": str(reason)[:2000]}

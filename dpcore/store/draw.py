@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms.registry import ALGORITHMS
-from ..release.build import build_release
+from ..release.build import build_refusal, build_release
 from .records import StoredRelease
 from .release_store import ReleaseStore
 
@@ -115,6 +115,8 @@ def matches(release: dict, s: Settings) -> bool:
     -------
     bool
     """
+    if not str(release.get("format", "")).startswith("dpcore-release/"):
+        return False       # a refusal record: budget spent, no result to show again
     return (release["algorithm"]["key"] == s.algorithm and release["parameters"] == s.public
             and release["privacy"]["epsilon"] == s.epsilon and release["privacy"]["delta"] == s.delta
             and [release["bounds"]["lower"], release["bounds"]["upper"]] == s.bounds)
@@ -166,7 +168,41 @@ def fit_private(s: Settings, X, *, bounds, privacy_id=None):
     Whatever the estimator's ``fit`` raises (bad data, a regime refusal, an infeasible budget).
     """
     est = ALGORITHMS[s.algorithm](**s.params, bounds=bounds, random_state=None)
-    return est.fit(X) if privacy_id is None else est.fit(X, privacy_id=privacy_id)
+    try:
+        return est.fit(X) if privacy_id is None else est.fit(X, privacy_id=privacy_id)
+    except Exception as exc:
+        # A refusal after a spend (a noisy count, then "infeasible"): the spend travels with the error,
+        # so the caller records it (record_refusal) and the account agrees with what the person saw.
+        ledger = getattr(est, "budget_", None)
+        if ledger is not None and ledger.total()[0] > 0:
+            exc.spent_budget = ledger   # type: ignore[attr-defined]
+        raise
+
+
+def record_refusal(store: ReleaseStore, s: Settings, exc: BaseException, *, who: str = "",
+                   description: str = "") -> int | None:
+    """Record the spend behind a refused fit (``exc.spent_budget`` from :func:`fit_private`), if any.
+
+    Parameters
+    ----------
+    store : ReleaseStore
+    s : Settings
+    exc : the exception :func:`fit_private` raised
+    who, description : str
+        As :func:`record_fit`.
+
+    Returns
+    -------
+    int or None: the refusal's id in the store, or None when the fit spent nothing.
+    """
+    ledger = getattr(exc, "spent_budget", None)
+    if ledger is None:
+        return None
+    refusal = build_refusal(ledger, algorithm=s.algorithm, dataset=s.dataset, reason=str(exc))
+    bounds = None if s.bounds is None else (np.asarray(s.bounds[0]), np.asarray(s.bounds[1]))
+    store.register_dataset(s.dataset, fingerprint=s.fingerprint.split(":")[0], bounds=bounds,
+                           description=description)
+    return store.record_refusal(s.dataset, refusal, who=who)
 
 
 def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=None,
@@ -246,6 +282,10 @@ def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None,
     attributes such as ``n_clipped_``) never leaves this function.
     """
     bounds = None if s.bounds is None else (np.asarray(s.bounds[0]), np.asarray(s.bounds[1]))
-    est = fit_private(s, X, bounds=bounds, privacy_id=privacy_id)
+    try:
+        est = fit_private(s, X, bounds=bounds, privacy_id=privacy_id)
+    except Exception as exc:
+        record_refusal(store, s, exc, who=who, description=description)
+        raise
     return record_fit(store, s, est, who=who, columns=columns, description=description, kind=kind,
                       new_draw=new_draw)

@@ -14,6 +14,7 @@ import json
 
 import sqlalchemy as sa
 
+from ..release.build import REFUSAL_FORMAT
 from .connection import StoreConnection
 from .records import StoredRelease
 from .tables import _now, datasets, publications, releases
@@ -79,13 +80,18 @@ class Publications(StoreConnection):
         ------
         KeyError
             No release has this id.
+        ValueError
+            It records a refusal (:meth:`ReleaseStore.record_refusal`), not a result.
         StoreLockedError, StoreUnavailableError, StoreError
             The database cannot take the write.
         """
         with self._write() as conn:
-            exists = conn.execute(sa.select(releases.c.id).where(releases.c.id == int(release_id))).scalar()
-            if exists is None:
+            body = conn.execute(sa.select(releases.c.body).where(releases.c.id == int(release_id))).scalar()
+            if body is None:
                 raise KeyError(f"the store has no release #{release_id}: only a recorded draw can be published")
+            if json.loads(body).get("format") == REFUSAL_FORMAT:
+                raise ValueError(f"#{release_id} records a refusal (budget spent, no result): there is nothing to "
+                                 "publish")
             done = conn.execute(sa.select(publications.c.id)
                                 .where(publications.c.release_id == int(release_id))).scalar()
             if done is not None:

@@ -140,11 +140,18 @@ def _check_schema(release: dict) -> None:
         raise ValueError(f"this release does not follow the {FORMAT} schema at {where}: {exc.message}") from None
 
 
-def _check_release(release) -> tuple[float, float, str, list[dict]]:
-    """(epsilon_spent, delta_spent, canonical JSON, ledger rows) of a build_release dict, or ValueError."""
-    if not isinstance(release, dict) or not str(release.get("format", "")).startswith("dpcore-release/"):
+def _check_release(release, *, refusal: bool = False) -> tuple[float, float, str, list[dict]]:
+    """(epsilon_spent, delta_spent, canonical JSON, ledger rows) of a build_release dict, or ValueError.
+
+    ``refusal=True``: a :func:`dpcore.release.build_refusal` dict instead (what a refused fit spent).
+    """
+    from ..release import REFUSAL_FORMAT
+    fmt = str(release.get("format", "")) if isinstance(release, dict) else ""
+    if refusal and fmt != REFUSAL_FORMAT:
+        raise ValueError("record_refusal() takes the dict built by dpcore.release.build_refusal(...)")
+    if not refusal and not fmt.startswith("dpcore-release/"):
         raise ValueError("record() takes the dict built by dpcore.release.build_release(...); this is not one "
-                         "(no 'format': 'dpcore-release/...')")
+                         "(no 'format': 'dpcore-release/...'); a refusal is recorded with record_refusal()")
     try:
         p = release["privacy"]
         eps, dl = float(p["epsilon_spent"]), float(p["delta_spent"])

@@ -421,10 +421,37 @@ class ReleaseStore(Publications):
         """
         return self._record(dataset, release, who=who, settings_key=_key_hash(settings_key), new_draw=new_draw)
 
+    def record_refusal(self, dataset: str, refusal: dict, *, who: str = "") -> int:
+        """Record what a fit spent before it refused (issue 24): the account then agrees with what was seen.
+
+        A refusal decided on a noisy count (the coreset's infeasibility) is an output of that count's
+        mechanism.  It is charged under the cap like a release, listed in :meth:`history` and
+        :meth:`releases` (its body's ``format`` is ``dpcore-refusal/1``), and can never be published.
+
+        Parameters
+        ----------
+        dataset : str
+        refusal : dict
+            From :func:`dpcore.release.build_refusal`.
+        who : str
+
+        Returns
+        -------
+        int, its id in the releases table.
+
+        Raises
+        ------
+        ValueError
+            Not a refusal record.
+        BudgetExceededError
+            The spend would pass the cap (the fit could not have started: the app checks first).
+        """
+        return self._record(dataset, refusal, who=who, settings_key=None, new_draw=True, refusal=True)[0]
+
     def _record(self, dataset: str, release: dict, *, who: str, settings_key: str | None,
-                new_draw: bool) -> tuple[int, bool]:
+                new_draw: bool, refusal: bool = False) -> tuple[int, bool]:
         dataset = _check_name(dataset)
-        eps, dl, body, entries = _check_release(release)
+        eps, dl, body, entries = _check_release(release, refusal=refusal)
         sim = _is_simulation(release)
         with self._write() as conn:
             row = self._ensure_dataset(conn, dataset)
