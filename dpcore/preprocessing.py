@@ -59,7 +59,7 @@ class BoundsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     --------
     >>> from sklearn.pipeline import make_pipeline
     >>> from dpcore.preprocessing import BoundsScaler
-    >>> from dpcore import DPLloyd
+    >>> from dpcore.algorithms import DPLloyd
     >>> pipe = make_pipeline(BoundsScaler(bounds=(0, 100)), DPLloyd(n_clusters=3, bounds=(-1, 1)))
     """
 

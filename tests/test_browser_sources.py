@@ -59,6 +59,11 @@ def test_explorer_on_a_large_source_draws_the_release_and_the_exact_density(sour
         page = browser.new_page(viewport={"width": 1400, "height": 1100})
         page.set_default_timeout(RENDER_S * 1000)
         page.goto(f"{url}/?dataset={NAME}", timeout=120_000)
+        # A configured source is private data: the page states the cost and draws on the click (issue 24).
+        draw = page.get_by_role("button", name=re.compile(r"^Draw: spends ε = "))
+        draw.wait_for()
+        assert not ReleaseStore(store_url).releases()
+        draw.click()
         page.get_by_text("Privacy budget spent").wait_for()
         settled(page, RENDER_S)
         no_errors(page, log_path)
