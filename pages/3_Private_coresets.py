@@ -27,7 +27,7 @@ ds, fp = W.dataset_picker(geo_only=True, default=datasets.TAXI_SAMPLE_NAME)
 if ds is None:
     st.stop()
 k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=50,
-                                value=W.url_default("k", 5, int), key="k"))
+                                value=W.url_default("k", 5, int, valid=lambda v: 1 <= v <= 50), key="k"))
 eps = W.epsilon_slider(default=2.0)
 budget = st.sidebar.selectbox("Budget per round", list(BUDGETS), format_func=BUDGETS.get, key="budget")
 constants = st.sidebar.selectbox("Constants (Δ, t_min)", list(CONSTANTS), format_func=CONSTANTS.get, key="constants",
@@ -40,6 +40,20 @@ st.markdown(f"**{ds.title}** · δ = {DELTA:g}")
 if ds.bounds is None:
     st.warning("No public bounds: the grid is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
+
+if W.is_public(ds):
+    # Public data: its size is public too, so whether PRIVATE-K-MEAN can run at the ε chosen for every page is
+    # known before any draw. The page never changes ε silently: it says so and offers the smallest ε that works.
+    need = min_feasible_epsilon(n, k, d, DELTA, n_share=0.02, budget=budget, constants=constants)
+    if eps < need:
+        higher = [e for e in W.EPSILON_VALUES if e >= need]
+        st.warning(f"PRIVATE-K-MEAN cannot run at ε = {eps:g} on this data with k = {k}: it needs ε of about "
+                   f"{need:.3g} or more (Feldman et al. 2017, Alg. 1 line 2). ε stays {eps:g} on every page; "
+                   "nothing was drawn or spent. Choose a larger ε here, or fewer clusters.")
+        if higher:
+            st.button(f"Use ε = {higher[0]:g}", key="use_feasible_epsilon", type="primary",
+                      on_click=lambda: st.session_state.update(epsilon=higher[0]))
+        st.stop()
 
 est = W.private_release(ds, fp, "coreset", who="Private coresets", n_clusters=k, epsilon=eps, delta=DELTA,
                         budget=budget, constants=constants)

@@ -23,12 +23,12 @@ st.caption("k private centres of image-like data (many columns). Each centre is 
 ds, fp = W.dataset_picker(default="mnist_sample")
 if ds is None:
     st.stop()
-start = W.url_default("algorithm", HIGHDIM[0], str)
+start = W.url_default("algorithm", HIGHDIM[0], str, valid=lambda a: a in HIGHDIM)
 algo = st.sidebar.selectbox("Algorithm", HIGHDIM, index=HIGHDIM.index(start) if start in HIGHDIM else 0,
                             format_func=lambda a: dpcore.ALGORITHMS[a].display_name, key="algorithm")
 st.sidebar.caption(f"{dpcore.ALGORITHMS[algo].summary} *Source: {dpcore.ALGORITHMS[algo].reference}.*")
 eps = W.epsilon_slider()
-k = int(st.sidebar.slider("Number of clusters (k)", 2, 32, W.url_default("k", 10, int), key="k"))
+k = int(st.sidebar.slider("Number of clusters (k)", 2, 32, W.url_default("k", 10, int, valid=lambda v: 2 <= v <= 32), key="k"))
 W.set_url(dataset=ds.name, algorithm=algo, epsilon=eps, k=k)
 
 X = ds.X

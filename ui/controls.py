@@ -44,7 +44,7 @@ def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", defau
     where = st.sidebar if sidebar else st
     keys = [k for k, cls in dpcore.ALGORITHMS.items() if cls.family == family and cls.private
             and (not scalable_only or k in SCALABLE)]
-    start = url_default("algorithm", default, str)
+    start = url_default("algorithm", default, str, valid=lambda a: a in keys)
     algo = where.selectbox("Algorithm", keys, index=keys.index(start) if start in keys else 0, key=key,
                            format_func=lambda k: dpcore.ALGORITHMS[k].display_name or k)
     cls = dpcore.ALGORITHMS[algo]

@@ -48,7 +48,7 @@ def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only
     if geo_only:
         names = [n for n in names if datasets.info(n, metadata=False)["geo"]]
     options = names + [UPLOAD]
-    preferred = url_default("dataset", default or _default_dataset(names), str)
+    preferred = url_default("dataset", default or _default_dataset(names), str, valid=lambda v: v in options)
     index = options.index(preferred) if preferred in options else 0
     choice = where.selectbox("Dataset", options, index=index, key=key, format_func=_dataset_label)
     if choice == UPLOAD:

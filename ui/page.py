@@ -72,29 +72,42 @@ def friendly_errors(what: str = "This step"):
 
 
 # -- URL state ----------------------------------------------------------------
-def url_default(name: str, default, cast=str, valid=None):
-    """A widget default taken from the page URL (``?name=value``) when valid, else ``default``.
+#: Settings that follow the person across pages (issue 31): one value in the session, mirrored in the URL.
+SHARED = ("dataset", "algorithm", "k", "epsilon")
 
-    ``valid``, when given, is a predicate on the cast value (e.g. a widget's
-    min/max): a hand-edited URL outside it falls back to ``default`` instead of
+
+def _shared() -> dict:
+    return st.session_state.setdefault("_dp_shared", {})
+
+
+def url_default(name: str, default, cast=str, valid=None):
+    """A widget default: the page URL's ``?name=value``, else the session's shared setting, else ``default``.
+
+    The shared settings (:data:`SHARED`: dataset, algorithm, k, ε) live in one session state, so ε
+    chosen on one page is the ε on every other; a link with them in its URL reproduces the view.
+    ``valid``, when given, is a predicate on the cast value (e.g. a widget's min/max): a hand-edited
+    URL, or a setting another page allows and this one does not, falls back to ``default`` instead of
     making the widget raise.
     """
-    raw = st.query_params.get(name)
-    if raw is None:
-        return default
-    try:
-        value = cast(raw)
-    except (TypeError, ValueError, OverflowError):
-        return default
-    if valid is not None and not valid(value):
-        return default
-    return value
+    for raw in (st.query_params.get(name), _shared().get(name) if name in SHARED else None):
+        if raw is None:
+            continue
+        try:
+            value = cast(raw)
+        except (TypeError, ValueError, OverflowError):
+            continue
+        if valid is None or valid(value):
+            return value
+    return default
 
 
 def set_url(**values) -> None:
-    """Write the shareable page state (dataset, algorithm, k, epsilon, ...) into the URL."""
+    """Write the shareable page state (dataset, algorithm, k, epsilon, ...) into the URL and the session."""
+    shared = _shared()
     for key, value in values.items():
         if value is None:
             continue
+        if key in SHARED:
+            shared[key] = str(value)
         if st.query_params.get(key) != str(value):
             st.query_params[key] = str(value)
