@@ -64,8 +64,8 @@ def _odds(epsilon: float) -> str:
     return f"{odds:.3g}×" if odds < 100 else f"{odds:,.0f}×"
 
 
-def running_total(release_epsilon: float, total_epsilon: float, cap_epsilon: float | None = None, *,
-                  unit: str = "unit") -> str:
+def running_total(release_epsilon: float | None, total_epsilon: float, cap_epsilon: float | None = None, *,
+                  unit: str = "unit", total_unit: str | None = None, group_caveat: bool = False) -> str:
     """Risk as a running total (issue 31): this release, the data's total so far and what is left of the cap.
 
     Every release of the same data adds up (basic sequential composition, Dwork & Roth 2014,
@@ -73,22 +73,35 @@ def running_total(release_epsilon: float, total_epsilon: float, cap_epsilon: flo
 
     Parameters
     ----------
-    release_epsilon : float
-        This release's epsilon.
+    release_epsilon : float or None
+        This release's epsilon; None on a page that shows no single release (the sentence then
+        gives the totals only).
     total_epsilon : float
         The sum over every draw recorded on the data so far (this one included).
     cap_epsilon : float or None
         The total set for the data, or None when none is set.
     unit : str
-        What is protected ("trip", "user", ...).
+        What this release protects ("trip", "user", ...).
+    total_unit : str or None
+        What the total holds for: ``unit`` when every release of the data protected the same unit;
+        otherwise the row (a person-level total would be wrong after row-level releases).
+    group_caveat : bool
+        Add that a person with m rows is protected only at up to m times the row-level share (group
+        privacy, Dwork & Roth 2014, Thm. 2.2).
 
     Returns
     -------
     str, one Markdown sentence with each epsilon and its odds bound ``e^epsilon``.
     """
-    text = (f"This release: ε = {release_epsilon:.3g} (an observer's odds about one {unit} change by at most "
-            f"{_odds(release_epsilon)}). All releases of this data so far: ε = **{total_epsilon:.3g}** (odds at "
-            f"most **{_odds(total_epsilon)}**)")
+    total_unit = total_unit or unit
+    text = ""
+    if release_epsilon is not None:
+        text = (f"This release: ε = {release_epsilon:.3g} (an observer's odds about one {unit} change by at most "
+                f"{_odds(release_epsilon)}). ")
+    text += (f"All releases of this data so far: ε = **{total_epsilon:.3g}** (odds about one {total_unit} at "
+             f"most **{_odds(total_epsilon)}**")
+    text += ("; a person with m rows is protected only at up to m times the row-level releases' ε)" if group_caveat
+             else ")")
     if cap_epsilon is None:
         return text + "; no total is set, so nothing stops it from growing."
     left = max(cap_epsilon - total_epsilon, 0.0)

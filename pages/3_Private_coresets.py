@@ -4,6 +4,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+import dpcore
 from dpcore import datasets
 from dpcore.algorithms.coreset.plan import min_feasible_epsilon, plan_coreset
 from ui import figures as F
@@ -44,7 +45,8 @@ if ds.bounds is None:
 if W.is_public(ds):
     # Public data: its size is public too, so whether PRIVATE-K-MEAN can run at the ε chosen for every page is
     # known before any draw. The page never changes ε silently: it says so and offers the smallest ε that works.
-    need = min_feasible_epsilon(n, k, d, DELTA, n_share=0.02, budget=budget, constants=constants)
+    need = min_feasible_epsilon(n, k, d, DELTA, n_share=dpcore.ALGORITHMS["coreset"]().n_share, budget=budget,
+                                constants=constants)
     if eps < need:
         higher = [e for e in W.EPSILON_VALUES if e >= need]
         st.warning(f"PRIVATE-K-MEAN cannot run at ε = {eps:g} on this data with k = {k}: it needs ε of about "

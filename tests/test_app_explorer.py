@@ -53,7 +53,8 @@ def test_default_page_renders_release_and_ledger(at):
     assert draw_caption(at).startswith("Draw 1 of these settings") and "release #1" in draw_caption(at)
     # risk as a running total (issue 31): this release, all releases of this data so far, as odds
     assert any(m.value.startswith("This release: ε = 1 (an observer's odds about one record change by at most 2.72×). "
-                                  "All releases of this data so far: ε = **1** (odds at most **2.72×**)")
+                                  "All releases of this data so far: ε = **1** (odds about one record at most "
+                                  "**2.72×**; a person with m rows is protected only at up to m times")
                for m in at.markdown)
 
 
@@ -64,7 +65,7 @@ def test_epsilon_slider_changes_release_and_url(at):
     assert nicv_private(at) != before
     assert at.query_params["epsilon"] == "0.05"
     assert any("ε = 0.05 of 0.05" in m.value for m in at.markdown)
-    assert any("This release: ε = 0.05 " in m.value and "so far: ε = **1.05** (odds at most **2.86×**)" in m.value
+    assert any("This release: ε = 0.05 " in m.value and "so far: ε = **1.05** (odds about one record at most **2.86×**" in m.value
                for m in at.markdown)
 
 

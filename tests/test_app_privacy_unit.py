@@ -78,3 +78,18 @@ def test_person_column_gives_a_person_level_release_by_default(shared_data, monk
     at.radio(key="unit_mode").set_value("each row on its own")
     at.run()
     assert any("for every check-in" in m.value and "m·ε" in m.value for m in at.markdown)
+
+
+def test_the_running_total_names_a_person_only_when_every_draw_protected_persons(shared_data, monkeypatch):
+    """After a row-level draw, the data's total no longer holds per user: the sentence says so (issue 31)."""
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    at = AppTest.from_file(str(PAGES / "8_Release.py"), default_timeout=300)
+    at.query_params["dataset"] = "gowalla_nyc_checkins"
+    at.query_params["k"] = "5"
+    at.run()
+    total = next(m.value for m in at.markdown if "All releases of this data so far" in m.value)
+    assert "odds about one user at most" in total and "m times" not in total
+    at.radio(key="unit_mode").set_value("each row on its own")
+    at.run()
+    total = next(m.value for m in at.markdown if "All releases of this data so far" in m.value)
+    assert "odds about one check-in at most" in total and "protected only at up to m times" in total

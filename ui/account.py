@@ -12,7 +12,7 @@ from dpcore.release import protected_unit
 from .figures import ledger_frame
 from .identity import who
 from .not_private import csv_bytes
-from .releases import publishable, release_store
+from .releases import person_level_everywhere, publishable, release_store
 
 
 def publish_buttons(fit, ds, *, stem: str, where=None) -> None:
@@ -47,10 +47,13 @@ def account_caption(ds, *, fit=None, where=None) -> None:
     store = release_store()
     e, dl = store.spent(ds.name)
     cap = store.cap(ds.name)
-    release_eps = float(fit.budget_.total()[0]) if fit is not None else 0.0
-    unit = (protected_unit(fit.release) if getattr(fit, "release", None) is not None
-            else unit_words(None, getattr(ds, "kind", "points")).one)
-    where.markdown(running_total(release_eps, e, cap[0] if cap else None, unit=unit))
+    release_eps = float(fit.budget_.total()[0]) if fit is not None else None
+    row = unit_words(None, getattr(ds, "kind", "points")).one
+    unit = protected_unit(fit.release) if getattr(fit, "release", None) is not None else row
+    # The total holds for a person only if every draw of this data protected whole persons.
+    person_total = person_level_everywhere(ds)
+    where.markdown(running_total(release_eps, e, cap[0] if cap else None, unit=unit,
+                                 total_unit=unit if person_total else row, group_caveat=not person_total))
     where.caption((f"δ spent so far: {dl:.3g}. " if dl else "") + "Every draw in this app (every page, published "
                   "or not) is recorded in the release store before it is shown; the Release page has the history.")
 

@@ -11,16 +11,7 @@ import dpcore
 
 from .page import friendly_errors
 
-
 # -- privacy-utility curves ---------------------------------------------------------------------------
-class CurveCancelled(Exception):
-    """A cancelled curve computation, with its partial curves (kept for callers; never cached)."""
-
-    def __init__(self, curves):
-        super().__init__("cancelled")
-        self.curves = curves
-
-
 #: Curves kept for the server (all sessions), newest last.
 MAX_CURVES = 32
 

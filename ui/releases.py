@@ -44,6 +44,16 @@ def _stored_releases(_store, url: str, dataset: str, last_id: int) -> list:
     return _store.releases(dataset)
 
 
+def person_level_everywhere(ds) -> bool:
+    """True when every draw recorded on ``ds`` protected whole persons, so the total holds per person."""
+    store = release_store()
+    hist = store.history(ds.name)
+    if not hist:
+        return False
+    rels = _stored_releases(store, os.environ.get("DPCORE_STORE") or "", ds.name, hist[-1]["id"])
+    return all((r.release.get("privacy_unit") or {}).get("person_level") for r in rels)
+
+
 def _recorded(store, s: D.Settings) -> list:
     """The store's draws of exactly these settings, oldest first; release bodies parsed once per new release."""
     url = os.environ.get("DPCORE_STORE") or ""
@@ -379,10 +389,9 @@ def publish_control(fit, *, where=None, key: str = "publish") -> None:
     if rid is None:
         return
     store = release_store()
-    stored = store.release(rid)
-    if stored.is_published:
-        where.caption(f"Published by {stored.published_by} on {stored.published_at:%Y-%m-%d %H:%M} UTC: it is in "
-                      "the public gallery.")
+    done = store.publication(rid)
+    if done is not None:
+        where.caption(f"Published by {done[0]} on {done[1]:%Y-%m-%d %H:%M} UTC: it is in the public gallery.")
         return
     if where.button("Publish this release…", key=key,
                     help="Puts this draw, its report and downloads in the public gallery. Publishing costs no ε "

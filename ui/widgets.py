@@ -23,7 +23,7 @@ from .controls import (
     n_clusters_input,
     release_controls,
 )
-from .curves import CurveCancelled, utility_curves
+from .curves import utility_curves
 from .data_picker import (
     UPLOAD,
     dataset_picker,
@@ -57,7 +57,7 @@ from .store import release_store
 
 __all__ = ["ReleasedFit", "HISTORY_COLUMNS", "account_caption", "account_panel", "publish_buttons", "show_ledger",
            "EPSILON_VALUES", "algorithm_picker", "epsilon_label", "epsilon_slider", "n_clusters_input",
-           "release_controls", "CurveCancelled", "utility_curves", "UPLOAD", "dataset_picker", "engine_name",
+           "release_controls", "utility_curves", "UPLOAD", "dataset_picker", "engine_name",
            "exact_rows", "fit_data", "is_large", "load_dataset", "pass_progress", "unit_params", "RAW_FACTS",
            "csv_bytes",
            "data_nicv", "exact_density", "not_private_caption", "raw_facts", "friendly_errors", "page_setup",

@@ -280,7 +280,8 @@ def build_refusal(ledger, *, algorithm: str, dataset: str = "", reason: str = ""
     Returns
     -------
     dict with ``format`` = :data:`REFUSAL_FORMAT`, ``algorithm``, ``dataset``, ``privacy``
-    (``epsilon_spent``, ``delta_spent``), ``ledger`` (rows as in a release) and ``refusal``.
+    (``epsilon_spent``, ``delta_spent``), ``privacy_unit`` (``person_level`` and the ledger's unit),
+    ``ledger`` (rows as in a release) and ``refusal``.
 
     Raises
     ------
@@ -288,9 +289,11 @@ def build_refusal(ledger, *, algorithm: str, dataset: str = "", reason: str = ""
         The ledger spent nothing (there is nothing to record).
     """
     eps, delta = ledger.total()
+    unit = getattr(ledger, "privacy_unit", None)
     if not eps > 0:
         raise ValueError("this fit spent nothing before it refused: there is nothing to record")
     return {"format": REFUSAL_FORMAT, "algorithm": {"key": str(algorithm)}, "dataset": {"name": str(dataset)},
             "privacy": {"epsilon_spent": float(eps), "delta_spent": float(delta),
                         "guarantee": f"refused after spending ε = {eps:.4g}"},
+            "privacy_unit": {"person_level": bool(unit), **(unit or {})},
             "ledger": [_ledger_row(r) for r in ledger.to_records()], "refusal": str(reason)[:2000]}

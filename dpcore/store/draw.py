@@ -33,7 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..algorithms.regime import OutOfRegimeError
 from ..algorithms.registry import ALGORITHMS
+from ..exceptions import InfeasibleBudgetError
 from ..release.build import build_refusal, build_release
 from .records import StoredRelease
 from .release_store import ReleaseStore
@@ -198,11 +200,20 @@ def record_refusal(store: ReleaseStore, s: Settings, exc: BaseException, *, who:
     ledger = getattr(exc, "spent_budget", None)
     if ledger is None:
         return None
-    refusal = build_refusal(ledger, algorithm=s.algorithm, dataset=s.dataset, reason=str(exc))
+    # The refusal's own sentence for the regime and budget refusals (public inputs and the paid-for noisy
+    # count); any other error's text stays in the log, and only its spend is recorded.
+    reason = str(exc) if isinstance(exc, (OutOfRegimeError, InfeasibleBudgetError)) else (
+        f"the fit stopped with {type(exc).__name__} after spending")
+    refusal = build_refusal(ledger, algorithm=s.algorithm, dataset=s.dataset, reason=reason)
+    _register(store, s, description)
+    return store.record_refusal(s.dataset, refusal, who=who)
+
+
+def _register(store: ReleaseStore, s: Settings, description: str) -> None:
+    """Register ``s.dataset`` with its fingerprint and public bounds: the account is tied to the data's content."""
     bounds = None if s.bounds is None else (np.asarray(s.bounds[0]), np.asarray(s.bounds[1]))
     store.register_dataset(s.dataset, fingerprint=s.fingerprint.split(":")[0], bounds=bounds,
                            description=description)
-    return store.record_refusal(s.dataset, refusal, who=who)
 
 
 def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=None,
@@ -239,10 +250,7 @@ def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=
         The store refused (another fingerprint under this name, locked, unreachable, ...).
     """
     rel = build_release(est, algorithm=s.algorithm, dataset=s.dataset, columns=columns, kind=kind)
-    bounds = None if s.bounds is None else (np.asarray(s.bounds[0]), np.asarray(s.bounds[1]))
-    # The account is tied to the data's content: another file under the same name is refused.
-    store.register_dataset(s.dataset, fingerprint=s.fingerprint.split(":")[0], bounds=bounds,
-                           description=description)
+    _register(store, s, description)      # another file under the same name is refused
     rid, recorded = store.record_draw(s.dataset, rel, settings_key=s.key, who=who, new_draw=new_draw)
     if not recorded:       # another session's draw of the same settings: show that one, never this fit
         rel = store.release(rid).release

@@ -57,6 +57,13 @@ class Publications(StoreConnection):
             raise KeyError(f"the store has no release #{release_id}")
         return found[0]
 
+    def publication(self, release_id: int) -> tuple[str, _dt.datetime] | None:
+        """Who published draw ``release_id`` and when, or None when it is not published (reads no body)."""
+        with self._read() as conn:
+            r = conn.execute(sa.select(publications.c.who, publications.c.created)
+                             .where(publications.c.release_id == int(release_id))).first()
+        return None if r is None else (r.who, _dt.datetime.fromisoformat(r.created))
+
     # -- publications (issue 31): a draw is a use of the data; publishing one is a separate act --------
     def publish(self, release_id: int, *, who: str = "") -> int:
         """Publish a recorded draw: it enters :meth:`published` (the gallery) with who published it and when.

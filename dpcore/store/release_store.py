@@ -47,6 +47,7 @@ release is refused before anything is written.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 
@@ -82,7 +83,6 @@ from .tables import (
 
 def _key_hash(settings_key: str) -> str:
     """A settings key of any length as the 64 hex digits the store keeps."""
-    import hashlib
     if not isinstance(settings_key, str) or not settings_key:
         raise ValueError("settings_key must be a non-empty string (the draw's settings)")
     return hashlib.sha256(settings_key.encode("utf-8")).hexdigest()
