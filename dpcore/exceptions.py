@@ -65,5 +65,13 @@ class StoreUnavailableError(StoreError):
     """The database server named by the store URL cannot be reached."""
 
 
+class AccessDeniedError(StoreError, PermissionError):
+    """The identity a store handle acts for may not do this (issue 24): its role does not allow it.
+
+    Raised by :meth:`dpcore.store.ReleaseStore.acting_as` handles before anything is written; the
+    message names the role needed and who can grant it.
+    """
+
+
 class ReleaseTooLargeError(StoreError, ValueError):
     """A release's JSON text is larger than the store's row limit."""

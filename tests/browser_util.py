@@ -50,13 +50,14 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def streamlit_server(script: str = "app.py", *, env: dict, log_path: Path, port: int | None = None,
-                     health_timeout: float = 90, address: str | None = "127.0.0.1"):
+                     health_timeout: float = 90, address: str | None = "127.0.0.1", args: tuple = ()):
     """`streamlit run <script>` (relative to the repository) headless on a loopback port; yields its base URL.
 
     ``env`` is the server's whole environment (usage statistics are turned off on top of it).  The
     server's output is appended to ``log_path``, so a restart on the same log keeps both runs.  The
     server runs in its own session and is always stopped on exit, with its children.  ``address=None``
-    leaves the address to the project's ``.streamlit/config.toml`` (local mode: localhost).
+    leaves the address to the project's ``.streamlit/config.toml`` (local mode: localhost).  ``args``
+    are more ``streamlit run`` options (e.g. ``("--secrets.files", path)``).
     """
     port = port or free_port()
     env = dict(env, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
@@ -64,7 +65,7 @@ def streamlit_server(script: str = "app.py", *, env: dict, log_path: Path, port:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
              "--server.port", str(port), *(["--server.address", address] if address else []),
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *args],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         url = f"http://127.0.0.1:{port}"

@@ -10,7 +10,7 @@ from dpcore.explain import running_total, unit_words
 from dpcore.release import protected_unit
 
 from .figures import ledger_frame
-from .identity import who
+from .identity import may, who
 from .not_private import csv_bytes
 from .releases import person_level_everywhere, publishable, release_store
 
@@ -59,7 +59,7 @@ def account_caption(ds, *, fit=None, where=None) -> None:
 
 
 #: Display names of :meth:`dpcore.store.ReleaseStore.history`'s columns.
-HISTORY_COLUMNS = {"id": "release", "time": "time (UTC)", "who": "drawn on", "algorithm": "algorithm",
+HISTORY_COLUMNS = {"id": "release", "time": "time (UTC)", "who": "drawn by · page", "algorithm": "algorithm",
                    "epsilon": "ε", "delta": "δ", "total_epsilon": "ε total", "total_delta": "δ total",
                    "cap_epsilon": "ε cap", "cap_delta": "δ cap", "simulation": "simulation"}
 
@@ -85,9 +85,40 @@ def account_panel(ds, *, where=None) -> None:
         c1.caption(f"δ spent so far: {spent_d:.3g}")
     if cap:
         left = store.remaining(name)
-        c2.metric("ε left", f"{left[0]:.4g}", f"of {cap[0]:.4g}", delta_color="off")
+        c2.metric("ε left", f"{left[0]:.4g}")
+        c2.caption(f"of a total of ε = {cap[0]:.4g}")     # a caption: a metric's delta arrow reads as "went up"
     else:
         c2.metric("Total ε", "none set")
+    if may("cap"):
+        _cap_form(store, name, cap, where)
+    else:
+        where.caption("Only the data owner can set or change this total (the store refuses anyone else).")
+    hist = store.history(name)
+    if hist:
+        frame = pd.DataFrame(hist)
+        if "simulation" in frame and not frame["simulation"].any():
+            frame = frame.drop(columns="simulation")
+        if "delta" in frame and not frame["delta"].any():   # pure ε-DP releases only: no δ columns
+            frame = frame.drop(columns=[c for c in ("delta", "total_delta", "cap_delta") if c in frame])
+        if "time" in frame:
+            frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.strftime("%Y-%m-%d %H:%M:%S")
+        frame = frame.rename(columns=HISTORY_COLUMNS)
+        where.markdown(f"**History** ({len(frame)} release(s) recorded on *{ds.title}*)")
+        where.dataframe(frame, hide_index=True, width="stretch", key="history")
+    else:
+        where.caption("No release of this data has been recorded yet.")
+    caps = store.cap_history(name)
+    if caps:
+        frame = pd.DataFrame(caps)
+        frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.strftime("%Y-%m-%d %H:%M:%S")
+        frame["epsilon"] = frame["epsilon"].map(lambda v: "no total" if v is None or pd.isna(v) else f"{v:.4g}")
+        where.markdown(f"**Changes of the total** ({len(frame)}; who set each one)")
+        where.dataframe(frame.rename(columns={"time": "time (UTC)", "who": "set by", "epsilon": "total ε",
+                                              "delta": "total δ"}), hide_index=True, width="stretch", key="cap_changes")
+
+
+def _cap_form(store, name: str, cap, where) -> None:
+    """The owner's form for the dataset's total; the store refuses a total below what is spent, and non-owners."""
     with where.form("cap_form", border=True):
         st.markdown("**Total budget for this data** (kept in the store; releases beyond it are refused)")
         a, b = st.columns(2)
@@ -103,24 +134,10 @@ def account_panel(ds, *, where=None) -> None:
     elif set_it:
         try:
             store.set_cap(name, float(total), float(total_delta), who=who("Release page"))
-        except ValueError as exc:
+        except (ValueError, PermissionError) as exc:   # below what is spent; or not the owner (the store checks)
             where.error(f"That total cannot be set: {exc}")
         else:
             st.rerun()
-    hist = store.history(name)
-    if hist:
-        frame = pd.DataFrame(hist)
-        if "simulation" in frame and not frame["simulation"].any():
-            frame = frame.drop(columns="simulation")
-        if "delta" in frame and not frame["delta"].any():   # pure ε-DP releases only: no δ columns
-            frame = frame.drop(columns=[c for c in ("delta", "total_delta", "cap_delta") if c in frame])
-        if "time" in frame:
-            frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.strftime("%Y-%m-%d %H:%M:%S")
-        frame = frame.rename(columns=HISTORY_COLUMNS)
-        where.markdown(f"**History** ({len(frame)} release(s) recorded on *{ds.title}*)")
-        where.dataframe(frame, hide_index=True, width="stretch", key="history")
-    else:
-        where.caption("No release of this data has been recorded yet.")
 
 
 def show_ledger(est, *, where=None) -> None:

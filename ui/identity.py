@@ -7,6 +7,14 @@ sign-in is refused on every page with a sentence that says what to configure (is
 
 With ``[auth]`` configured, a page shows Streamlit's sign-in button until the person has signed in,
 and every draw, publication and cap change is recorded under their e-mail address (or subject).
+Roles come from the ``[dpcore]`` section of the same secrets file and are kept in the release
+store (:mod:`dpcore.store.roles`), which enforces them on every write::
+
+    [dpcore]
+    owners = ["owner@example.org"]      # register data, set totals, draw, publish
+    analysts = ["ana@example.org"]      # draw within what is left
+    analysts_may_publish = false        # the owner's choice
+    # anyone else who signs in is a viewer: the gallery only
 """
 from __future__ import annotations
 
@@ -41,6 +49,65 @@ def address_refusal() -> str | None:
             "in .streamlit/secrets.toml (README, 'Sign-in').")
 
 
+def _roles_config() -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """``(owners, analysts, analysts_may_publish)`` from the ``[dpcore]`` section of the secrets file."""
+    try:
+        conf = st.secrets.get("dpcore", {})
+    except Exception:   # no secrets file
+        conf = {}
+    clean = lambda v: tuple(sorted({str(x).strip() for x in (v or ()) if str(x).strip()}))  # noqa: E731
+    return clean(conf.get("owners")), clean(conf.get("analysts")), bool(conf.get("analysts_may_publish", False))
+
+
+def sync_roles(store) -> None:
+    """Make the store's grants say what the secrets file says (operator's handle; idempotent, chained).
+
+    Listed owners become owners, listed analysts analysts (publishing if the owner allows), and anyone
+    the store knows who is no longer listed becomes a viewer.  Only changes write a row.
+    """
+    owners, analysts, may_publish = _roles_config()
+    wanted = {a: ("analyst", may_publish) for a in analysts}
+    wanted.update({o: ("owner", True) for o in owners})
+    for ident in store.roles():
+        wanted.setdefault(ident, ("viewer", False))
+    for ident, (role, pub) in wanted.items():
+        store.grant(ident, role, may_publish=pub, who="secrets.toml [dpcore]")
+
+
+def role() -> str:
+    """The acting person's role: ``"owner"`` in local mode, else the store's grant (``"viewer"`` if none)."""
+    if not auth_configured():
+        return "owner"
+    from .store import release_store
+    return release_store().role(identity())[0]
+
+
+def may(action: str) -> bool:
+    """True when the acting person's role allows ``action`` ("cap", "draw", "publish", "register")."""
+    if not auth_configured():
+        return True
+    from .store import release_store
+    r, pub = release_store().role(identity())
+    return r == "owner" or (r == "analyst" and (action == "draw" or (action == "publish" and pub)))
+
+
+def draw_refusal(store, dataset: str) -> str | None:
+    """Why the acting person may not draw from ``dataset`` now (role, or data no owner registered), else None.
+
+    Asked before any fit, so that a refused draw never touches the data; the store checks again when
+    it records (:meth:`dpcore.store.ReleaseStore.acting_as`).
+    """
+    if getattr(store, "actor", None) is None:
+        return None
+    r, _ = store.role(store.actor)
+    if r == "viewer":
+        return f"{store.actor} is a viewer here: drawing from the data needs the analyst or owner role."
+    if r == "analyst" and store.dataset_info(dataset) is None:
+        return ("this data is not registered in the release store yet, and only its owner can register data "
+                "(by opening it once, or setting its total on the Release page). Ask the data owner.")
+    return None
+
+
 def identity() -> str:
     """Who is acting: the signed-in person's e-mail (or subject), or ``user@host (local mode)``."""
     if auth_configured():
@@ -60,6 +127,10 @@ def who(page: str) -> str:
     return f"{identity()} · {page}"[:200]
 
 
+_ROLE_WORDS = {"owner": "owner: may set totals, draw and publish", "analyst": "analyst: may draw within what is left",
+               "viewer": "viewer: the gallery only"}
+
+
 def gate() -> None:
     """Stop the page unless it may be served: a refused address, or sign-in still to do.
 
@@ -74,8 +145,14 @@ def gate() -> None:
             st.info("Sign in to use this app: what you draw and publish is recorded under your name.")
             st.button("Sign in", on_click=st.login, type="primary")
             st.stop()
-        st.sidebar.caption(f"Signed in as {identity()}.")
+        r = role()
+        st.sidebar.caption(f"Signed in as {identity()} ({_ROLE_WORDS[r]}).")
         st.sidebar.button("Sign out", on_click=st.logout)
+        if r == "viewer":
+            st.info(f"You are signed in as {identity()}, a viewer: you may read what has been published, in the "
+                    "gallery, but not open the data. To draw from it, ask the data owner to list you as an analyst "
+                    "([dpcore] analysts in the app's secrets file).")
+            st.stop()
     else:
         st.sidebar.caption("Local mode: served on this machine only, without sign-in. Anyone with access to this "
                            "machine is the data owner and may spend the budget.")

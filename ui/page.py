@@ -7,7 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from dpcore.algorithms.regime import OutOfRegimeError
-from dpcore.exceptions import BudgetExceededError, InfeasibleBudgetError
+from dpcore.exceptions import AccessDeniedError, BudgetExceededError, InfeasibleBudgetError
 from dpcore.sources import SourceError
 
 
@@ -48,6 +48,9 @@ def friendly_errors(what: str = "This step"):
     """
     try:
         yield
+    except AccessDeniedError as exc:     # the store's own role check (issue 24): a hidden button is not the guard
+        st.error(f"Not allowed for your role: {exc}")
+        st.stop()
     except OutOfRegimeError as exc:
         st.error(f"Refused before using the data beyond its size (outside the paper's regime): {exc}")
         st.stop()

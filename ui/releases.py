@@ -23,6 +23,7 @@ from dpcore.release.view import ReleasedFit
 from dpcore.store import draw as D
 
 from .data_picker import _on_source, exact_rows, fit_data, is_large, pass_progress, privacy_id, unit_params
+from .identity import draw_refusal, may
 from .identity import who as identity_who
 from .page import friendly_errors
 from .store import release_store
@@ -148,6 +149,11 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             todo.append((len(out) - 1, key, sett, p))
     if not todo or not draw_missing:
         return out
+    why = draw_refusal(store, ds.name) if store is not None else None
+    if why is not None:    # the role, asked before any fit: a refused draw never touches the data
+        fresh.difference_update(k for _, k, *_ in todo)
+        st.warning(f"Not drawn: {why}")
+        return None
     if store is not None:
         need_e = math.fsum(p["epsilon"] for *_, p in todo)
         need_d = math.fsum(float(p.get("delta") or 0.0) for *_, p in todo)
@@ -392,6 +398,10 @@ def publish_control(fit, *, where=None, key: str = "publish") -> None:
     done = store.publication(rid)
     if done is not None:
         where.caption(f"Published by {done[0]} on {done[1]:%Y-%m-%d %H:%M} UTC: it is in the public gallery.")
+        return
+    if not may("publish"):
+        where.caption("Not published. Publishing needs the owner's role, or the owner's permission for analysts "
+                      "([dpcore] analysts_may_publish); the owner can publish this draw from the Release page.")
         return
     if where.button("Publish this release…", key=key,
                     help="Puts this draw, its report and downloads in the public gallery. Publishing costs no ε "

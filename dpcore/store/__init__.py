@@ -6,6 +6,7 @@ checks), :mod:`.release_store` (:class:`ReleaseStore`, reserve-before-reveal) an
 (the app's and a script's way to fit, build and record a release in that order).
 """
 from ..exceptions import (
+    AccessDeniedError,
     BudgetExceededError,
     ReleaseTooLargeError,
     StoreCorruptError,
@@ -17,8 +18,10 @@ from ..exceptions import (
 from .connection import DEFAULT_TIMEOUT
 from .records import MAX_RELEASE_BYTES, StoredRelease, VerifyReport
 from .release_store import ReleaseStore
+from .roles import ROLES
 from .tables import SCHEMA_VERSION, default_store_url
 
 __all__ = ["ReleaseStore", "StoredRelease", "VerifyReport", "default_store_url", "SCHEMA_VERSION",
            "MAX_RELEASE_BYTES", "DEFAULT_TIMEOUT", "BudgetExceededError", "StoreError", "StoreLockedError",
-           "StoreCorruptError", "StoreVersionError", "StoreUnavailableError", "ReleaseTooLargeError"]
+           "StoreCorruptError", "StoreVersionError", "StoreUnavailableError", "ReleaseTooLargeError",
+           "AccessDeniedError", "ROLES"]

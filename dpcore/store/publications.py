@@ -17,10 +17,11 @@ import sqlalchemy as sa
 from ..release.build import REFUSAL_FORMAT
 from .connection import StoreConnection
 from .records import StoredRelease
+from .roles import Roles
 from .tables import _now, datasets, publications, releases
 
 
-class Publications(StoreConnection):
+class Publications(Roles, StoreConnection):
     """Draws by id, publication and the list of publications (a base of :class:`ReleaseStore`)."""
 
     def _select_releases(self, *, dataset: str | None = None, ids=None, published_only: bool = False):
@@ -89,10 +90,14 @@ class Publications(StoreConnection):
             No release has this id.
         ValueError
             It records a refusal (:meth:`ReleaseStore.record_refusal`), not a result.
+        AccessDeniedError
+            A handle acting for a viewer, or for an analyst the owner has not allowed to publish
+            (:meth:`~dpcore.store.ReleaseStore.acting_as`).
         StoreLockedError, StoreUnavailableError, StoreError
             The database cannot take the write.
         """
         with self._write() as conn:
+            self._permit(conn, "publish")
             body = conn.execute(sa.select(releases.c.body).where(releases.c.id == int(release_id))).scalar()
             if body is None:
                 raise KeyError(f"the store has no release #{release_id}: only a recorded draw can be published")
@@ -103,7 +108,7 @@ class Publications(StoreConnection):
                                 .where(publications.c.release_id == int(release_id))).scalar()
             if done is not None:
                 return int(done)
-            pid, _ = self._append(conn, publications, {"release_id": int(release_id), "who": str(who)[:200],
+            pid, _ = self._append(conn, publications, {"release_id": int(release_id), "who": self._who(who),
                                                        "created": _now()})
             return pid
 

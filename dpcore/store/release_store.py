@@ -131,6 +131,11 @@ class ReleaseStore(Publications):
     each dataset against its cap.  See the module docstring for locking,
     hash chains and schema versions.
 
+    Roles (issue 24): ``store.acting_as(identity)`` is a handle whose every write first checks that
+    identity's role (owner, analyst, viewer: :mod:`dpcore.store.roles`) in the same transaction,
+    and records the identity as who acted.  A store handle acting for nobody (this constructor) is
+    the operator's or the library's and is not checked.
+
     Examples
     --------
     >>> store = ReleaseStore("sqlite://")
@@ -158,6 +163,7 @@ class ReleaseStore(Publications):
                                  "afterwards (the store is append-only). Register the public data under another "
                                  "name.")
             return row
+        self._permit(conn, "register")
         if fingerprint is not None:
             # One account per data set: the same content under another name is the same people.
             other = conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == str(fingerprint))
@@ -199,6 +205,8 @@ class ReleaseStore(Publications):
             fingerprint, or the same fingerprint is registered under another name (one
             account per data set: see :meth:`dataset_for_fingerprint`), or ``public`` would
             turn a private dataset public.
+        AccessDeniedError
+            A new dataset, on a handle acting for someone who is not an owner (:meth:`acting_as`).
         """
         name = _check_name(name)
         if fingerprint is not None and len(str(fingerprint)) > 200:
@@ -247,6 +255,8 @@ class ReleaseStore(Publications):
             If epsilon is not positive and finite, delta not in [0, 1), or the
             releases already recorded exceed the new cap (a cap cannot undo
             what has been published).
+        AccessDeniedError
+            A handle acting for someone who is not an owner (:meth:`acting_as`); nothing is written.
         """
         dataset = _check_name(dataset)
         if epsilon is not None:
@@ -258,6 +268,7 @@ class ReleaseStore(Publications):
         else:
             delta = 0.0
         with self._write() as conn:
+            self._permit(conn, "cap")
             row = self._ensure_dataset(conn, dataset)
             if epsilon is not None:
                 eps, dl = self._spent(conn, row.id)
@@ -267,8 +278,21 @@ class ReleaseStore(Publications):
                         + (f", δ = {dl:.3g}" if dl else "")
                         + f"; a total of ε = {epsilon:.4g}" + (f", δ = {delta:.3g}" if delta else "")
                         + " would be below what is already spent. Choose a total of at least what is spent.")
-            self._append(conn, caps, {"dataset_id": row.id, "epsilon": epsilon, "delta": delta, "who": str(who),
-                                      "created": _now()})
+            self._append(conn, caps, {"dataset_id": row.id, "epsilon": epsilon, "delta": delta,
+                                      "who": self._who(who), "created": _now()})
+
+    def cap_history(self, dataset: str) -> list[dict]:
+        """Every change of ``dataset``'s total, oldest first: ``time``, ``who``, ``epsilon`` (None: no cap), ``delta``.
+
+        The identity that set each total is in ``who`` (a handle from :meth:`acting_as` records it).
+        """
+        with self._read() as conn:
+            row = self._dataset_row(conn, dataset)
+            if row is None:
+                return []
+            rows = conn.execute(sa.select(caps).where(caps.c.dataset_id == row.id).order_by(caps.c.id)).all()
+        return [{"time": r.created, "who": r.who, "epsilon": None if r.epsilon is None else float(r.epsilon),
+                 "delta": float(r.delta)} for r in rows]
 
     def cap(self, dataset: str) -> tuple[float, float] | None:
         """The (epsilon, delta) cap in force for ``dataset``, or None if none is set."""
@@ -361,6 +385,9 @@ class ReleaseStore(Publications):
             If its JSON text exceeds :data:`MAX_RELEASE_BYTES`.
         StoreLockedError, StoreUnavailableError, StoreError
             If the database cannot take the write; nothing is recorded.
+        AccessDeniedError
+            A handle acting for a viewer (:meth:`acting_as`), or for an analyst on a dataset not yet
+            registered by an owner; nothing is recorded.
 
         Notes
         -----
@@ -454,6 +481,7 @@ class ReleaseStore(Publications):
         eps, dl, body, entries = _check_release(release, refusal=refusal)
         sim = _is_simulation(release)
         with self._write() as conn:
+            self._permit(conn, "draw")
             row = self._ensure_dataset(conn, dataset)
             if settings_key is not None and not new_draw:
                 found = conn.execute(sa.select(draw_keys.c.release_id)
@@ -471,7 +499,7 @@ class ReleaseStore(Publications):
             if why is not None:
                 raise BudgetExceededError(why)
             rid, _ = self._append(conn, releases, {
-                "dataset_id": row.id, "created": _now(), "who": str(who)[:200],
+                "dataset_id": row.id, "created": _now(), "who": self._who(who),
                 "algorithm": str(release["algorithm"]["key"]),
                 "version": str(release.get("package", {}).get("version", "")),
                 "guarantee": str(release["privacy"].get("guarantee", "")), "epsilon": eps, "delta": dl,

@@ -3,9 +3,10 @@
 Append-only, tamper-evident
 ---------------------------
 There is no update or delete API.  Every row of ``datasets``, ``caps``,
-``releases`` and ``ledger_entries`` carries ``prev_hash`` (the ``row_hash`` of
-the row before it in the same table, 64 zeros for the first) and ``row_hash`` =
-SHA-256 of ``prev_hash`` and the row's canonical JSON.  :meth:`ReleaseStore.verify`
+``releases``, ``ledger_entries``, ``draw_keys``, ``publications`` and
+``grants`` carries ``prev_hash`` (the ``row_hash`` of the row before it in
+the same table, 64 zeros for the first) and ``row_hash`` = SHA-256
+of ``prev_hash`` and the row's canonical JSON.  :meth:`ReleaseStore.verify`
 walks the chains and names the first broken link: a row changed, inserted or
 deleted in the middle by raw SQL.  Someone with write access to the database
 could rewrite a whole chain; the chain heads (``VerifyReport.heads``, shown by
@@ -15,7 +16,7 @@ and also a truncated tail.
 Schema versions
 ---------------
 A ``schema_version`` table (one row per applied version) instead of Alembic:
-the schema is four append-only tables created by this module, the store is
+the schema is a few append-only tables created by this module, the store is
 opened by library code on users' machines (no ``alembic upgrade`` step anyone
 would run), and a migration here is a short function in :data:`_MIGRATIONS`
 run inside the opening transaction.  A store whose version is *newer* than
@@ -101,9 +102,20 @@ publications = sa.Table("publications", _meta,
                         sa.Column("created", sa.String(40), nullable=False),
                         *_hash_cols())
 
+# Version 3 (issue 24): who may do what.  The latest row for an identity is its role; every change is a
+# new row, so the chain is the history of who was granted what, by whom and when.
+grants = sa.Table("grants", _meta,
+                  sa.Column("id", sa.Integer, primary_key=True),
+                  sa.Column("identity", sa.String(200), nullable=False, index=True),
+                  sa.Column("role", sa.String(20), nullable=False),      # owner | analyst | viewer
+                  sa.Column("may_publish", sa.Boolean, nullable=False),  # analysts: the owner allows publishing
+                  sa.Column("who", sa.String(200), nullable=False),      # who granted it
+                  sa.Column("created", sa.String(40), nullable=False),
+                  *_hash_cols())
+
 
 #: Version of the tables this module writes; see :data:`_MIGRATIONS`.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 #: Name of the environment variable holding the store URL.
@@ -113,7 +125,7 @@ ENV_VAR = "DPCORE_STORE"
 _GENESIS = "0" * 64
 
 
-_CHAINED = (datasets, caps, releases, ledger_entries, draw_keys, publications)
+_CHAINED = (datasets, caps, releases, ledger_entries, draw_keys, publications, grants)
 
 
 def _to_v2(conn) -> None:
@@ -122,9 +134,14 @@ def _to_v2(conn) -> None:
     publications.create(conn)
 
 
+def _to_v3(conn) -> None:
+    """Version 2 -> 3: the grants table, empty (a store without grants is a single-user store)."""
+    grants.create(conn)
+
+
 #: ``{from_version: function(connection)}`` upgrading a store by one version, run in order
 #: inside the opening transaction.
-_MIGRATIONS: dict = {1: _to_v2}
+_MIGRATIONS: dict = {1: _to_v2, 2: _to_v3}
 
 
 # -- helpers ---------------------------------------------------------------------------------
