@@ -173,12 +173,34 @@ def fit_private(s: Settings, X, *, bounds, privacy_id=None):
     try:
         return est.fit(X) if privacy_id is None else est.fit(X, privacy_id=privacy_id)
     except Exception as exc:
-        # A refusal after a spend (a noisy count, then "infeasible"): the spend travels with the error,
-        # so the caller records it (record_refusal) and the account agrees with what the person saw.
-        ledger = getattr(est, "budget_", None)
-        if ledger is not None and ledger.total()[0] > 0:
-            exc.spent_budget = ledger   # type: ignore[attr-defined]
+        attach_spend(est, exc)
         raise
+
+
+def attach_spend(est, exc: BaseException) -> None:
+    """Put what ``est`` spent before it raised on ``exc.spent_budget`` (nothing when it spent nothing).
+
+    A refusal after a spend (a noisy count, then "infeasible"): the spend travels with the error, so
+    the caller records it (:func:`record_refusal`) and the account agrees with what the person saw.
+    """
+    ledger = getattr(est, "budget_", None)
+    if ledger is not None and ledger.total()[0] > 0:
+        exc.spent_budget = ledger   # type: ignore[attr-defined]
+
+
+def refusal_of(exc: BaseException, *, algorithm: str, dataset: str) -> dict | None:
+    """The refusal record the store keeps for ``exc`` (:func:`dpcore.release.build_refusal`), or None.
+
+    Only the regime and budget refusals keep their sentence (public inputs and the paid-for noisy
+    count); any other error's text stays in the log, and only its spend is recorded.  The structural
+    audit compares this record on neighbouring data sets (tests/audit/structure.py).
+    """
+    ledger = getattr(exc, "spent_budget", None)
+    if ledger is None:
+        return None
+    reason = str(exc) if isinstance(exc, (OutOfRegimeError, InfeasibleBudgetError)) else (
+        f"the fit stopped with {type(exc).__name__} after spending")
+    return build_refusal(ledger, algorithm=algorithm, dataset=dataset, reason=reason)
 
 
 def record_refusal(store: ReleaseStore, s: Settings, exc: BaseException, *, who: str = "",
@@ -197,14 +219,9 @@ def record_refusal(store: ReleaseStore, s: Settings, exc: BaseException, *, who:
     -------
     int or None: the refusal's id in the store, or None when the fit spent nothing.
     """
-    ledger = getattr(exc, "spent_budget", None)
-    if ledger is None:
+    refusal = refusal_of(exc, algorithm=s.algorithm, dataset=s.dataset)
+    if refusal is None:
         return None
-    # The refusal's own sentence for the regime and budget refusals (public inputs and the paid-for noisy
-    # count); any other error's text stays in the log, and only its spend is recorded.
-    reason = str(exc) if isinstance(exc, (OutOfRegimeError, InfeasibleBudgetError)) else (
-        f"the fit stopped with {type(exc).__name__} after spending")
-    refusal = build_refusal(ledger, algorithm=s.algorithm, dataset=s.dataset, reason=reason)
     _register(store, s, description)
     return store.record_refusal(s.dataset, refusal, who=who)
 

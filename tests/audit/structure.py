@@ -48,6 +48,7 @@ import numpy as np
 
 from dpcore.algorithms.base import DPClusterer
 from dpcore.privacy.mechanisms import NoiseSource
+from dpcore.store.draw import attach_spend, refusal_of
 
 #: Fitted attributes that are declared raw facts for the data owner, not part of any release
 #: (the app shows them only in its "Raw data facts" panel; build_release never exports them).
@@ -376,6 +377,12 @@ def observe(make, X, tape: NoiseTape, key: str, fit_kw: dict | None = None) -> d
             seen["outcome"] = "fitted"
         except Exception as exc:  # noqa: BLE001 -- the exception itself is what is compared
             seen["outcome"] = (type(exc).__name__, str(exc))
+            # What the store would record for this refusal (its spend and sentence; issue 24): the
+            # library's own path, so the record is audited like a release.
+            attach_spend(est, exc)
+            refusal = refusal_of(exc, algorithm=key, dataset="audit")
+            if refusal is not None:
+                seen["refusal"] = refusal
         finally:
             DPClusterer._begin_fit = orig
             if orig_source is not None:
@@ -423,7 +430,7 @@ def value_differences(a: dict, b: dict) -> list[str]:
 def structural_differences(a: dict, b: dict, mismatches: list[str]) -> list[str]:
     """Human-readable list of what differs between the two views (empty: the pair passes)."""
     diffs = list(mismatches)
-    for part in ("outcome", "warnings", "release", "estimator"):
+    for part in ("outcome", "warnings", "refusal", "release", "estimator"):
         va, vb = a.get(part), b.get(part)
         if va == vb:
             continue

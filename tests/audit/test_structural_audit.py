@@ -304,3 +304,19 @@ def test_the_audit_observes_a_real_fit(key):
     out = observe(lambda: make(0), X, tape, key)
     assert out["outcome"] == "fitted", out["outcome"]
     assert tape.calls, "no mechanism call was taped"
+
+
+def test_the_coreset_refusal_after_its_noisy_count_is_structure_too():
+    """Issue 24: the coreset counts (noisily), finds too few points and refuses.  What the store records for
+    that refusal (its spend and sentence, :func:`dpcore.store.draw.refusal_of`) is the same on neighbours
+    once the noisy count is coupled: the refusal is post-processing of a paid-for count, nothing more."""
+    cls = dpcore.ALGORITHMS["coreset"]
+    make = lambda seed: cls(5, epsilon=2.0, delta=1e-6, bounds=BOUNDS, random_state=seed)  # noqa: E731
+    X = _spread(301, seed=11)
+    for seed in range(3):
+        for A, B in ((X[:300], X), (X, X[:300])):
+            a, b, mismatches = coupled_pair(make, A, B, "coreset", seed=seed)
+            assert "refusal" in a and a["outcome"][0] == "OutOfRegimeError", a["outcome"]
+            assert 0 < a["refusal"]["privacy"]["epsilon_spent"] < 2.0
+            assert not structural_differences(a, b, mismatches)
+            assert a["refusal"] == b["refusal"]
