@@ -18,21 +18,13 @@ store (:mod:`dpcore.store.roles`), which enforces them on every write::
 """
 from __future__ import annotations
 
-import getpass
-import socket
-
 import streamlit as st
+
+from .signin import auth_configured, identity
+from .store import release_store
 
 #: Addresses that serve this machine only.
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
-
-
-def auth_configured() -> bool:
-    """True when ``.streamlit/secrets.toml`` has an ``[auth]`` section (Streamlit's native OIDC sign-in)."""
-    try:
-        return "auth" in st.secrets
-    except Exception:   # no secrets file at all: local mode
-        return False
 
 
 def address_refusal() -> str | None:
@@ -49,36 +41,10 @@ def address_refusal() -> str | None:
             "in .streamlit/secrets.toml (README, 'Sign-in').")
 
 
-def _roles_config() -> tuple[tuple[str, ...], tuple[str, ...], bool]:
-    """``(owners, analysts, analysts_may_publish)`` from the ``[dpcore]`` section of the secrets file."""
-    try:
-        conf = st.secrets.get("dpcore", {})
-    except Exception:   # no secrets file
-        conf = {}
-    clean = lambda v: tuple(sorted({str(x).strip() for x in (v or ()) if str(x).strip()}))  # noqa: E731
-    return clean(conf.get("owners")), clean(conf.get("analysts")), bool(conf.get("analysts_may_publish", False))
-
-
-def sync_roles(store) -> None:
-    """Make the store's grants say what the secrets file says (operator's handle; idempotent, chained).
-
-    Listed owners become owners, listed analysts analysts (publishing if the owner allows), and anyone
-    the store knows who is no longer listed becomes a viewer.  Only changes write a row.
-    """
-    owners, analysts, may_publish = _roles_config()
-    wanted = {a: ("analyst", may_publish) for a in analysts}
-    wanted.update({o: ("owner", True) for o in owners})
-    for ident in store.roles():
-        wanted.setdefault(ident, ("viewer", False))
-    for ident, (role, pub) in wanted.items():
-        store.grant(ident, role, may_publish=pub, who="secrets.toml [dpcore]")
-
-
 def role() -> str:
     """The acting person's role: ``"owner"`` in local mode, else the store's grant (``"viewer"`` if none)."""
     if not auth_configured():
         return "owner"
-    from .store import release_store
     return release_store().role(identity())[0]
 
 
@@ -86,7 +52,6 @@ def may(action: str) -> bool:
     """True when the acting person's role allows ``action`` ("cap", "draw", "publish", "register")."""
     if not auth_configured():
         return True
-    from .store import release_store
     r, pub = release_store().role(identity())
     return r == "owner" or (r == "analyst" and (action == "draw" or (action == "publish" and pub)))
 
@@ -106,20 +71,6 @@ def draw_refusal(store, dataset: str) -> str | None:
         return ("this data is not registered in the release store yet, and only its owner can register data "
                 "(by opening it once, or setting its total on the Release page). Ask the data owner.")
     return None
-
-
-def identity() -> str:
-    """Who is acting: the signed-in person's e-mail (or subject), or ``user@host (local mode)``."""
-    if auth_configured():
-        user = st.user
-        if getattr(user, "is_logged_in", False):
-            return str(user.get("email") or user.get("sub") or user.get("name") or "signed-in user")[:120]
-        return "not signed in"
-    try:
-        name = getpass.getuser()
-    except Exception:   # no login name (some containers)
-        name = "local user"
-    return f"{name}@{socket.gethostname()} (local mode)"[:120]
 
 
 def who(page: str) -> str:

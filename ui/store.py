@@ -5,6 +5,8 @@ import os
 
 import streamlit as st
 
+from .signin import _roles_config, auth_configured, identity, sync_roles
+
 
 @st.cache_resource(show_spinner=False)
 def _open_store(url: str | None):
@@ -15,7 +17,6 @@ def _open_store(url: str | None):
 @st.cache_resource(show_spinner=False)
 def _synced(_store, url: str | None, config: tuple) -> bool:
     """Roles from the secrets file written to the store once per server and configuration."""
-    from .identity import sync_roles
     sync_roles(_store)
     return True
 
@@ -29,7 +30,6 @@ def release_store():
     (:meth:`~dpcore.store.ReleaseStore.acting_as`): the store checks their role on every write
     (issue 24).  Stops the page with a sentence if the store cannot be opened.
     """
-    from .identity import _roles_config, auth_configured, identity
     url = os.environ.get("DPCORE_STORE") or None
     try:
         store = _open_store(url)
