@@ -33,16 +33,17 @@ multiples = st.multiselect("Privacy levels to compare (3 to 6)", W.EPSILON_VALUE
                            format_func=W.epsilon_label, key="multiples")
 show_base = st.checkbox(f"Show the non-private centres ({NOT_PRIVATE})", value=True, key="show_base")
 W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps)
-fits = None
+drawn = []      # (ε, fit) of the panels drawn; under a cap some may not fit (compare_panels names them)
 if not 3 <= len(multiples) <= 6:
     st.info("Choose between 3 and 6 privacy levels to see them side by side.")
 else:
     multiples = sorted(multiples)
     fits = W.compare_panels(ds, fp, algo, multiples, who="Compare", n_clusters=k, **delta)
-if fits:
+    drawn = [(e, f) for e, f in zip(multiples, fits) if f is not None]
+if drawn:
     base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
     panels, rows = [], []
-    for e, est in zip(multiples, fits):
+    for e, est in drawn:
         bounds = (est.bounds_.lower, est.bounds_.upper)
         ratio = W.data_nicv(ds, fp, est.cluster_centers_, bounds) / W.data_nicv(ds, fp, base.cluster_centers_, bounds)
         syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" and d == 2 else None
@@ -135,7 +136,7 @@ elif not on and not large:   # on a large source the sentence above says why it 
 
 # -- raw facts, with the Su et al. advisor: it needs the true dataset size, so it is a raw fact too --------
 n = W.exact_rows(ds)   # the advisor's input: exact, so it stays inside the raw-facts panel
-facts = W.raw_facts(ds, fit=fits[0] if fits else None, lines=[
+facts = W.raw_facts(ds, fit=drawn[0][1] if drawn else None, lines=[
     f"**What the error predictions say** (Su et al. 2016, §6; zCDP-Lloyd; never worse than the DP mean) from the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and "
     "Inequality 15; DPLloyd with the iterations it runs by default). Its figures are functions of the exact N: "
     "not private."])

@@ -104,7 +104,7 @@ def _fit_private(ds, algorithm: str, params: dict, *, account=None):
 
 
 def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, draw_missing: bool = True,
-                     **params):
+                     what_fits: bool = False, **params):
     """Private releases of one setting at several ε, each its own draw, recorded before any is shown.
 
     For each ε: the draw kept for exactly these settings (this session, else
@@ -120,6 +120,10 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
 
     ``draw_missing=False`` only looks: settings with no kept draw give None
     (nothing is fitted or spent), so a page can say what drawing them would cost first.
+
+    ``what_fits=True`` (Compare's panels under a cap, issue 31): when not all missing draws fit in
+    what is left, draw them in the order given while they fit, keep those, and leave None for the
+    rest (the page names them and their cost) instead of refusing the whole set.
 
     Returns
     -------
@@ -158,6 +162,14 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
         need_e = math.fsum(p["epsilon"] for *_, p in todo)
         need_d = math.fsum(float(p.get("delta") or 0.0) for *_, p in todo)
         left = store.remaining(ds.name)
+        if what_fits and left is not None:
+            fits_in = _fitting(todo, left)    # in the order given, while they fit; the rest stay None
+            fresh.difference_update(k for _, k, *_ in todo[len(fits_in):])
+            todo = fits_in
+            if not todo:
+                return out
+            need_e = math.fsum(p["epsilon"] for *_, p in todo)
+            need_d = math.fsum(float(p.get("delta") or 0.0) for *_, p in todo)
         if left is not None and (need_e > left[0] * (1 + 1e-9) + 1e-12 or need_d > left[1] * (1 + 1e-9) + 1e-15):
             # Checked before fitting (with the ε granted, which a release spends at most): no fit, nothing
             # kept, nothing shown.  The store's own check at record time is the one that counts.
@@ -187,6 +199,8 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
                                     description=ds.title, kind=getattr(ds, "kind", "points"), new_draw=key in fresh)
         except BudgetExceededError as exc:
             fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
+            if what_fits:     # another session spent meanwhile: keep what was drawn, the rest stay None
+                return out
             _refuse(str(exc))
             return None
         except Exception as exc:   # the store's own errors (locked, unreachable, other content, ...) are sentences
@@ -204,6 +218,19 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
         # The draw before this one was kept (a new draw) or there was none in the session or the store.
         kept[key] = out[i] = ReleasedFit(rel, rid, draw=getattr(kept.get(key), "draw", 0) + 1, key=key)
     return out
+
+
+def _fitting(todo: list, left: tuple[float, float]) -> list:
+    """The leading items of ``todo`` whose ε and δ together fit in ``left`` (the order shown is kept)."""
+    kept, e, d = [], 0.0, 0.0
+    for item in todo:
+        p = item[-1]
+        e2, d2 = e + p["epsilon"], d + float(p.get("delta") or 0.0)
+        if e2 > left[0] * (1 + 1e-9) + 1e-12 or d2 > left[1] * (1 + 1e-9) + 1e-15:
+            break
+        kept.append(item)
+        e, d = e2, d2
+    return kept
 
 
 def is_public(ds) -> bool:
@@ -329,39 +356,56 @@ def compare_panels(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, 
     chosen ε) are shown again at no cost; the others are drawn and recorded
     only when the person presses the button that states their cost.
 
+    Under a cap (issue 31): the panels that fit in what is left are drawn, in the order shown; the
+    panels already drawn stay visible; the ones that do not fit are named with what they would cost.
+
     Returns
     -------
-    list of fits, one per ε; or None (nothing drawn yet, or refused).
+    list with one fit or None (not drawn) per ε.
     """
     epsilons = [float(e) for e in epsilons]
     fits = private_releases(ds, fingerprint, algorithm, epsilons, who=who, draw_missing=False, **params)
-    missing = [e for e, f in zip(epsilons, fits) if f is None]
     delta = float(params.get("delta") or 0.0)
     total = math.fsum(epsilons)
     together = (f"Seen together these {len(epsilons)} panels cost ε = {total:.4g}"
                 + (f", δ = {delta * len(epsilons):.3g}" if delta else "")
                 + " on this dataset (sequential composition: the sum of their ε).")
-    if missing:
-        new = math.fsum(missing)
+    missing = [e for e, f in zip(epsilons, fits) if f is None]
+    left = release_store().remaining(ds.name) if publishable(ds) and missing else None
+    fitting = missing if left is None else [
+        p["epsilon"] for *_, p in _fitting([(None, {"epsilon": e, "delta": delta}) for e in missing], left)]
+    beyond = missing[len(fitting):]
+    if beyond:
+        st.warning(f"Only ε = {left[0]:.4g} of this data's total is left, so {len(beyond)} panel(s) cannot be drawn: "
+                   + ", ".join(f"ε = {e:g}" for e in beyond)
+                   + f" (ε = {math.fsum(beyond):.4g} together). "
+                   + ("The panels that fit are drawn in the order shown. " if fitting else "")
+                   + "Choose smaller ε, fewer panels, or ask the data owner to raise the total.")
+    if fitting:
+        new = math.fsum(fitting)
         ask = st.empty()   # the question goes away once answered
         with ask.container():
-            st.info(together + f" {len(missing)} of them are not drawn yet: drawing them spends ε = {new:.4g} now"
+            st.info(together + f" {len(fitting)} of them can be drawn now: that spends ε = {new:.4g}"
                     + (" and records each in the dataset's account before it is shown." if publishable(ds) else
                        " (kept for this session only: without public bounds they are not private).")
                     + " Panels are previews for choosing ε, not the release you publish.")
-            pressed = st.button(f"Draw {len(missing)} panel(s): spend ε = {new:.4g}", key="draw_panels",
+            pressed = st.button(f"Draw {len(fitting)} panel(s): spend ε = {new:.4g}", key="draw_panels",
                                 type="primary")
-        if not pressed:
-            return None
-        ask.empty()
-        fits = private_releases(ds, fingerprint, algorithm, epsilons, who=who, **params)
-        if fits is None:
-            return None
-    st.caption(together + " Each panel is its own recorded draw with fresh, unpredictable noise; they are previews "
-                          "for choosing ε, not the release you publish.")
-    if st.button("New draws of these panels (spends again)", key="redraw_panels"):
+        if pressed:
+            ask.empty()
+            drawn = private_releases(ds, fingerprint, algorithm, epsilons, who=who, what_fits=True, **params)
+            if drawn is not None:
+                fits = drawn
+                if any(f is None for f in fits):   # the total moved meanwhile (another session): say so
+                    st.rerun()
+    if all(f is not None for f in fits):
+        st.caption(together + " Each panel is its own recorded draw with fresh, unpredictable noise; they are "
+                              "previews for choosing ε, not the release you publish.")
+    if any(f is not None for f in fits) and st.button("New draws of these panels (spends again)",
+                                                      key="redraw_panels"):
         for f in fits:
-            request_new_draw(f.key)
+            if f is not None:
+                request_new_draw(f.key)
         st.rerun()
     return fits
 

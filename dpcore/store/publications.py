@@ -15,13 +15,12 @@ import json
 import sqlalchemy as sa
 
 from ..release.build import REFUSAL_FORMAT
-from .connection import StoreConnection
 from .records import StoredRelease
 from .roles import Roles
 from .tables import _now, datasets, publications, releases
 
 
-class Publications(Roles, StoreConnection):
+class Publications(Roles):
     """Draws by id, publication and the list of publications (a base of :class:`ReleaseStore`)."""
 
     def _select_releases(self, *, dataset: str | None = None, ids=None, published_only: bool = False):

@@ -26,6 +26,7 @@ import copy
 import sqlalchemy as sa
 
 from ..exceptions import AccessDeniedError
+from .connection import StoreConnection
 from .tables import _now, grants
 
 #: The roles, from most to least allowed.
@@ -49,8 +50,8 @@ def _check_identity(identity) -> str:
     return identity
 
 
-class Roles:
-    """Mixin of :class:`~dpcore.store.ReleaseStore`: roles, and the handle that acts for one identity."""
+class Roles(StoreConnection):
+    """A base of :class:`~dpcore.store.ReleaseStore`: roles, and the handle that acts for one identity."""
 
     #: The identity this handle acts for; None: nobody in particular (the operator, the library).
     actor: str | None = None
