@@ -20,32 +20,86 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class Deployment:
+    """A published use of differential privacy with its documented ε and privacy unit (issue 31).
+
+    Entries are taken from Desfontaines, "A list of real-world uses of differential privacy"
+    (https://desfontain.es/privacy/real-world-differential-privacy.html) and checked against the
+    source named in ``source``; ``docs/guide/epsilon_scale.rst`` cites each one.
+    """
+
+    organization: str
+    product: str
+    epsilon: float
+    delta: float
+    unit: str          # what one ε protects: "user-day", "person", "action", ...
+    model: str         # "central" or "local" differential privacy
+    source: str
+
+
+#: Real deployments on the ε scale, smallest ε first (documented ε and unit only).
+DEPLOYMENTS: tuple[Deployment, ...] = (
+    Deployment("Facebook", "Full URLs data set (per type of action)", 0.45, 1e-5, "action", "central",
+               "Messing et al. 2020, Facebook Privacy-Protected Full URLs Data Set; Desfontaines' list"),
+    Deployment("Google", "COVID-19 Search Trends symptoms", 1.68, 0.0, "user-day", "central",
+               "Bavadekar et al. 2020, arXiv:2009.01265"),
+    Deployment("Apple", "Health type usage (iOS)", 2.0, 0.0, "user-day", "local",
+               "Apple Differential Privacy Team 2017; Desfontaines' list"),
+    Deployment("Google", "COVID-19 Vaccination Search Insights", 2.19, 1e-5, "user-day", "central",
+               "Bavadekar et al. 2021, arXiv:2107.01179"),
+    Deployment("Apple", "Emoji suggestions (iOS)", 4.0, 0.0, "user-day", "local",
+               "Apple Differential Privacy Team 2017; Desfontaines' list"),
+    Deployment("Apple", "QuickType suggestions (iOS)", 16.0, 0.0, "user-day", "local",
+               "Apple Differential Privacy Team 2017; Desfontaines' list"),
+    Deployment("U.S. Census Bureau", "2020 Census redistricting data (P.L. 94-171), persons", 17.14, 1e-10,
+               "person", "central", "Abowd et al. 2022, HDSR, the TopDown Algorithm (ρ = 2.63 zCDP); "
+               "Desfontaines' list"),
+)
+
+
+def nearest_deployments(epsilon: float, n: int = 2) -> list[Deployment]:
+    """The ``n`` deployments whose ε is closest to ``epsilon`` on a log scale, smallest ε first."""
+    near = sorted(DEPLOYMENTS, key=lambda d: abs(math.log(d.epsilon) - math.log(epsilon)))[:n]
+    return sorted(near, key=lambda d: d.epsilon)
+
+
+def deployment_words(d: Deployment) -> str:
+    """One deployment in a phrase: ``"Google, COVID-19 Search Trends symptoms: ε = 1.68 per user-day"``."""
+    return (f"{d.organization}, {d.product}: ε = {d.epsilon:g}" + (f", δ = {d.delta:g}" if d.delta else "")
+            + f" per {d.unit}" + (" (local DP)" if d.model == "local" else ""))
+
+
+@dataclass(frozen=True)
 class PrivacyLevel:
-    """A named privacy level for people who choose a level rather than a number."""
+    """A point of the app's ε slider, described by facts only: the odds bound and nearby deployments.
+
+    Earlier versions named levels ("Moderate privacy", ...) without a source; the names are now
+    the odds bound e^ε, and the guidance places ε beside real deployments (:data:`DEPLOYMENTS`).
+    """
 
     epsilon: float
     name: str
     guidance: str
 
 
-#: The levels the app's slider offers, strongest privacy first.
-_MAXIMAL = "Almost nothing about any one unit (a row, or a person's rows) can be learned; results are very noisy."
-PRIVACY_LEVELS: tuple[PrivacyLevel, ...] = (
-    PrivacyLevel(0.01, "Maximal privacy", _MAXIMAL),
-    PrivacyLevel(0.02, "Maximal privacy", _MAXIMAL),
-    PrivacyLevel(0.05, "Very strong privacy", "Suitable for sensitive data; needs large datasets for useful results."),
-    PrivacyLevel(0.1, "Very strong privacy", "Suitable for sensitive data; needs large datasets for useful results."),
-    PrivacyLevel(0.2, "Strong privacy", "A common choice for public releases of sensitive data."),
-    PrivacyLevel(0.5, "Strong privacy", "A common choice for public releases of sensitive data."),
-    PrivacyLevel(1.0, "Moderate privacy", "Widely used in practice; an observer's odds can change by at most 2.7x."),
-    PrivacyLevel(2.0, "Moderate privacy", "An observer's odds about one unit can change by at most 7.4x."),
-    PrivacyLevel(5.0, "Weak privacy", "Above epsilon = 5 little protection is left: odds can change 148-fold."),
-    PrivacyLevel(10.0, "Minimal privacy", "Close to publishing the non-private result; use only for testing."),
-)
+def deployments_sentence(epsilon: float) -> str:
+    """Where ``epsilon`` sits among :data:`DEPLOYMENTS`, in one sentence (sources in the docs)."""
+    lo, hi = DEPLOYMENTS[0], DEPLOYMENTS[-1]
+    if epsilon < lo.epsilon / 1.5:
+        return f"Smaller than every published deployment on the list; the smallest is {deployment_words(lo)}."
+    if epsilon > hi.epsilon * 1.5:
+        return f"Larger than every published deployment on the list; the largest is {deployment_words(hi)}."
+    return "Published deployments near this ε: " + "; ".join(map(deployment_words, nearest_deployments(epsilon))) + "."
+
+
+def _level(epsilon: float) -> PrivacyLevel:
+    return PrivacyLevel(epsilon, f"odds ≤ {_odds(epsilon)}",
+                        f"An observer's odds about one unit can change by at most {_odds(epsilon)}. "
+                        + deployments_sentence(epsilon))
 
 
 def level_for(epsilon: float) -> PrivacyLevel:
-    """The named level whose epsilon is closest on a log scale."""
+    """The slider point whose epsilon is closest on a log scale (its odds bound and nearby deployments)."""
     return min(PRIVACY_LEVELS, key=lambda lv: abs(math.log(lv.epsilon) - math.log(epsilon)))
 
 
@@ -57,11 +111,21 @@ def odds_ratio_bound(epsilon: float) -> float:
     return math.exp(epsilon) if epsilon < 709 else math.inf
 
 
+def odds_words(epsilon: float) -> str:
+    """The odds bound e^ε as people read it: ``"2.72×"``, ``"22,026×"``, ``"e^900×"``."""
+    return _odds(epsilon)
+
+
 def _odds(epsilon: float) -> str:
     odds = odds_ratio_bound(epsilon)
     if not math.isfinite(odds) or odds >= 1e12:
         return f"e^{epsilon:.3g}×"
     return f"{odds:.3g}×" if odds < 100 else f"{odds:,.0f}×"
+
+
+#: The points the app's slider offers, strongest privacy first.
+PRIVACY_LEVELS: tuple[PrivacyLevel, ...] = tuple(_level(e) for e in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0,
+                                                                     5.0, 10.0))
 
 
 def running_total(release_epsilon: float | None, total_epsilon: float, cap_epsilon: float | None = None, *,

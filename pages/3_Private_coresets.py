@@ -30,6 +30,7 @@ if ds is None:
 k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=50,
                                 value=W.url_default("k", 5, int, valid=lambda v: 1 <= v <= 50), key="k"))
 eps = W.epsilon_slider(default=2.0)
+W.sidebar_total(ds)
 budget = st.sidebar.selectbox("Budget per round", list(BUDGETS), format_func=BUDGETS.get, key="budget")
 constants = st.sidebar.selectbox("Constants (Δ, t_min)", list(CONSTANTS), format_func=CONSTANTS.get, key="constants",
                                  help="The paper's own experiments used Δ = 8 (§4, footnote 3), which lets smaller ε "

@@ -28,6 +28,7 @@ if ds is None:
     st.stop()
 algo = W.algorithm_picker(family="grid clusters", default="privthr")
 eps = W.epsilon_slider()
+W.sidebar_total(ds)
 side = st.sidebar
 grid_default, density_default = GRID_DEFAULT.get(ds.name, (50, 10))
 num_grid = int(side.slider("Grid cells per side (num_grid)", 8, 400, W.url_default("num_grid", grid_default, int), step=2,

@@ -28,6 +28,7 @@ algo = st.sidebar.selectbox("Algorithm", HIGHDIM, index=HIGHDIM.index(start) if 
                             format_func=lambda a: dpcore.ALGORITHMS[a].display_name, key="algorithm")
 st.sidebar.caption(f"{dpcore.ALGORITHMS[algo].summary} *Source: {dpcore.ALGORITHMS[algo].reference}.*")
 eps = W.epsilon_slider()
+W.sidebar_total(ds)
 k = int(st.sidebar.slider("Number of clusters (k)", 2, 32, W.url_default("k", 10, int, valid=lambda v: 2 <= v <= 32), key="k"))
 W.set_url(dataset=ds.name, algorithm=algo, epsilon=eps, k=k)
 

@@ -30,17 +30,19 @@ for s in statements:
     st.markdown(f"**{s.title}: {s.value}.** {s.sentence}  \n<small>Formula: `{s.formula}`</small>",
                 unsafe_allow_html=True)
 lv = X.level_for(eps)
-st.info(f"**{lv.name}** (ε = {eps:g}): {lv.guidance}")
+st.info(f"**ε = {eps:g}, {lv.name}**: {lv.guidance}")
+st.subheader("This ε beside real deployments")
+W.reference_strip({"the ε chosen here": eps})
 
-st.subheader("The named levels, in numbers")
-table = pd.DataFrame([{"level": r["name"], "ε on the slider": ", ".join(f"{e:g}" for e in r["epsilons"]),
-                       "odds change at most": f"{r['odds_ratio']:.3g}×",
+st.subheader("Each ε on the slider, in numbers")
+table = pd.DataFrame([{"ε": ", ".join(f"{e:g}" for e in r["epsilons"]), "odds change at most": r["name"][2:],
                        "attacker's advantage at most": f"{r['advantage']:.1%}",
                        "belief from 50 % at most": f"{r['posterior']:.1%}",
-                       "guidance": r["guidance"]} for r in X.levels_table()])
+                       "beside real deployments": X.deployments_sentence(max(r["epsilons"]))}
+                      for r in X.levels_table()])
 st.dataframe(table, hide_index=True, width="stretch")
-st.caption("Figures at the largest ε of each level (its weakest promise). Above ε = 5 little protection is left: "
-           "an attacker's advantage is above 98 % and odds can change more than 148-fold.")
+st.caption("Each row is one point of the slider. Above ε = 5 an attacker's advantage can exceed 98 % and odds can "
+           "change more than 148-fold; the deployments column places each ε beside published uses and their units.")
 
 st.subheader("How belief can move")
 grid = np.geomspace(0.01, 10, 121)

@@ -35,7 +35,7 @@ rel = fit.release
 with left:
     st.subheader(f"{dpcore.ALGORITHMS[algo].display_name} · k = {k} · ε = {eps:g} ({level_for(eps).name})")
     st.markdown(f"**Guarantee:** {guarantee_sentence(rel)}, in *{ds.title}*.")
-    W.account_caption(ds, fit=fit)
+    total = W.account_caption(ds, fit=fit, strip=True)
     shown, d = F.published_view_kwargs(fit), len(ds.columns)
     if ds.geo and d == 2:
         st.pydeck_chart(F.map_deck(bounds=(fit.bounds_.lower, fit.bounds_.upper), height=520, **shown), height=520)
@@ -59,7 +59,7 @@ with left:
     st.download_button("Download JSON", R.to_json(rel), file_name=f"{stem}.json", mime="application/json",
                        key="dl_json")
     st.download_button("Download CSV", R.to_csv(rel), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
-    st.download_button("Download the one-page report (HTML)", R.to_html(rel), file_name=f"{stem}.html",
+    st.download_button("Download the one-page report (HTML)", R.to_html(rel, account=total), file_name=f"{stem}.html",
                        mime="text/html", key="dl_html")
 
 if W.is_large(ds):

@@ -59,7 +59,8 @@ def test_explain_gives_numbers_for_the_chosen_epsilon():
     at.select_slider(key="epsilon").set_value(10.0)
     run(at)
     assert at.query_params["epsilon"] == "10.0"
-    assert any("Minimal privacy" in i.value for i in at.info)
+    # no unsourced level name: the odds bound, and real deployments with their units beside it
+    assert any("22,026×" in i.value and "U.S. Census Bureau" in i.value and "per person" in i.value for i in at.info)
 
 
 # -- Compare ------------------------------------------------------------------------------------
@@ -91,15 +92,22 @@ def test_compare_small_multiples_are_independent_recorded_draws_with_their_summe
     assert any("between 3 and 6" in i.value for i in at.info)
 
 
-def test_compare_panels_over_the_total_are_refused_and_nothing_is_drawn():
-    ReleaseStore().set_cap("s1_like", 2.0, 0.0)           # 4 panels need 6.25
+def test_compare_panels_over_the_total_draw_what_fits_and_name_the_rest():
+    """Issue 31: under a total, the panels that fit are drawn in the order shown; the others are named."""
+    ReleaseStore().set_cap("s1_like", 2.0, 0.0)           # 4 panels need 6.25; 0.05 + 0.2 + 1 fit
     at = page("6_Compare.py", algorithm="dplloyd", k="15")
+    assert ReleaseStore().releases() == []                # nothing before the click
+    assert any("1 panel(s) cannot be drawn: ε = 5 (ε = 5 together)" in w.value for w in at.warning)
+    assert at.button(key="draw_panels").label == "Draw 3 panel(s): spend ε = 1.25"
     at.button(key="draw_panels").click()
     run(at)
-    assert at.error and at.error[0].value.startswith("Refused, to protect privacy: these 4 releases together")
+    assert not at.error
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert not any("vs non-private" in a.get("text", "") for f in specs for a in f["layout"].get("annotations", []))
-    assert ReleaseStore().releases() == []
+    titles = [a["text"] for f in specs for a in f["layout"].get("annotations", []) if "vs non-private" in a["text"]]
+    assert len(titles) == 3 and not any("ε = 5<" in t for t in titles)
+    assert sorted(r.epsilon for r in ReleaseStore().releases("s1_like")) == [0.05, 0.2, 1.0]
+    assert any("cannot be drawn: ε = 5" in w.value for w in at.warning)   # still named, with its cost
+    assert not any(b.key == "draw_panels" for b in at.button)             # nothing more fits
 
 
 def test_compare_reuses_the_explorers_draw_at_the_chosen_epsilon():
@@ -107,7 +115,7 @@ def test_compare_reuses_the_explorers_draw_at_the_chosen_epsilon():
     assert [r.who.split(" · ")[-1] for r in ReleaseStore().releases("s1_like")] == ["Explorer"]
     at = page("6_Compare.py", algorithm="dplloyd", k="15")
     # The ε = 1 panel is the Explorer's kept draw (found in the store by a new session): only three are new.
-    assert any("3 of them are not drawn yet: drawing them spends ε = 5.25" in i.value for i in at.info)
+    assert any("3 of them can be drawn now: that spends ε = 5.25" in i.value for i in at.info)
     at.button(key="draw_panels").click()
     run(at)
     assert sorted(r.epsilon for r in ReleaseStore().releases("s1_like")) == [0.05, 0.2, 1.0, 5.0]
@@ -185,6 +193,9 @@ def test_release_downloads_are_the_recorded_release_with_its_ledger_and_no_input
         assert f"{a},{b}" not in csv_text.replace(".0,", ",")
         assert f"<td>{a}</td><td>{b}</td>" not in html
     assert "grid cell counts" in html and "grid cell counts" in csv_text
+    # risk as a running total (issue 31): the report and the sidebar state the data's total, not one release's ε
+    assert "All releases of this data together" in html and "ε = <b>0.5</b>" in html
+    assert any(m.value.startswith("**This data so far:** ε = 0.5") for m in at.sidebar.markdown)
     history = next(d.value for d in at.dataframe if "release" in d.value.columns)
     assert history["release"].tolist() == [rec[0].id] and history["ε"].tolist() == [0.5]
 
@@ -211,8 +222,10 @@ def test_a_refused_new_draw_shows_the_refusal_and_nothing_of_the_draw(captured):
     # Nothing of a new draw: no centres, no synopsis, no ledger, no download; only the account's history.
     assert not at.get("download_button") and set(captured) == files_before
     assert not any("Privacy budget spent" in m.value or "Private centres" in m.value for m in at.markdown)
-    assert [list(d.value.columns) for d in at.dataframe] == [list(at.dataframe[0].value.columns)]
+    # the account's tables only: the history of draws (one) and the changes of the total, with who set it
+    assert len(at.dataframe) == 2
     assert "release" in at.dataframe[0].value.columns and len(at.dataframe[0].value) == 1
+    assert at.dataframe[1].value["set by"].str.endswith("· Release page").all()
     assert ReleaseStore().releases("s1_like") == before and metric(at, "ε spent so far (every draw)") == "1"
 
 

@@ -207,7 +207,7 @@ def test_explain_numbers():
         assert "δ = 0" in st["What δ adds"].value
     assert "1e-06" in epsilon_statements(1.0, 1e-6)[-1].value
     rows = levels_table()
-    assert [r["name"] for r in rows][0] == "Maximal privacy" and rows[-1]["odds_ratio"] > 1e4
+    assert [r["name"] for r in rows][0] == "odds ≤ 1.01×" and rows[-1]["odds_ratio"] > 1e4
     assert all(a["advantage"] < b["advantage"] for a, b in zip(rows, rows[1:]))
     with pytest.raises(ValueError):
         epsilon_statements(0.0)

@@ -6,10 +6,10 @@ import json
 import pandas as pd
 import streamlit as st
 
-from dpcore.explain import running_total, unit_words
+from dpcore.explain import DEPLOYMENTS, running_total, unit_words
 from dpcore.release import protected_unit
 
-from .figures import ledger_frame
+from .figures import ledger_frame, reference_strip_figure
 from .identity import may, who
 from .not_private import csv_bytes
 from .releases import person_level_everywhere, publishable, release_store
@@ -39,11 +39,17 @@ def publish_buttons(fit, ds, *, stem: str, where=None) -> None:
                   "nothing more (it is the same output). The Release page has the full release (JSON, CSV, HTML).")
 
 
-def account_caption(ds, *, fit=None, where=None) -> None:
-    """Risk as a running total (issue 31): this draw's ε, the data's total so far and what is left, as odds."""
+def account_caption(ds, *, fit=None, where=None, strip: bool = False) -> str | None:
+    """Risk as a running total (issue 31): this draw's ε, the data's total so far and what is left, as odds.
+
+    ``strip=True`` adds the reference strip: these values on a log-ε axis beside real deployments and
+    their units (:data:`dpcore.explain.DEPLOYMENTS`), instead of unsourced level names.
+
+    Returns the sentence (Markdown), for the HTML report; None for data without public bounds.
+    """
     where = where or st
     if not publishable(ds):
-        return
+        return None
     store = release_store()
     e, dl = store.spent(ds.name)
     cap = store.cap(ds.name)
@@ -52,10 +58,26 @@ def account_caption(ds, *, fit=None, where=None) -> None:
     unit = protected_unit(fit.release) if getattr(fit, "release", None) is not None else row
     # The total holds for a person only if every draw of this data protected whole persons.
     person_total = person_level_everywhere(ds)
-    where.markdown(running_total(release_eps, e, cap[0] if cap else None, unit=unit,
-                                 total_unit=unit if person_total else row, group_caveat=not person_total))
+    total_unit = unit if person_total else row
+    sentence = running_total(release_eps, e, cap[0] if cap else None, unit=unit, total_unit=total_unit,
+                             group_caveat=not person_total)
+    where.markdown(sentence)
     where.caption((f"δ spent so far: {dl:.3g}. " if dl else "") + "Every draw in this app (every page, published "
                   "or not) is recorded in the release store before it is shown; the Release page has the history.")
+    if strip:
+        marks = {f"this release (per {unit})": release_eps, f"this data's total so far (per {total_unit})": e,
+                 "the total set for this data": cap[0] if cap else None}
+        reference_strip(marks, where=where)
+    return sentence
+
+
+def reference_strip(marks: dict, *, where=None) -> None:
+    """The reference strip (:func:`ui.charts.reference_strip_figure`) with its caption and sources."""
+    where = where or st
+    where.plotly_chart(reference_strip_figure(marks, DEPLOYMENTS), width="stretch", key="reference_strip")
+    where.caption("Grey diamonds: published deployments of differential privacy with their documented ε and privacy "
+                  "unit (from Desfontaines' list of real-world uses; the docs' “The ε scale” cites each source). "
+                  "Units differ: ε per user-day or per action is not ε per person over a whole data set.")
 
 
 #: Display names of :meth:`dpcore.store.ReleaseStore.history`'s columns.

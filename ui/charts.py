@@ -334,6 +334,39 @@ def inertia_reference_figure(values: dict, *, reference: float, reference_label:
     return fig
 
 
+def reference_strip_figure(marks: dict, deployments, *, height: int = 330) -> go.Figure:
+    """A log-ε axis with real deployments (grey, labelled with their unit) and this data's ε values marked.
+
+    Parameters
+    ----------
+    marks : dict
+        ``{label: epsilon}`` for this data (e.g. this release, the total so far, the cap); None values
+        are skipped.
+    deployments : sequence of :class:`dpcore.explain.Deployment`
+        The reference points (``dpcore.explain.DEPLOYMENTS``; sources in docs/guide/epsilon_scale.rst).
+    """
+    fig = go.Figure()
+    for i, d in enumerate(deployments):
+        y = (1.0, -1.0, 2.1, -2.1)[i % 4]         # labels at four heights: neighbours on a log axis do not overlap
+        fig.add_trace(go.Scatter(
+            x=[d.epsilon], y=[0], mode="markers", marker=dict(size=11, color="rgb(120,120,120)", symbol="diamond"),
+            hovertext=f"{d.organization}, {d.product}<br>ε = {d.epsilon:g} per {d.unit}"
+                      + (f", δ = {d.delta:g}" if d.delta else "") + f" ({d.model} DP)<br>{d.source}",
+            hoverinfo="text", showlegend=False))
+        fig.add_annotation(x=math.log10(d.epsilon), y=0, ay=-32 * y, ax=0, showarrow=True, arrowcolor="#999",
+                           text=f"{d.organization}<br>{d.epsilon:g} / {d.unit}", font=dict(size=10, color="#555"))
+    colours = ("rgb(215,48,31)", "rgb(8,48,107)", "rgb(120,120,120)")
+    for (label, eps), colour in zip([(k, v) for k, v in marks.items() if v], colours):
+        fig.add_vline(x=float(eps), line=dict(color=colour, width=3, dash="solid" if colour != colours[2] else "dash"))
+        fig.add_trace(go.Scatter(x=[float(eps)], y=[0], mode="markers", name=f"{label}: ε = {float(eps):.3g}",
+                                 marker=dict(size=14, color=colour)))
+    fig.update_xaxes(type="log", range=[-2.2, 2.2], title="ε (log scale)", showgrid=True)
+    fig.update_yaxes(visible=False, range=[-1.6, 1.6])
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=40), plot_bgcolor="white",
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    return fig
+
+
 __all__ = ["scatter_figure", "ledger_frame", "label_grid_figure", "small_multiples_figure", "ALGO_COLOURS",
            "utility_curve_figure", "advice_figure", "privacy_bounds_figure", "center_images_figure",
-           "inertia_reference_figure"]
+           "inertia_reference_figure", "reference_strip_figure"]

@@ -7,10 +7,11 @@ import streamlit as st
 
 import dpcore
 from dpcore.algorithms.registry import SCALABLE
-from dpcore.explain import PRIVACY_LEVELS, level_for
+from dpcore.explain import PRIVACY_LEVELS, level_for, odds_words
 
 from .data_picker import dataset_picker, is_large
 from .page import url_default
+from .store import release_store
 
 EPSILON_VALUES = [lv.epsilon for lv in PRIVACY_LEVELS]
 
@@ -84,4 +85,34 @@ def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algor
     algo = algorithm_picker(default=default_algorithm, scalable_only=is_large(ds))
     k = n_clusters_input(ds)
     eps = epsilon_slider(epsilon_label)
+    sidebar_total(ds)
     return ds, fp, algo, k, eps
+
+
+def sidebar_total(ds) -> None:
+    """Risk as a running total in the sidebar (issue 31): this data's total so far and what is left, as odds.
+
+    The sidebar is drawn before the page draws; a draw recorded later in the same run refreshes it
+    (:func:`refresh_sidebar_total`), so the sidebar never shows a total older than the page's.
+    """
+    if ds.bounds is None:     # no public bounds: nothing is recorded (not private), the page says so
+        return
+    slot = st.sidebar.empty()
+    st.session_state["_dp_total_slot"] = (slot, ds.name)
+    _show_total(slot, ds.name)
+
+
+def refresh_sidebar_total() -> None:
+    """Redraw the sidebar's running total after a draw was recorded in this run."""
+    held = st.session_state.get("_dp_total_slot")
+    if held is not None:
+        _show_total(*held)
+
+
+def _show_total(slot, name: str) -> None:
+    store = release_store()
+    spent = store.spent(name)[0]
+    cap = store.cap(name)
+    slot.markdown(f"**This data so far:** ε = {spent:.3g} over every draw (odds ≤ {odds_words(spent)})"
+                  + (f"; ε = {max(cap[0] - spent, 0.0):.3g} left of its total {cap[0]:.3g}." if cap else
+                     "; no total set."))

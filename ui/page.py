@@ -26,6 +26,7 @@ def page_setup(page_file: str) -> None:
     or sign-in still to do (:func:`ui.identity.gate`, issue 24).
     """
     from .identity import gate
+    st.session_state.pop("_dp_total_slot", None)   # the sidebar's total slot belongs to one run (ui.controls)
     gate()
     if st.session_state.get("_dp_routed"):
         return

@@ -22,6 +22,7 @@ from dpcore.exceptions import BudgetExceededError
 from dpcore.release.view import ReleasedFit
 from dpcore.store import draw as D
 
+from .controls import refresh_sidebar_total
 from .data_picker import _on_source, exact_rows, fit_data, is_large, pass_progress, privacy_id, unit_params
 from .identity import draw_refusal, may
 from .identity import who as identity_who
@@ -215,6 +216,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             return None
         del est   # from here on only the release dict exists: what the store accepted is what is shown
         fresh.discard(key)
+        refresh_sidebar_total()
         # The draw before this one was kept (a new draw) or there was none in the session or the store.
         kept[key] = out[i] = ReleasedFit(rel, rid, draw=getattr(kept.get(key), "draw", 0) + 1, key=key)
     return out

@@ -14,7 +14,7 @@ and references), :mod:`ui.account` (the store account, downloads, ledger), :mod:
 """
 from dpcore.release.view import ReleasedFit
 
-from .account import HISTORY_COLUMNS, account_caption, account_panel, publish_buttons, show_ledger
+from .account import HISTORY_COLUMNS, account_caption, account_panel, publish_buttons, reference_strip, show_ledger
 from .controls import (
     EPSILON_VALUES,
     algorithm_picker,
@@ -22,6 +22,7 @@ from .controls import (
     epsilon_slider,
     n_clusters_input,
     release_controls,
+    sidebar_total,
 )
 from .curves import utility_curves
 from .data_picker import (
@@ -55,9 +56,10 @@ from .releases import (
 )
 from .store import release_store
 
-__all__ = ["ReleasedFit", "HISTORY_COLUMNS", "account_caption", "account_panel", "publish_buttons", "show_ledger",
+__all__ = ["ReleasedFit", "HISTORY_COLUMNS", "account_caption", "account_panel", "reference_strip", "publish_buttons",
+           "show_ledger",
            "EPSILON_VALUES", "algorithm_picker", "epsilon_label", "epsilon_slider", "n_clusters_input",
-           "release_controls", "utility_curves", "UPLOAD", "dataset_picker", "engine_name",
+           "release_controls", "sidebar_total", "utility_curves", "UPLOAD", "dataset_picker", "engine_name",
            "exact_rows", "fit_data", "is_large", "load_dataset", "pass_progress", "unit_params", "RAW_FACTS",
            "csv_bytes",
            "data_nicv", "exact_density", "not_private_caption", "raw_facts", "friendly_errors", "page_setup",

@@ -9,6 +9,7 @@ import html
 import io
 import json
 import math
+import re
 
 import numpy as np
 
@@ -150,8 +151,18 @@ def _svg(release: dict, size: int = 320) -> str:
     return "".join(parts)
 
 
-def to_html(release: dict) -> str:
-    """A one-page, self-contained HTML report of the release (no scripts, no external files)."""
+def to_html(release: dict, *, account: str | None = None) -> str:
+    """A one-page, self-contained HTML report of the release (no scripts, no external files).
+
+    Parameters
+    ----------
+    release : dict
+        From :func:`dpcore.release.build_release`.
+    account : str or None
+        The data's running total as a sentence (:func:`dpcore.explain.running_total`, Markdown bold
+        allowed): every release of the same data adds up, so the report states the total, not only
+        this release's ε (issue 31).  It is a function of the recorded ε values only.
+    """
     p = release["privacy"]
     a = release["algorithm"]
     cols = release["dataset"]["columns"]
@@ -178,6 +189,8 @@ def to_html(release: dict) -> str:
              "text-align:left}h1{font-size:1.5em}h2{font-size:1.1em;margin-top:1.2em}.grid{display:flex;gap:2em}"
              ".note{color:#555;font-size:.9em}")
     delta_text = f", δ = {p['delta_spent']:.3g} of {p['delta']:.3g}" if p['delta'] else ""
+    total_html = ("" if not account else "<h2>All releases of this data together</h2><p>"
+                  + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(account)) + "</p>\n")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Private clustering release · {html.escape(a['name'])}</title>
 <style>{style}</style></head><body>
@@ -186,7 +199,7 @@ def to_html(release: dict) -> str:
 ({html.escape(p['level'])}) · created {html.escape(release['created'])} ·
 {html.escape(release['package']['name'])} {html.escape(release['package']['version'])} ·
 source: {html.escape(a['reference'])}</p>
-<h2>What this guarantees one {html.escape(protected_unit(release))} in the data</h2><ul>{stmts}</ul>
+{total_html}<h2>What this guarantees one {html.escape(protected_unit(release))} in the data</h2><ul>{stmts}</ul>
 <div class="grid"><div>
 <h2>Private centres</h2>{_table(['centre'] + cols, [(i + 1, *row) for i, row in enumerate(release['centroids'])])}
 <h2>Privacy budget ledger</h2>
