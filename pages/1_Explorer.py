@@ -2,6 +2,7 @@
 import numpy as np
 import streamlit as st
 
+from dpcore.glossary import help_for
 from dpcore.metrics import relative_error
 from ui import figures as F
 from ui import widgets as W
@@ -25,7 +26,8 @@ with st.sidebar.expander("Algorithm settings"):
                                    "5: the CODASPY paper and PINQ.")
         extra["n_iter"] = n_iter
     if algo in ("eugkm", "hybrid"):
-        extra["theta"] = float(st.number_input("θ (grid-size constant of Eq. 4)", 1.0, 100.0, 10.0, key="theta"))
+        extra["theta"] = float(st.number_input("θ (grid-size constant of Eq. 4)", 1.0, 100.0, 10.0, key="theta",
+                                               help=help_for("θ")))
     if large:
         show_raw = st.checkbox("Show the exact density instead of the noisy grid (not private)", value=False,
                                key="show_raw", help="Too many rows to draw: the same grid aggregate the release "
@@ -104,7 +106,7 @@ with side:
     # NICV of the baseline is 0 when k reaches the number of distinct points: no relative figure then.
     c1.metric("NICV, private", f"{nicv_p:.4g}",
               f"{relative_error(nicv_p, nicv_b):+.1%} vs non-private" if nicv_b > 0 else None,
-              delta_color="inverse")
+              delta_color="inverse", help=help_for("NICV"))
     c2.metric("NICV, non-private", f"{nicv_b:.4g}")
     st.caption("NICV (Su et al. 2016, Eq. 1) on the [-1, 1]-normalised domain; lower is better. Both figures are "
                "computed on the raw data: not private, for the data owner's eyes only.")

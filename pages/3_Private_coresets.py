@@ -7,6 +7,7 @@ import streamlit as st
 import dpcore
 from dpcore import datasets
 from dpcore.algorithms.coreset.plan import min_feasible_epsilon, plan_coreset
+from dpcore.glossary import help_for
 from ui import figures as F
 from ui import widgets as W
 
@@ -38,7 +39,7 @@ constants = st.sidebar.selectbox("Constants (Δ, t_min)", list(CONSTANTS), forma
 W.set_url(dataset=ds.name, k=k, epsilon=eps)
 
 n, d = ds.X.shape
-st.markdown(f"**{ds.title}** · δ = {DELTA:g}")
+st.markdown(f"**{ds.title}** · δ = {DELTA:g}", help=help_for("δ", "coreset"))
 if ds.bounds is None:
     st.warning("No public bounds: the grid is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")

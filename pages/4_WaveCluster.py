@@ -5,6 +5,7 @@ import streamlit as st
 
 import dpcore
 from dpcore import datasets
+from dpcore.glossary import help_for
 from dpcore.metrics.wavecluster import classification_measures, f_measure, train_test_indices, ud
 from ui import figures as F
 from ui import widgets as W
@@ -101,7 +102,8 @@ with measures:
                       f_measure(base.labels_, est.predict(ds.X))],
             "best": [0, 0, 0, 1],
         })
-    c3.dataframe(table.round(3), hide_index=True, width="stretch")
+    c3.dataframe(table.round(3), hide_index=True, width="stretch",
+                 column_config={"measure": st.column_config.TextColumn("measure", help=help_for("DCOM"))})
     c3.caption("UD: share of dense cells that differ, clusters matched one to one. DCOM / DC2E: how often "
                "classifiers trained on each result disagree on held-out points (single points / pairs). "
                f"All compare with the non-private result, so they are {F.NOT_PRIVATE}. DCOM and DC2E use a "

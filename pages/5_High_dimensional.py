@@ -7,6 +7,7 @@ import streamlit as st
 from sklearn.decomposition import PCA
 
 import dpcore
+from dpcore.glossary import help_for
 from dpcore.metrics import inertia
 from ui import figures as F
 from ui import widgets as W
@@ -26,7 +27,8 @@ if ds is None:
 start = W.url_default("algorithm", HIGHDIM[0], str, valid=lambda a: a in HIGHDIM)
 algo = st.sidebar.selectbox("Algorithm", HIGHDIM, index=HIGHDIM.index(start) if start in HIGHDIM else 0,
                             format_func=lambda a: dpcore.ALGORITHMS[a].display_name, key="algorithm")
-st.sidebar.caption(f"{dpcore.ALGORITHMS[algo].summary} *Source: {dpcore.ALGORITHMS[algo].reference}.*")
+st.sidebar.caption(f"{dpcore.ALGORITHMS[algo].summary} *Source: {dpcore.ALGORITHMS[algo].reference}.*",
+                   help=help_for("zCDP") if algo == "zcdp_lloyd" else None)
 eps = W.epsilon_slider()
 W.sidebar_total(ds)
 k = int(st.sidebar.slider("Number of clusters (k)", 2, 32, W.url_default("k", 10, int, valid=lambda v: 2 <= v <= 32), key="k"))

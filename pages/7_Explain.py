@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import explain as X
+from dpcore.glossary import GLOSSARY
 from ui import figures as F
 from ui import widgets as W
 
@@ -43,6 +44,11 @@ table = pd.DataFrame([{"ε": ", ".join(f"{e:g}" for e in r["epsilons"]), "odds c
 st.dataframe(table, hide_index=True, width="stretch")
 st.caption("Each row is one point of the slider. Above ε = 5 an attacker's advantage can exceed 98 % and odds can "
            "change more than 148-fold; the deployments column places each ε beside published uses and their units.")
+
+st.subheader("Glossary")
+st.caption("The same plain words appear as ⓘ tooltips where a term is first used on a page.")
+st.dataframe(pd.DataFrame([{"term": t, "in plain words": d} for t, d in GLOSSARY.items()]), hide_index=True,
+             width="stretch", key="glossary")
 
 st.subheader("How belief can move")
 grid = np.geomspace(0.01, 10, 121)

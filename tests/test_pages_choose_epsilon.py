@@ -51,7 +51,9 @@ def test_explain_gives_numbers_for_the_chosen_epsilon():
     assert m["Attacker's advantage"] == f"at most {(math.exp(2) - 1) / (math.exp(2) + 1):.1%}"
     assert m["Belief after seeing the release"].startswith(f"at most {math.exp(2) / (1 + math.exp(2)):.1%}")
     assert any("pure ε-DP" in t for t in texts(at))
-    assert len(at.dataframe) == 1                       # the named levels in numbers
+    assert len(at.dataframe) == 2                       # each ε of the slider in numbers, and the glossary
+    glossary = at.dataframe[1].value
+    assert {"NICV", "θ (theta)", "zCDP", "DCOM", "δ (delta)"} <= set(glossary["term"])
     assert any(NOT_PRIVATE in t for t in texts(at))
     at.select_slider(key="delta").set_value(1e-6)
     run(at)

@@ -8,6 +8,7 @@ import streamlit as st
 import dpcore
 from dpcore.algorithms.registry import SCALABLE
 from dpcore.explain import PRIVACY_LEVELS, level_for, odds_words
+from dpcore.glossary import help_for
 
 from .data_picker import dataset_picker, is_large
 from .page import url_default
@@ -28,9 +29,7 @@ def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", d
     start = min(EPSILON_VALUES, key=lambda v: abs(math.log(v) - math.log(start if start > 0 else default)))
     where = st.sidebar if sidebar else st
     eps = where.select_slider(label, options=EPSILON_VALUES, value=start, format_func=epsilon_label, key=key,
-                              help="Smaller ε = stronger privacy = more noise. ε bounds how much any one "
-                                   "unit's data can change what is published (odds by at most e^ε): one row, "
-                                   "or all of one person's rows in a person-level release.")
+                              help=help_for("ε", "privacy unit", "sequential composition"))
     where.caption(level_for(eps).guidance)
     return float(eps)
 

@@ -1,0 +1,53 @@
+"""Plain words for the field's terms (issue 31): one place for every help tooltip and the Explain page's glossary.
+
+Each entry is one or two sentences a non-specialist can read, then its source.  The app shows
+:func:`help_for` as the tooltip at a term's first use on a page, and the whole table on the
+Explain page.  Nothing here depends on data.
+"""
+from __future__ import annotations
+
+#: term -> plain-words definition (with its source).
+GLOSSARY: dict[str, str] = {
+    "ε (epsilon)": "How much one unit of the data (a row, or all of one person's rows) can change what is "
+                   "published: an observer's odds about that unit change by at most e^ε. Smaller is more private. "
+                   "(Dwork & Roth 2014, Def. 2.4.)",
+    "δ (delta)": "A small probability with which the ε promise may fail; 0 for pure ε-differential privacy. It "
+                 "should be far below one over the number of people. (Dwork & Roth 2014, Def. 2.4.)",
+    "privacy unit": "What one ε protects as a whole: one row (one trip, one check-in), or all of one person's rows "
+                    "in a person-level release. (Issue 23; Desfontaines' list states every deployment's unit.)",
+    "sensitivity": "The most one unit can change a computed figure (a count, a sum); the noise is scaled to it. "
+                   "(Dwork & Roth 2014, Def. 3.1.)",
+    "NICV": "Spread within clusters, relative to the data's spread: the mean squared distance of points to their "
+            "nearest centre on the [-1, 1]-scaled domain. Lower is better. (Su et al. 2016, Eq. 1.)",
+    "synopsis": "A noisy summary of the data (e.g. counts on a grid) that is published and then clustered: "
+                "everything after it is post-processing and costs no more ε. (Su et al. 2016, §4.)",
+    "θ (theta)": "EUGkM's grid-size constant: the grid has about sqrt(N·ε/θ) cells per side, so a larger θ means "
+                 "fewer, larger cells (less noise per point, coarser centres). (Su et al. 2016, Eq. 4, θ = 10.)",
+    "coreset": "A small weighted set of points that stands in for the data: k-means on it is close to k-means on "
+               "all points. The private coreset is built with noise. (Feldman et al. 2009.)",
+    "zCDP": "Zero-concentrated differential privacy, a way to add up Gaussian noise over many steps more tightly; "
+            "ρ-zCDP converts to (ε, δ)-DP for any δ > 0. (Bun & Steinke 2016, Prop. 1.3.)",
+    "DCOM": "For WaveCluster: a classifier is trained on each result's clusters, and DCOM is the share of held-out "
+            "points the private and the non-private classifier put in different clusters (after matching the "
+            "clusters one to one); 0 is perfect. DC2E counts pairs of points instead. (Chen, Yu & Chirkova 2015, "
+            "§6.1.2.)",
+    "sequential composition": "Releases of the same data add up: k releases at ε each protect a unit only at k·ε "
+                              "in total. (Dwork & Roth 2014, Thm. 3.16.)",
+}
+
+
+def help_for(*terms: str) -> str:
+    """The plain-words definitions of ``terms`` (keys of :data:`GLOSSARY`, or their first word), for a tooltip.
+
+    Raises
+    ------
+    KeyError
+        A term that is not in the glossary (so a tooltip never silently goes missing).
+    """
+    out = []
+    for t in terms:
+        key = t if t in GLOSSARY else next((k for k in GLOSSARY if k.split(" ")[0] == t), None)
+        if key is None:
+            raise KeyError(f"{t!r} is not in dpcore.glossary.GLOSSARY")
+        out.append(f"**{key}**: {GLOSSARY[key]}")
+    return "\n\n".join(out)
