@@ -199,3 +199,24 @@ def test_each_kind_of_release_is_redrawn_from_its_values(blobs, key, params, tra
     # The same release on longitude/latitude columns is a map.
     geo = dict(rel, dataset={"name": "", "columns": ["longitude", "latitude"]})
     assert G.is_geo(geo) and G.release_view(geo)[0] == "map"
+
+
+def test_high_dimensional_releases_are_centre_images_or_their_principal_components():
+    """Issue 31: the gallery drew MNIST as pixel_0_0 against pixel_0_1.  Images are centre pictures now,
+    other high-dimensional releases the centres' own principal components (released values only)."""
+    from sklearn.datasets import load_digits
+
+    from ui import gallery_view as G
+    X = load_digits().data                        # 8 x 8 images, pixels in [0, 16]
+    est = ALGORITHMS["zcdp_lloyd"](n_clusters=10, epsilon=2.0, bounds=(0.0, 16.0)).fit(X)
+    rel = build_release(est, algorithm="zcdp_lloyd", columns=[f"pixel_{i // 8}_{i % 8}" for i in range(64)])
+    kind, fig = G.release_view(rel)
+    assert kind == "plot" and [t.type for t in fig.data] == ["heatmap"] * 10
+    np.testing.assert_allclose(np.asarray(fig.data[0].z)[::-1].ravel(), np.clip(rel["centroids"][0], 0, 16))
+    assert "8×8 images" in fig.layout.title.text
+    # Not a square: the centres' first two principal components, with their share of the variance.
+    rel3 = build_release(ALGORITHMS["dplloyd"](n_clusters=4, epsilon=2.0, bounds=(0.0, 16.0)).fit(X[:, :5]),
+                         algorithm="dplloyd", columns=list("abcde"))
+    kind, fig = G.release_view(rel3)
+    assert kind == "plot" and fig.layout.xaxis.title.text.startswith("PC1 (")
+    assert len(next(t for t in fig.data if t.name == "private centres").x) == 4

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .figures import label_grid_figure, map_deck, scatter_figure
+from .figures import center_images_figure, label_grid_figure, map_deck, scatter_figure
 
 
 def is_geo(release: dict) -> bool:
@@ -31,8 +31,15 @@ def release_view(release: dict):
 
     Private centres always; a 2-D grid synopsis as noisy cell counts, a
     coreset as weighted discs, a WaveCluster grid as cluster-coloured cells.
-    Only the first two columns are drawn.
+    High-dimensional releases (issue 31): images (d a square, e.g. 28 x 28 or 8 x 8) as centre
+    pictures, other data as the centres' own principal components with their explained variance
+    (computed from the released centres only); otherwise the first two columns.
     """
+    d = len(release["dataset"]["columns"])
+    if d > 2:
+        high = _high_dimensional_view(release)
+        if high is not None:
+            return "plot", high
     bounds = tuple(np.asarray(release["bounds"][k][:2], dtype=float) for k in ("lower", "upper"))
     centres = np.asarray(release["centroids"], dtype=float).reshape(-1, len(release["dataset"]["columns"]))[:, :2]
     centres = centres if len(centres) else None
@@ -65,6 +72,34 @@ def release_view(release: dict):
         fig.add_scatter(x=pts[:, 0], y=pts[:, 1], mode="markers", name="private coreset (area ∝ weight)",
                         marker=dict(size=4 + 16 * np.sqrt(w / w.max()), color="rgba(49,163,84,0.5)"))
     return "plot", fig
+
+
+def _high_dimensional_view(release: dict):
+    """Centre pictures for square image data, else the centres' PCA; None when there is nothing to show."""
+    d = len(release["dataset"]["columns"])
+    centres = np.asarray(release["centroids"], dtype=float).reshape(-1, d)
+    if not len(centres):
+        return None
+    title = f"{release['algorithm']['name']}, ε = {release['privacy']['epsilon']:g}"
+    side = int(round(d ** 0.5))
+    if side * side == d and side >= 4:
+        lo = float(np.min(release["bounds"]["lower"]))
+        hi = float(np.max(release["bounds"]["upper"]))
+        fig = center_images_figure(np.clip(centres, lo, hi), side=side, zmin=lo, zmax=hi)
+        fig.update_layout(title=dict(text=f"{title}: the {len(centres)} private centres as {side}×{side} images",
+                                     font=dict(size=13)), margin=dict(t=50))
+        return fig
+    if len(centres) < 3:
+        return None
+    from sklearn.decomposition import PCA
+    pca = PCA(n_components=2).fit(centres)          # of the released centres only: post-processing
+    xy = pca.transform(centres)
+    var = pca.explained_variance_ratio_
+    fig = scatter_figure(columns=[f"PC1 ({var[0]:.0%} of the centres' variance)",
+                                  f"PC2 ({var[1]:.0%})"],
+                         bounds=(xy.min(axis=0) - 0.1 * np.ptp(xy, axis=0), xy.max(axis=0) + 0.1 * np.ptp(xy, axis=0)),
+                         private_centers=xy, title=f"{title}: the private centres' first two principal components")
+    return fig
 
 
 def history_frame(rows: list[dict]) -> pd.DataFrame:
