@@ -151,3 +151,18 @@ def test_k_larger_than_n_is_not_an_error_that_reveals_n(at):
     assert any("Privacy budget spent" in m.value for m in at.markdown)
     assert next(m.value for m in at.metric if m.label == "NICV, non-private") == "0"
     assert "Rows: **3**" in next(e for e in at.expander if e.label.startswith("Raw data facts")).markdown[0].value
+
+
+def test_choosing_s1_opens_it_on_its_papers_k_and_a_link_keeps_its_own_k():
+    """Issue 31: S1 opened at the taxi sample's k = 5; a data set now opens on its literature k."""
+    at = AppTest.from_file(PAGE, default_timeout=300).run()
+    assert at.number_input(key="k").value == 5                       # the taxi sample's k
+    sel = at.selectbox(key="dataset")
+    sel.select(next(o for o in sel.options if o.startswith("S1-like")))
+    at.run()
+    assert at.number_input(key="k").value == 15 and at.query_params["k"] == "15"
+    assert not at.exception and not any("Session State" in w.value for w in at.warning)
+    at.number_input(key="k").set_value(12).run()
+    assert at.number_input(key="k").value == 12                      # the person's own choice then stays
+    link = new_session(dataset="s1_like", k="7")
+    assert link.number_input(key="k").value == 7                     # a shared link reproduces its view

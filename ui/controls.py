@@ -56,8 +56,20 @@ def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", defau
 
 
 def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:
-    """Number of clusters k (sidebar), defaulting to the dataset's literature k; syncs with ``?k=``."""
-    start = url_default("k", ds.n_clusters_hint or 5, int, valid=lambda v: 1 <= v <= max_value)
+    """Number of clusters k (sidebar), defaulting to the dataset's literature k; syncs with ``?k=``.
+
+    Choosing another dataset in the session sets k to that dataset's literature k (S1: 15, the
+    taxi sample: 5), so a data set opens on the settings its papers use (issue 31); a link's ``?k=``
+    is kept when a page opens.
+    """
+    hint = min(ds.n_clusters_hint or 5, max_value)
+    last = st.session_state.get("_dp_k_dataset")
+    st.session_state["_dp_k_dataset"] = ds.name
+    if last is not None and last != ds.name:
+        st.session_state[key] = hint      # set before the widget exists, which then takes it ("min": no clash)
+        st.sidebar.caption(f"k set to {hint}, the usual number of clusters for this data set.")
+        return int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=max_value, key=key))
+    start = url_default("k", hint, int, valid=lambda v: 1 <= v <= max_value)
     return int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=max_value,
                                        value=min(start, max_value), key=key))
 
