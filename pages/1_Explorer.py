@@ -2,6 +2,7 @@
 import numpy as np
 import streamlit as st
 
+from dpcore.explain import noise_effect
 from dpcore.glossary import help_for
 from dpcore.metrics import relative_error
 from ui import figures as F
@@ -34,6 +35,12 @@ with st.sidebar.expander("Algorithm settings"):
                                                     "uses, without noise. For the data owner's eyes only.")
     else:
         show_raw = st.checkbox("Show the raw points (not private)", value=False, key="show_raw")
+# Teaching mode (issue 31), on data that is already public only: the true points beneath the centres and
+# one sentence on what the noise did.  Both compare with the raw data, which is fine only for public data.
+teach = W.is_public(ds) and st.sidebar.toggle(
+    "Explain as I go", key="teach", help="For teaching on public data: the true points are drawn faintly beneath "
+    "the centres, and a sentence under the figure says what the noise did.")
+show_raw = show_raw or teach
 W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps)
 
 d = ds.X.shape[1]
@@ -97,6 +104,9 @@ if large:
 with side:            # (their progress bars appear where the utility figures will be)
     base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
 draw_view(base.cluster_centers_)
+if teach:
+    truth = np.histogramdd(ds.X, bins=syn.edges)[0] if syn is not None else None   # public data: exact counts
+    view.info(noise_effect(est, base.cluster_centers_, true_counts=truth), icon="🎓")
 
 with side:
     nicv_p = W.data_nicv(ds, fp, est.cluster_centers_, bounds)

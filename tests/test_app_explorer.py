@@ -166,3 +166,23 @@ def test_choosing_s1_opens_it_on_its_papers_k_and_a_link_keeps_its_own_k():
     assert at.number_input(key="k").value == 12                      # the person's own choice then stays
     link = new_session(dataset="s1_like", k="7")
     assert link.number_input(key="k").value == 7                     # a shared link reproduces its view
+
+
+def test_explain_as_i_go_on_public_data_draws_the_true_points_and_says_what_the_noise_did():
+    at = new_session(algorithm="eugkm", k="15", epsilon="0.05")
+    assert not [i for i in at.info if "sit on average" in i.value]        # off by default
+    at.toggle(key="teach").set_value(True)
+    run(at)
+    (said,) = [i.value for i in at.info if "sit on average" in i.value]
+    assert said.startswith("At ε = 0.05 the private centres sit on average") and "typically ±" in said
+    assert "points in a typical non-empty cell" in said
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert any((t.get("name") or "").startswith("raw data") for t in fig["data"])   # the true points beneath
+
+
+def test_explain_as_i_go_is_not_offered_on_private_data(shared_data, monkeypatch):
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    at.query_params["dataset"] = "gowalla_nyc_checkins"
+    at.run()
+    assert not at.exception and not [t for t in at.toggle if t.key == "teach"]
