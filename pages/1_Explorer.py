@@ -120,6 +120,8 @@ with side:
     c2.metric("NICV, non-private", f"{nicv_b:.4g}")
     st.caption("NICV (Su et al. 2016, Eq. 1) on the [-1, 1]-normalised domain; lower is better. Both figures are "
                "computed on the raw data: not private, for the data owner's eyes only.")
+    if not large:
+        W.expected_error_caption(ds, fp, algo, k, eps, extra)
     if hasattr(est, "branch_"):
         st.info(f"Hybrid branch: {getattr(est, 'branch_reason_', est.branch_)}")
     st.subheader("Privacy budget")

@@ -134,6 +134,10 @@ if curves:
 elif not on and not large:   # on a large source the sentence above says why it is off
     st.info("Switch on “Compute the curve” to fit many releases at each ε (cached afterwards).")
 
+# -- ε from the accuracy people need (issue 31): simulated releases, on a public look-alike by default ----------
+if not large:
+    W.accuracy_section(ds, fp, algo, k, delta)
+
 # -- raw facts, with the Su et al. advisor: it needs the true dataset size, so it is a raw fact too --------
 n = W.exact_rows(ds)   # the advisor's input: exact, so it stays inside the raw-facts panel
 facts = W.raw_facts(ds, fit=drawn[0][1] if drawn else None, lines=[

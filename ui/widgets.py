@@ -15,6 +15,7 @@ and references), :mod:`ui.account` (the store account, downloads, ledger), :mod:
 from dpcore.release.view import ReleasedFit
 
 from .account import HISTORY_COLUMNS, account_caption, account_panel, publish_buttons, reference_strip, show_ledger
+from .accuracy import accuracy_section, expected_error_caption
 from .controls import (
     EPSILON_VALUES,
     algorithm_picker,
@@ -56,7 +57,8 @@ from .releases import (
 )
 from .store import release_store
 
-__all__ = ["ReleasedFit", "HISTORY_COLUMNS", "account_caption", "account_panel", "reference_strip", "publish_buttons",
+__all__ = ["accuracy_section", "expected_error_caption", "ReleasedFit", "HISTORY_COLUMNS", "account_caption",
+           "account_panel", "reference_strip", "publish_buttons",
            "show_ledger",
            "EPSILON_VALUES", "algorithm_picker", "epsilon_label", "epsilon_slider", "n_clusters_input",
            "release_controls", "sidebar_total", "utility_curves", "UPLOAD", "dataset_picker", "engine_name",

@@ -1,0 +1,119 @@
+"""ε from the accuracy you need, and every draw's expected error band (issue 31), in the app.
+
+The library's :func:`dpcore.evaluation.epsilon_for_accuracy` simulates releases.  On a public
+look-alike (public bounds, k and a public size) the answer is public and shown to everyone; on the
+raw data it is not private and is offered to the data owner only (:func:`ui.identity.may`).  On
+data that is already public the data themselves are the look-alike.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpcore.evaluation import ACCURACY_EPSILONS, epsilon_for_accuracy
+
+from .identity import may
+from .not_private import NOT_PRIVATE
+from .page import set_url
+
+#: The look-alike's public size when the person gives none.
+DEFAULT_PUBLIC_N = 10_000
+
+
+def _unit(ds) -> tuple[bool, str]:
+    geo = bool(getattr(ds, "geo", False)) and len(ds.columns) == 2
+    return geo, ("m" if geo else "data units")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _answer(algo: str, target: float, lower: tuple, upper: tuple, k: int, geo: bool, params: tuple,
+            n: int | None, key: str, epsilons: tuple, _X=None):
+    """Cached simulations: ``key`` names the points (the look-alike's size, or the data's fingerprint)."""
+    return epsilon_for_accuracy(algo, target, bounds=(np.asarray(lower), np.asarray(upper)), n_clusters=k,
+                                X=_X, n=n, geo=geo, params=dict(params), epsilons=epsilons)
+
+
+def _simulate(ds, fp, algo, k, params, target, *, on_raw: bool, n: int, epsilons=ACCURACY_EPSILONS):
+    geo, _ = _unit(ds)
+    lower, upper = (tuple(np.ravel(b).tolist()) for b in ds.bounds)
+    points = ds.X if (on_raw or getattr(ds, "public", False)) else None
+    key = f"data:{ds.name}:{fp}" if points is not None else f"lookalike:{n}"
+    return _answer(algo, float(target), lower, upper, int(k), geo, tuple(sorted(params.items())),
+                   None if points is not None else int(n), key, tuple(epsilons), _X=points)
+
+
+def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, *, where=None) -> None:
+    """Under a draw: the error band expected at this ε, in the units of the data (metres on a map)."""
+    where = where or st
+    if ds.bounds is None or ds.X.shape[1] < 1:
+        return
+    geo, unit = _unit(ds)
+    with where.spinner("Simulating releases for the expected error…"):
+        ans = _simulate(ds, fp, algo, k, params, 1.0, on_raw=False, n=DEFAULT_PUBLIC_N, epsilons=(float(eps),))
+    lo, mid, hi = ans.band[0]
+    if np.isnan(mid):
+        return
+    on = ("this public data" if ans.source == "raw data" else
+          f"a public look-alike of {DEFAULT_PUBLIC_N:,} points (public bounds and k; costs no ε)")
+    where.caption(f"Expected error at ε = {eps:g}: the private centres sit {lo:,.3g}–{hi:,.3g} {unit} from the "
+                  f"non-private ones in 80 % of releases (median {mid:,.3g} {unit}; {ans.n_releases} simulated "
+                  f"releases on {on}).")
+
+
+def accuracy_section(ds, fp, algo: str, k: int, params: dict) -> None:
+    """Compare's "ε from the accuracy you need": a target in data units, the smallest ε that meets it."""
+    st.subheader("ε from the accuracy you need")
+    if ds.bounds is None:
+        st.info("Enter public bounds first: the simulations start from them.")
+        return
+    geo, unit = _unit(ds)
+    diag = float(np.linalg.norm(np.ravel(ds.bounds[1]) - np.ravel(ds.bounds[0])))
+    c1, c2, c3 = st.columns(3)
+    if geo:
+        target = c1.number_input("Centres within (metres) of where they would be without privacy", 10.0, 50_000.0,
+                                 300.0, step=50.0, key="acc_target")
+    else:
+        share = c1.number_input("Centres within this share of the domain's diagonal", 0.001, 1.0, 0.05,
+                                step=0.01, format="%.3f", key="acc_share")
+        target = share * diag
+    n = int(c2.number_input("Public size of the look-alike (points)", 100, 1_000_000, DEFAULT_PUBLIC_N, step=1000,
+                            key="acc_n", help="A public estimate, not the data's exact size (which is private)."))
+    on_raw = False
+    if may("cap") and not getattr(ds, "public", False):
+        on_raw = c3.checkbox(f"Simulate on the raw data ({NOT_PRIVATE})", key="acc_raw",
+                             help="More faithful; computed on the data, so shown to the data owner only.")
+    if not st.button("Find the smallest ε", key="acc_go"):
+        st.caption("Answers with the smallest ε whose simulated releases put the centres within your error in 90 % "
+                   "of cases, and the error band at every ε. On a public look-alike it costs no ε.")
+        return
+    with st.spinner("Simulating releases at each ε…"):
+        ans = _simulate(ds, fp, algo, k, params, target, on_raw=on_raw, n=n)
+    (st.success if ans.epsilon is not None else st.warning)(ans.sentence())
+    if ans.source == "raw data" and not getattr(ds, "public", False):
+        st.caption(f"Simulated on the raw data: {NOT_PRIVATE}. Do not share this figure.")
+    st.plotly_chart(_figure(ans), width="stretch", key="acc_fig")
+    if ans.epsilon is not None:
+        st.button(f"Use ε = {ans.epsilon:g}", key="acc_use", on_click=_use, args=(ans.epsilon,))
+
+
+def _use(epsilon: float) -> None:
+    """Button callback: the answer becomes the ε of every page (the slider's state and the shared setting)."""
+    st.session_state["epsilon"] = float(epsilon)
+    set_url(epsilon=float(epsilon))
+
+
+def _figure(ans) -> go.Figure:
+    fig = go.Figure()
+    e = ans.epsilons
+    fig.add_trace(go.Scatter(x=np.r_[e, e[::-1]], y=np.r_[ans.band[:, 2], ans.band[::-1, 0]], fill="toself",
+                             line=dict(width=0), fillcolor="rgba(230,85,13,0.2)", name="10–90 % of releases"))
+    fig.add_trace(go.Scatter(x=e, y=ans.band[:, 1], mode="lines+markers", name="median",
+                             line=dict(color="rgb(230,85,13)")))
+    fig.add_hline(y=ans.target, line_dash="dash", annotation_text=f"your target: {ans.target:,.4g} {ans.unit}")
+    if ans.epsilon is not None:
+        fig.add_vline(x=ans.epsilon, line_dash="dot")
+    fig.update_xaxes(type="log", title="ε")
+    fig.update_yaxes(type="log", title=f"centre error ({ans.unit})")
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=20, b=10), legend=dict(orientation="h", y=1.1))
+    return fig
