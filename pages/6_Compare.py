@@ -28,7 +28,8 @@ delta = {"delta": 1e-8} if dpcore.ALGORITHMS[algo].needs_delta else {}
 
 # -- small multiples ---------------------------------------------------------------------------
 st.subheader("Side by side")
-default_multiples = sorted({0.05, 0.2, 1.0, 5.0, eps})[:6]
+# The panels and the curve share one default grid (issue 31): the curve's ε values, plus the chosen ε here.
+default_multiples = sorted({*E.DEFAULT_EPSILONS, eps})[:6]
 multiples = st.multiselect("Privacy levels to compare (3 to 6)", W.EPSILON_VALUES, default=default_multiples,
                            format_func=W.epsilon_label, key="multiples")
 show_base = st.checkbox(f"Show the non-private centres ({NOT_PRIVATE})", value=True, key="show_base")

@@ -72,23 +72,23 @@ def test_compare_small_multiples_are_independent_recorded_draws_with_their_summe
     assert "seed" not in at.query_params
     # Nothing drawn before the person agrees to the stated cost.
     assert ReleaseStore().spent("s1_like") == (0.0, 0.0)
-    assert any("cost ε = 6.25" in i.value and "sequential composition" in i.value for i in at.info)
+    assert any("cost ε = 6.55" in i.value and "sequential composition" in i.value for i in at.info)
     at.button(key="draw_panels").click()
     run(at)
     charts = at.get("plotly_chart")
     assert len(charts) >= 1                             # the small multiples (the advisor is in the raw-facts panel)
     fig = json.loads(charts[0].proto.spec)
     titles = [a["text"] for a in fig["layout"]["annotations"]]
-    assert len(titles) == 4 and all("vs non-private" in t for t in titles)  # 0.05, 0.2, 1, 5 with eps = 1 among them
+    assert len(titles) == 4 and all("vs non-private" in t for t in titles)  # 0.05, 0.5, 1, 5 with eps = 1 among them
     assert any("chosen" in t for t in titles)
     assert any(NOT_PRIVATE in t for t in texts(at))
     assert any("itself a use of the data" in w.value for w in at.warning)
-    assert any("cost ε = 6.25" in c.value and "fresh, unpredictable noise" in c.value for c in at.caption)
+    assert any("cost ε = 6.55" in c.value and "fresh, unpredictable noise" in c.value for c in at.caption)
     rec = ReleaseStore().releases("s1_like")
-    assert sorted(r.release["privacy"]["epsilon"] for r in rec) == [0.05, 0.2, 1.0, 5.0]
+    assert sorted(r.release["privacy"]["epsilon"] for r in rec) == [0.05, 0.5, 1.0, 5.0]
     assert all(r.who.endswith("(local mode) · Compare") and "random_state" not in r.release["seed_policy"] for r in rec)
     run(at)                                             # kept: a rerun draws and spends nothing
-    assert ReleaseStore().spent("s1_like")[0] == pytest.approx(6.25)
+    assert ReleaseStore().spent("s1_like")[0] == pytest.approx(6.55)
     at.multiselect(key="multiples").set_value([0.1, 1.0])
     run(at)
     assert any("between 3 and 6" in i.value for i in at.info)
@@ -96,18 +96,18 @@ def test_compare_small_multiples_are_independent_recorded_draws_with_their_summe
 
 def test_compare_panels_over_the_total_draw_what_fits_and_name_the_rest():
     """Issue 31: under a total, the panels that fit are drawn in the order shown; the others are named."""
-    ReleaseStore().set_cap("s1_like", 2.0, 0.0)           # 4 panels need 6.25; 0.05 + 0.2 + 1 fit
+    ReleaseStore().set_cap("s1_like", 2.0, 0.0)           # 4 panels need 6.55; 0.05 + 0.5 + 1 fit
     at = page("6_Compare.py", algorithm="dplloyd", k="15")
     assert ReleaseStore().releases() == []                # nothing before the click
     assert any("1 panel(s) cannot be drawn: ε = 5 (ε = 5 together)" in w.value for w in at.warning)
-    assert at.button(key="draw_panels").label == "Draw 3 panel(s): spend ε = 1.25"
+    assert at.button(key="draw_panels").label == "Draw 3 panel(s): spend ε = 1.55"
     at.button(key="draw_panels").click()
     run(at)
     assert not at.error
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     titles = [a["text"] for f in specs for a in f["layout"].get("annotations", []) if "vs non-private" in a["text"]]
     assert len(titles) == 3 and not any("ε = 5<" in t for t in titles)
-    assert sorted(r.epsilon for r in ReleaseStore().releases("s1_like")) == [0.05, 0.2, 1.0]
+    assert sorted(r.epsilon for r in ReleaseStore().releases("s1_like")) == [0.05, 0.5, 1.0]
     assert any("cannot be drawn: ε = 5" in w.value for w in at.warning)   # still named, with its cost
     assert not any(b.key == "draw_panels" for b in at.button)             # nothing more fits
 
@@ -117,10 +117,10 @@ def test_compare_reuses_the_explorers_draw_at_the_chosen_epsilon():
     assert [r.who.split(" · ")[-1] for r in ReleaseStore().releases("s1_like")] == ["Explorer"]
     at = page("6_Compare.py", algorithm="dplloyd", k="15")
     # The ε = 1 panel is the Explorer's kept draw (found in the store by a new session): only three are new.
-    assert any("3 of them can be drawn now: that spends ε = 5.25" in i.value for i in at.info)
+    assert any("3 of them can be drawn now: that spends ε = 5.55" in i.value for i in at.info)
     at.button(key="draw_panels").click()
     run(at)
-    assert sorted(r.epsilon for r in ReleaseStore().releases("s1_like")) == [0.05, 0.2, 1.0, 5.0]
+    assert sorted(r.epsilon for r in ReleaseStore().releases("s1_like")) == [0.05, 0.5, 1.0, 5.0]
 
 
 def test_compare_curve_with_band_and_advisor():

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpcore.evaluation import ACCURACY_EPSILONS, epsilon_for_accuracy
+from dpcore.evaluation.accuracy import quantity
 
 from .identity import may
 from .not_private import NOT_PRIVATE
@@ -28,19 +29,21 @@ def _unit(ds) -> tuple[bool, str]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _answer(algo: str, target: float, lower: tuple, upper: tuple, k: int, geo: bool, params: tuple,
-            n: int | None, key: str, epsilons: tuple, _X=None):
+            n: int | None, key: str, epsilons: tuple, source: str | None, _X=None):
     """Cached simulations: ``key`` names the points (the look-alike's size, or the data's fingerprint)."""
     return epsilon_for_accuracy(algo, target, bounds=(np.asarray(lower), np.asarray(upper)), n_clusters=k,
-                                X=_X, n=n, geo=geo, params=dict(params), epsilons=epsilons)
+                                X=_X, n=n, geo=geo, params=dict(params), epsilons=epsilons, source=source)
 
 
 def _simulate(ds, fp, algo, k, params, target, *, on_raw: bool, n: int, epsilons=ACCURACY_EPSILONS):
     geo, _ = _unit(ds)
     lower, upper = (tuple(np.ravel(b).tolist()) for b in ds.bounds)
-    points = ds.X if (on_raw or getattr(ds, "public", False)) else None
+    public = bool(getattr(ds, "public", False))
+    points = ds.X if (on_raw or public) else None
     key = f"data:{ds.name}:{fp}" if points is not None else f"lookalike:{n}"
+    source = "this public data" if public else None
     return _answer(algo, float(target), lower, upper, int(k), geo, tuple(sorted(params.items())),
-                   None if points is not None else int(n), key, tuple(epsilons), _X=points)
+                   None if points is not None else int(n), key, tuple(epsilons), source, _X=points)
 
 
 def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, *, where=None) -> None:
@@ -51,13 +54,13 @@ def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, 
     geo, unit = _unit(ds)
     with where.spinner("Simulating releases for the expected error…"):
         ans = _simulate(ds, fp, algo, k, params, 1.0, on_raw=False, n=DEFAULT_PUBLIC_N, epsilons=(float(eps),))
-    lo, mid, hi = ans.band[0]
-    if np.isnan(mid):
+    if np.isnan(ans.band[0][1]):
         return
-    on = ("this public data" if ans.source == "raw data" else
+    lo, mid, hi = (quantity(v) for v in ans.band[0])
+    on = (ans.source if ans.source != "public look-alike" else
           f"a public look-alike of {DEFAULT_PUBLIC_N:,} points (public bounds and k; costs no ε)")
-    where.caption(f"Expected error at ε = {eps:g}: the private centres sit {lo:,.3g}–{hi:,.3g} {unit} from the "
-                  f"non-private ones in 80 % of releases (median {mid:,.3g} {unit}; {ans.n_releases} simulated "
+    where.caption(f"Expected error at ε = {eps:g}: the private centres sit {lo}–{hi} {unit} from the "
+                  f"non-private ones in 80 % of releases (median {mid} {unit}; {ans.n_releases} simulated "
                   f"releases on {on}).")
 
 
@@ -105,10 +108,11 @@ def _use(epsilon: float) -> None:
 
 def _figure(ans) -> go.Figure:
     fig = go.Figure()
-    e = ans.epsilons
-    fig.add_trace(go.Scatter(x=np.r_[e, e[::-1]], y=np.r_[ans.band[:, 2], ans.band[::-1, 0]], fill="toself",
+    ok = np.isfinite(ans.band).all(axis=1)        # an ε where every release refused has no band
+    e, band = ans.epsilons[ok], ans.band[ok]
+    fig.add_trace(go.Scatter(x=np.r_[e, e[::-1]], y=np.r_[band[:, 2], band[::-1, 0]], fill="toself",
                              line=dict(width=0), fillcolor="rgba(230,85,13,0.2)", name="10–90 % of releases"))
-    fig.add_trace(go.Scatter(x=e, y=ans.band[:, 1], mode="lines+markers", name="median",
+    fig.add_trace(go.Scatter(x=e, y=band[:, 1], mode="lines+markers", name="median",
                              line=dict(color="rgb(230,85,13)")))
     fig.add_hline(y=ans.target, line_dash="dash", annotation_text=f"your target: {ans.target:,.4g} {ans.unit}")
     if ans.epsilon is not None:

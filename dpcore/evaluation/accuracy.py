@@ -73,15 +73,21 @@ class AccuracyAnswer:
     def sentence(self) -> str:
         """The answer in one sentence, with the band at the answer's ε."""
         what = f"centres within {self.target:,.4g} {self.unit} of the non-private ones"
-        on = f"({self.n_releases} simulated releases per ε on the {self.source})"
+        where = self.source if self.source.startswith("this ") else f"the {self.source}"
+        on = f"({self.n_releases} simulated releases per ε on {where})"
         if self.epsilon is None:
             return (f"No ε up to {self.epsilons[-1]:g} puts the {what} in {self.confidence:.0%} of releases {on}: "
                     "accept a larger error, a smaller k, or more data.")
         i = int(np.flatnonzero(self.epsilons == self.epsilon)[0])
-        lo, mid, hi = self.band[i]
+        lo, mid, hi = (quantity(v) for v in self.band[i])
         return (f"ε = {self.epsilon:g} is the smallest ε tried that puts the {what} in at least "
                 f"{self.confidence:.0%} of releases {on}; at ε = {self.epsilon:g} the error is "
-                f"{lo:,.3g}–{hi:,.3g} {self.unit} in 80 % of them (median {mid:,.3g}).")
+                f"{lo}–{hi} {self.unit} in 80 % of them (median {mid}).")
+
+
+def quantity(v: float) -> str:
+    """A distance as people read it: ``"1,780"``, ``"373"``, ``"0.0123"`` (no scientific notation above 100)."""
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
 
 
 def lookalike(bounds, n: int, k: int, *, random_state=0) -> np.ndarray:
@@ -142,7 +148,8 @@ def centre_error(private_centers, reference_centers, *, geo: bool = False, bound
 def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: int, X=None, n: int | None = None,
                          geo: bool = False, params: dict | None = None, epsilons=ACCURACY_EPSILONS,
                          n_releases: int = 20, confidence: float = 0.9, random_state=None,
-                         max_rows: int | None = 20_000, progress=None) -> AccuracyAnswer:
+                         max_rows: int | None = 20_000, source: str | None = None,
+                         progress=None) -> AccuracyAnswer:
     """The smallest ε whose releases put the centres within ``target`` of the non-private ones.
 
     Parameters
@@ -165,6 +172,8 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
     confidence : float in (0, 1), the share of releases that must be within ``target``
     random_state : int or None
         None: fresh noise every release.  An int: reproducible simulations (tests).
+    source : str or None
+        What the answer says it simulated on; default ``"public look-alike"`` or ``"raw data"``.
     progress : callable (fraction) -> None, or None
 
     Returns
@@ -194,7 +203,7 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
         raise ValueError(f"at least 2 simulated releases per ε are needed, got {n_releases}")
     if algorithm not in ALGORITHMS or not ALGORITHMS[algorithm].private:
         raise ValueError(f"{algorithm!r} is not a private algorithm of dpcore.ALGORITHMS")
-    source = "raw data"
+    label, source = source, "raw data"
     if X is None:
         if n is None:
             raise ValueError("give the points to simulate on, or a public size n for a look-alike")
@@ -229,4 +238,4 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
     within = np.where(np.isnan(errors), 0.0, errors <= target).mean(axis=1)
     ok = np.flatnonzero(within >= float(confidence))
     return AccuracyAnswer(float(eps[ok[0]]) if ok.size else None, target, "m" if geo else "data units", eps, band,
-                          within, float(confidence), int(n_releases), source)
+                          within, float(confidence), int(n_releases), source if label is None else label)
