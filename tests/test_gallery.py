@@ -72,7 +72,7 @@ def test_gallery_shows_the_taxi_release_with_a_map(store_url, releases):
     assert not at.exception
     assert [m.value for m in at.metric] == ["1", "1", "3"]  # releases, ε spent, cap
     hist = at.dataframe[0].value
-    assert list(hist["by"]) == ["ana"] and list(hist["algorithm"]) == ["eugkm"] and list(hist["cap ε"]) == ["3"]
+    assert list(hist["drawn by"]) == ["ana"] and list(hist["algorithm"]) == ["eugkm"] and list(hist["cap ε"]) == ["3"]
     assert any("every hash-chain link intact" in c.value for c in at.caption)
     assert "Release #1: EUGkM" in [s.value for s in at.subheader]
     assert any("1-differential privacy" in m.value for m in at.markdown)
