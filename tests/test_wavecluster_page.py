@@ -67,7 +67,12 @@ def test_spiral_grid_view_private_beside_non_private(app):
     assert metrics["Dense cells, non-private"] == str(expected.n_significant_)
     measures, ledger = _ledger_and_measures(at)
     assert list(measures.measure) == ["UD", "DCOM", "DC2E", "F-measure"]
-    assert ((measures.value >= 0) & (measures.value <= 1.5)).all()
+    # DCOM, DC2E and the F-measure are shares; UD is a matching cost over the true dense cells, at most
+    # (true + private dense cells) / true dense cells (every cell unmatched).  The release's noise is fresh
+    # on every run, so the bound is the definition's, not a typical value (1.531 was seen once).
+    ud_max = 1 + int(metrics["Dense cells, private"]) / int(metrics["Dense cells, non-private"])
+    assert 0 <= measures.value[0] <= ud_max
+    assert ((measures.value[1:] >= 0) & (measures.value[1:] <= 1)).all()
     # PrivTHR by default: two steps, 90 % / 10 % of epsilon = 1.
     assert list(ledger["step"]) == ["grid cell counts (quantisation)", "count of non-positive transformed values"]
     assert ledger["ε"].astype(float).sum() == pytest.approx(1.0)
