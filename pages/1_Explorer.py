@@ -19,6 +19,7 @@ st.caption("One private k-means release at the privacy level chosen in the sideb
 
 ds, fp, algo, k, eps = W.release_controls(allow_large=True)
 large = W.is_large(ds)   # rows where they lie (DuckDB, Spark, a database): never drawn, never loaded
+sees_raw = W.sees_raw(ds)   # the data owner, or public data: the non-private comparison may be shown
 extra = {}
 with st.sidebar.expander("Algorithm settings"):
     if algo == "dplloyd":
@@ -29,7 +30,9 @@ with st.sidebar.expander("Algorithm settings"):
     if algo in ("eugkm", "hybrid"):
         extra["theta"] = float(st.number_input("θ (grid-size constant of Eq. 4)", 1.0, 100.0, 10.0, key="theta",
                                                help=help_for("θ")))
-    if large:
+    if not sees_raw:
+        show_raw = False
+    elif large:
         show_raw = st.checkbox("Show the exact density instead of the noisy grid (not private)", value=False,
                                key="show_raw", help="Too many rows to draw: the same grid aggregate the release "
                                                     "uses, without noise. For the data owner's eyes only.")
@@ -74,8 +77,10 @@ def draw_view(baseline_centers):
                                        private_sizes=F.noisy_cluster_sizes(est.cluster_centers_, est.synopsis_),
                                        height=MAP_HEIGHT, synopsis_label=cell_label),
                             height=MAP_HEIGHT)
-            st.caption("● private centres · ○ non-private centres (not private: for the data owner's eyes only) · "
-                       "grey outline: the public bounds"
+            st.caption("● private centres · "
+                       + ("○ non-private centres (not private: for the data owner's eyes only) · "
+                          if baseline_centers is not None else "")
+                       + "grey outline: the public bounds"
                        + (" · cells: the EXACT density of the data on the same grid: NOT private, for the data "
                           "owner's eyes only" if cell_label != "noisy count"
                           else " · cells: the noisy grid synopsis the algorithm published" if syn else "")
@@ -99,27 +104,31 @@ def draw_view(baseline_centers):
                         width="stretch")
 
 
-if large:
+if large or not sees_raw:
     draw_view(None)   # on a large source the release is shown while the reference's passes run
-with side:            # (their progress bars appear where the utility figures will be)
-    base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
-draw_view(base.cluster_centers_)
+if sees_raw:
+    with side:        # (their progress bars appear where the utility figures will be)
+        base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+    draw_view(base.cluster_centers_)
 if teach:
     truth = np.histogramdd(ds.X, bins=syn.edges)[0] if syn is not None else None   # public data: exact counts
     view.info(noise_effect(est, base.cluster_centers_, true_counts=truth), icon="🎓")
 
 with side:
-    nicv_p = W.data_nicv(ds, fp, est.cluster_centers_, bounds)
-    nicv_b = W.data_nicv(ds, fp, base.cluster_centers_, bounds)   # cached: not recomputed when ε changes
     st.subheader("Utility")
-    c1 = c2 = st.container()
-    # NICV of the baseline is 0 when k reaches the number of distinct points: no relative figure then.
-    c1.metric("NICV, private", f"{nicv_p:.4g}",
-              f"{relative_error(nicv_p, nicv_b):+.1%} vs non-private" if nicv_b > 0 else None,
-              delta_color="inverse", help=help_for("NICV"))
-    c2.metric("NICV, non-private", f"{nicv_b:.4g}")
-    st.caption("NICV (Su et al. 2016, Eq. 1) on the [-1, 1]-normalised domain; lower is better. Both figures are "
-               "computed on the raw data: not private, for the data owner's eyes only.")
+    if sees_raw:
+        nicv_p = W.data_nicv(ds, fp, est.cluster_centers_, bounds)
+        nicv_b = W.data_nicv(ds, fp, base.cluster_centers_, bounds)   # cached: not recomputed when ε changes
+        c1 = c2 = st.container()
+        # NICV of the baseline is 0 when k reaches the number of distinct points: no relative figure then.
+        c1.metric("NICV, private", f"{nicv_p:.4g}",
+                  f"{relative_error(nicv_p, nicv_b):+.1%} vs non-private" if nicv_b > 0 else None,
+                  delta_color="inverse", help=help_for("NICV"))
+        c2.metric("NICV, non-private", f"{nicv_b:.4g}")
+        st.caption("NICV (Su et al. 2016, Eq. 1) on the [-1, 1]-normalised domain; lower is better. Both figures "
+                   "are computed on the raw data: not private, for the data owner's eyes only.")
+    else:
+        st.caption(W.OWNER_ONLY)
     if not large:
         W.expected_error_caption(ds, fp, algo, k, eps, extra)
     if hasattr(est, "branch_"):

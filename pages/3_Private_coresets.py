@@ -61,7 +61,8 @@ if W.is_public(ds):
 
 est = W.private_release(ds, fp, "coreset", who="Private coresets", n_clusters=k, epsilon=eps, delta=DELTA,
                         budget=budget, constants=constants)
-base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+sees_raw = W.sees_raw(ds)   # the non-private centres are computed on the raw data
+base_centers = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0).cluster_centers_ if sees_raw else None
 syn = est.synopsis_
 bounds = (est.bounds_.lower, est.bounds_.upper)
 
@@ -69,19 +70,23 @@ view, side = st.columns([2, 1], gap="medium")
 with view:
     if ds.geo and d == 2:
         st.pydeck_chart(F.map_deck(bounds=bounds, private_centers=est.cluster_centers_,
-                                   baseline_centers=base.cluster_centers_, coreset_points=syn.points,
+                                   baseline_centers=base_centers, coreset_points=syn.points,
                                    coreset_weights=syn.weights,
                                    private_sizes=F.noisy_cluster_sizes(est.cluster_centers_, syn),
                                    height=MAP_HEIGHT),
                         height=MAP_HEIGHT)
         st.caption("green discs: the private coreset, the only thing computed from the data (area ∝ weight) · "
-                   "● private centres, k-means on the coreset · ○ non-private centres (not private: for the data "
-                   "owner's eyes only) · grey outline: the public bounds. Hover a disc for its weight, a private "
-                   "centre for its coordinates and noisy size.")
+                   "● private centres, k-means on the coreset · "
+                   + ("○ non-private centres (not private: for the data owner's eyes only) · " if sees_raw else "")
+                   + "grey outline: the public bounds. Hover a disc for its weight, a private centre for its "
+                   "coordinates and noisy size.")
     else:
         st.plotly_chart(F.scatter_figure(columns=ds.columns[:2], bounds=(bounds[0][:2], bounds[1][:2]),
                                          private_centers=est.cluster_centers_[:, :2],
-                                         baseline_centers=base.cluster_centers_[:, :2]), width="stretch")
+                                         baseline_centers=None if base_centers is None else base_centers[:, :2]),
+                        width="stretch")
+if not sees_raw:
+    view.caption(W.OWNER_ONLY)
 with side:
     st.metric("Coreset size", f"{est.coreset_size_} points", help="One point per SMALL-BALL round.")
     W.show_ledger(est)
@@ -92,14 +97,15 @@ with side:
                            W.csv_bytes(pd.DataFrame(np.c_[syn.points, syn.weights], columns=[*ds.columns, "weight"])),
                            file_name=f"private_coreset_eps{eps:g}.csv", mime="text/csv", key="dl_coreset")
 
-# Planning from the true number of rows: a raw fact, so it lives in the raw-facts panel.
-levels = W.EPSILON_VALUES
-sizes = [plan_coreset(n, k, d, e * 0.98, DELTA, budget=budget, constants=constants).n_rounds for e in levels]
-need = min_feasible_epsilon(n, k, d, DELTA, n_share=0.02, budget=budget, constants=constants)
-facts = W.raw_facts(ds, fit=est, lines=[
-    f"Coreset size planned at each privacy level from the true number of rows (below; the release itself plans "
-    f"from a noisy count). Below ε ≈ {need:.3g} no round can run with k = {k} (Table 2 of the paper)."])
-fig = px.line(pd.DataFrame({"ε": levels, "coreset points": sizes}), x="ε", y="coreset points", markers=True,
-              log_x=True, title="Planned coreset size (true number of rows: not private)")
-fig.add_vline(x=eps, line_dash="dot")
-facts.plotly_chart(fig, width="stretch")
+# Planning from the true number of rows: a raw fact, so it lives in the raw-facts panel (the owner's only).
+if sees_raw:
+    levels = W.EPSILON_VALUES
+    sizes = [plan_coreset(n, k, d, e * 0.98, DELTA, budget=budget, constants=constants).n_rounds for e in levels]
+    need = min_feasible_epsilon(n, k, d, DELTA, n_share=0.02, budget=budget, constants=constants)
+    facts = W.raw_facts(ds, fit=est, lines=[
+        f"Coreset size planned at each privacy level from the true number of rows (below; the release itself plans "
+        f"from a noisy count). Below ε ≈ {need:.3g} no round can run with k = {k} (Table 2 of the paper)."])
+    fig = px.line(pd.DataFrame({"ε": levels, "coreset points": sizes}), x="ε", y="coreset points", markers=True,
+                  log_x=True, title="Planned coreset size (true number of rows: not private)")
+    fig.add_vline(x=eps, line_dash="dot")
+    facts.plotly_chart(fig, width="stretch")

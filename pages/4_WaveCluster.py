@@ -55,7 +55,9 @@ if ds.bounds is None:
                "extreme records. Enter public bounds in the sidebar to fix that.")
 
 est = W.private_release(ds, fp, algo, who="WaveCluster", epsilon=eps, **params)
-base = W.baseline(ds, fp, "wavecluster", epsilon=None, **{k: v for k, v in params.items() if k != "quantization_share"})
+sees_raw = W.sees_raw(ds)   # the non-private grid and the measures compare with the raw data
+base = (W.baseline(ds, fp, "wavecluster", epsilon=None, **{k: v for k, v in params.items() if k != "quantization_share"})
+        if sees_raw else None)
 name = dpcore.ALGORITHMS[algo].display_name
 
 view, measures = st.container(), st.container()   # maps first, full width; the measures under them
@@ -64,9 +66,13 @@ with view:
         st.info(f"The grid view draws two columns; this data has {d}. The measures below still apply.")
     else:
         left, right = st.columns(2)
+        sides = [("private", left, est, f"Private · {name}, {W.epsilon_label(eps)}")]
+        if sees_raw:
+            sides.append(("baseline", right, base, f"Non-private ({F.NOT_PRIVATE})"))
+        else:
+            right.caption(W.OWNER_ONLY)
         # Keys: the two sides can draw identical grids (same labels), which Streamlit would take for one element.
-        for side, col, e, title in [("private", left, est, f"Private · {name}, {W.epsilon_label(eps)}"),
-                                    ("baseline", right, base, f"Non-private ({F.NOT_PRIVATE})")]:
+        for side, col, e, title in sides:
             with col:
                 st.markdown(f"**{title}**")
                 syn = e.synopsis_
@@ -81,7 +87,9 @@ with view:
         st.caption("Each colour is one cluster of dense cells (colours repeat after ten clusters); "
                    "blank cells are noise. Colours are not matched between the two sides.")
 
-with measures:
+
+def show_measures():
+    """How close the private result is to the non-private one: every figure compares with the raw data."""
     st.subheader("How close is the private result?")
     c1, c2, c3 = st.columns([1, 1, 2], gap="medium")
     c1.metric("Clusters, private", est.n_clusters_)
@@ -110,6 +118,15 @@ with measures:
                f"second private fit on 90 % of the rows with its own fresh noise (ε = {eps:g}); it is never shown "
                f"or published. Were both fits seen together they would cost ε = {2 * eps:g} (sequential "
                "composition).")
+
+
+with measures:
+    if sees_raw:
+        show_measures()
+    else:
+        c1, c2 = st.columns(2)
+        c1.metric("Clusters, private", est.n_clusters_)
+        c2.metric("Dense cells, private", est.n_significant_)
     st.subheader("Privacy budget")
     W.show_ledger(est)
     W.draw_controls(est)

@@ -40,20 +40,24 @@ extra = {"delta": DELTA} if dpcore.ALGORITHMS[algo].needs_delta else {}
 st.markdown(f"**{ds.title}** · {d} columns · "
             + (f"(ε = {eps:g}, δ = {DELTA:g})-DP" if extra else f"ε = {eps:g}-DP"))
 est = W.private_release(ds, fp, algo, who="High-dimensional", n_clusters=k, epsilon=eps, **extra)
-base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+sees_raw = W.sees_raw(ds)   # the inertia figure, the non-private centres and the data's PCA use the raw data
+base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0) if sees_raw else None
 
-# Utility against the trivial answer (computed on the raw data: not private).
-mean_inertia = inertia(X, X.mean(axis=0, keepdims=True))
-private_inertia = inertia(X, est.cluster_centers_)
-if private_inertia > mean_inertia:
-    st.warning(f"At ε = {eps:g} these {k} private centres fit the data worse than one centre at the mean "
-               f"(inertia {private_inertia:.3g} against {mean_inertia:.3g}). Do not publish them: publish a DP mean "
-               "instead (it costs almost nothing at this size), or raise ε"
-               + (", or choose zCDP-Lloyd." if algo != "zcdp_lloyd" else "."))
-st.plotly_chart(F.inertia_reference_figure(
-    {f"private ({algo}, ε = {eps:g})": private_inertia, f"non-private k-means++ ({F.NOT_PRIVATE})": base.inertia_},
-    reference=mean_inertia, reference_label=f"trivial answer: one centre at the mean ({mean_inertia:.3g})"),
-    width="stretch")
+if sees_raw:
+    # Utility against the trivial answer (computed on the raw data: not private).
+    mean_inertia = inertia(X, X.mean(axis=0, keepdims=True))
+    private_inertia = inertia(X, est.cluster_centers_)
+    if private_inertia > mean_inertia:
+        st.warning(f"At ε = {eps:g} these {k} private centres fit the data worse than one centre at the mean "
+                   f"(inertia {private_inertia:.3g} against {mean_inertia:.3g}). Do not publish them: publish a DP "
+                   "mean instead (it costs almost nothing at this size), or raise ε"
+                   + (", or choose zCDP-Lloyd." if algo != "zcdp_lloyd" else "."))
+    st.plotly_chart(F.inertia_reference_figure(
+        {f"private ({algo}, ε = {eps:g})": private_inertia, f"non-private k-means++ ({F.NOT_PRIVATE})": base.inertia_},
+        reference=mean_inertia, reference_label=f"trivial answer: one centre at the mean ({mean_inertia:.3g})"),
+        width="stretch")
+else:
+    st.caption(W.OWNER_ONLY)
 
 side = int(round(math.sqrt(d)))
 if side * side == d and d >= 16:
@@ -64,21 +68,25 @@ if side * side == d and d >= 16:
     st.plotly_chart(F.center_images_figure(est.cluster_centers_, side=side, zmin=lo, zmax=hi,
                                            titles=None if counts is None else [f"{c:,.0f}" for c in counts]),
                     width="stretch", key="centres-private")
-    st.markdown(f"**Non-private k-means++** ({F.NOT_PRIVATE})")
-    st.plotly_chart(F.center_images_figure(base.cluster_centers_, side=side, zmin=lo, zmax=hi), width="stretch",
-                    key="centres-baseline")
+    if sees_raw:
+        st.markdown(f"**Non-private k-means++** ({F.NOT_PRIVATE})")
+        st.plotly_chart(F.center_images_figure(base.cluster_centers_, side=side, zmin=lo, zmax=hi), width="stretch",
+                        key="centres-baseline")
 
-with st.expander("2-D PCA view of the data and the centres"):
-    # Display only: the PCA is fitted on the data shown on this screen.
+with st.expander("2-D PCA view of the data and the centres" if sees_raw else "2-D PCA view of the private centres"):
+    # Display only.  The owner's PCA is fitted on a sample of the data shown on this screen; anyone else's
+    # on the private centres themselves (post-processing of the release).
     rng = np.random.default_rng(0)
-    show = X[rng.choice(n, size=min(n, 3000), replace=False)]
+    show = X[rng.choice(n, size=min(n, 3000), replace=False)] if sees_raw else est.cluster_centers_
     pca = PCA(2, random_state=0).fit(show)
-    P, Cp, Cb = pca.transform(show), pca.transform(est.cluster_centers_), pca.transform(base.cluster_centers_)
+    Cp = pca.transform(est.cluster_centers_)
     fig = go.Figure()
-    fig.add_trace(go.Scattergl(x=P[:, 0], y=P[:, 1], mode="markers", name=f"data sample ({F.NOT_PRIVATE})",
-                               marker=dict(size=3, color="lightgray")))
-    fig.add_trace(go.Scatter(x=Cb[:, 0], y=Cb[:, 1], mode="markers", name=f"non-private centres ({F.NOT_PRIVATE})",
-                             marker=dict(size=11, symbol="circle-open", color="black", line=dict(width=2))))
+    if sees_raw:
+        P, Cb = pca.transform(show), pca.transform(base.cluster_centers_)
+        fig.add_trace(go.Scattergl(x=P[:, 0], y=P[:, 1], mode="markers", name=f"data sample ({F.NOT_PRIVATE})",
+                                   marker=dict(size=3, color="lightgray")))
+        fig.add_trace(go.Scatter(x=Cb[:, 0], y=Cb[:, 1], mode="markers", name=f"non-private centres ({F.NOT_PRIVATE})",
+                                 marker=dict(size=11, symbol="circle-open", color="black", line=dict(width=2))))
     fig.add_trace(go.Scatter(x=Cp[:, 0], y=Cp[:, 1], mode="markers", name=f"private centres ({W.epsilon_label(eps)})",
                              marker=dict(size=11, symbol="x", color="crimson")))
     fig.update_layout(xaxis_title="PC 1", yaxis_title="PC 2", height=420, margin=dict(l=10, r=10, t=30, b=10),
@@ -88,5 +96,6 @@ with st.expander("2-D PCA view of the data and the centres"):
 W.show_ledger(est)
 W.draw_controls(est)
 W.account_caption(ds, fit=est)
-W.not_private_caption()
+if sees_raw:
+    W.not_private_caption()
 W.raw_facts(ds, fit=est)

@@ -32,7 +32,8 @@ st.subheader("Side by side")
 default_multiples = sorted({*E.DEFAULT_EPSILONS, eps})[:6]
 multiples = st.multiselect("Privacy levels to compare (3 to 6)", W.EPSILON_VALUES, default=default_multiples,
                            format_func=W.epsilon_label, key="multiples")
-show_base = st.checkbox(f"Show the non-private centres ({NOT_PRIVATE})", value=True, key="show_base")
+sees_raw = W.sees_raw(ds)   # the non-private centres, the NICV figures and a curve on the data use the raw data
+show_base = sees_raw and st.checkbox(f"Show the non-private centres ({NOT_PRIVATE})", value=True, key="show_base")
 W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps)
 drawn = []      # (ε, fit) of the panels drawn; under a cap some may not fit (compare_panels names them)
 if not 3 <= len(multiples) <= 6:
@@ -42,18 +43,23 @@ else:
     fits = W.compare_panels(ds, fp, algo, multiples, who="Compare", n_clusters=k, **delta)
     drawn = [(e, f) for e, f in zip(multiples, fits) if f is not None]
 if drawn:
-    base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+    base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0) if sees_raw else None
     panels, rows = [], []
     for e, est in drawn:
         bounds = (est.bounds_.lower, est.bounds_.upper)
-        ratio = W.data_nicv(ds, fp, est.cluster_centers_, bounds) / W.data_nicv(ds, fp, base.cluster_centers_, bounds)
         syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" and d == 2 else None
         mark = " ◀ chosen" if e == eps else ""
-        panels.append({"title": f"<b>ε = {e:g}</b>{mark}<br>{level_for(e).name}<br>NICV {ratio - 1:+.1%} vs non-private",
+        row = {"ε": e, "privacy level": level_for(e).name, "ε spent": est.budget_.total()[0]}
+        title = f"<b>ε = {e:g}</b>{mark}<br>{level_for(e).name}"
+        if sees_raw:
+            ratio = (W.data_nicv(ds, fp, est.cluster_centers_, bounds)
+                     / W.data_nicv(ds, fp, base.cluster_centers_, bounds))
+            title += f"<br>NICV {ratio - 1:+.1%} vs non-private"
+            row["NICV ratio (1 = non-private)"] = round(ratio, 4)
+        panels.append({"title": title,
                        "centers": est.cluster_centers_[:, :2] if d >= 2 else np.c_[est.cluster_centers_, 0 * est.cluster_centers_],
                        "synopsis_edges": syn.edges if syn else None, "synopsis_counts": syn.counts if syn else None})
-        rows.append({"ε": e, "privacy level": level_for(e).name, "NICV ratio (1 = non-private)": round(ratio, 4),
-                     "ε spent": est.budget_.total()[0]})
+        rows.append(row)
     if d >= 2:
         view_bounds = (bounds[0][:2], bounds[1][:2])
         st.plotly_chart(F.small_multiples_figure(panels, bounds=view_bounds, columns=ds.columns[:2], geo=ds.geo,
@@ -65,8 +71,9 @@ if drawn:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption("Same axes and one colour scale in every panel: cells are noisy point density (blue = negative noise). "
                "● private centres. Each panel is its own draw with fresh, unpredictable noise, so no combination of "
-               "panels cancels the noise. The figure under each title (private NICV / "
-               f"non-private NICV − 1, Su et al. Eq. 1; 0 % = as good as non-private) is computed on the raw data: {NOT_PRIVATE}.")
+               "panels cancels the noise."
+               + (" The figure under each title (private NICV / non-private NICV − 1, Su et al. Eq. 1; 0 % = as good "
+                  f"as non-private) is computed on the raw data: {NOT_PRIVATE}." if sees_raw else " " + W.OWNER_ONLY))
     W.account_caption(ds)
 
 # -- privacy-utility curve -----------------------------------------------------------------------
@@ -106,12 +113,16 @@ W.set_url(curve=int(on))
 curves, complete = [], False
 if st.session_state.pop("curve_stopped", False):
     st.info("Stopped. Nothing was kept; switch the curve on again to restart.")
-if on and algos and grid:
+# Anyone who may not see figures computed on the raw data gets the curve on a public look-alike (issue 31).
+lookalike_n = None if sees_raw else W.DEFAULT_PUBLIC_N
+if on and lookalike_n is not None and ds.bounds is None:
+    st.info("Enter public bounds first: the curve is simulated on a look-alike made from them.")
+elif on and algos and grid:
     stop_slot = st.empty()
     stop_slot.button("Stop", key="curve_stop_btn", on_click=_stop, help="Stop the computation now.")
     bar = st.progress(0.0, text="Fitting releases…")
     curves, complete = W.utility_curves(ds, fp, algos, epsilons=sorted(grid), n_seeds=n_seeds, n_clusters=k,
-                                        params=delta, max_rows=max_rows,
+                                        params=delta, max_rows=max_rows, lookalike_n=lookalike_n,
                                         progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg) and None)
     bar.empty()
     stop_slot.empty()
@@ -123,10 +134,13 @@ if curves:
     names = {a: dpcore.ALGORITHMS[a].display_name or a for a in algos}
     st.plotly_chart(F.utility_curve_figure(frame, measure=measure, reference_line=curves[0].reference_line,
                                            chosen_epsilon=eps, names=names), width="stretch", key="curve_fig")
+    rows_used = "all rows" if max_rows is None else f"a uniform sample of at most {max_rows:,} rows"
     st.caption(f"Median and 10–90 % band of {measure} over {n_seeds} releases per ε, each with fresh unpredictable "
-               f"noise, on {'all rows' if max_rows is None else f'a uniform sample of at most {max_rows:,} rows'}. "
-               f"Dashed: non-private. Dotted: your chosen ε. Computed on the raw data: {NOT_PRIVATE}; never recorded "
-               "or published.")
+               + (f"noise, on {rows_used}. Dashed: non-private. Dotted: your chosen ε. Computed on the raw data: "
+                  f"{NOT_PRIVATE}; never recorded or published." if lookalike_n is None else
+                  f"noise, on a public look-alike of {lookalike_n:,} points ({k} clusters inside the public bounds; "
+                  "it costs no ε). Dashed: non-private on the look-alike. Dotted: your chosen ε. The data owner "
+                  "can see the same curve on the data itself."))
     for c in curves:
         for e_fail, msg in c.failures.items():
             st.caption(f"{names[c.algorithm]} could not run at ε = {e_fail:g}: {msg}")
@@ -140,31 +154,32 @@ if not large:
     W.accuracy_section(ds, fp, algo, k, delta)
 
 # -- raw facts, with the Su et al. advisor: it needs the true dataset size, so it is a raw fact too --------
-n = W.exact_rows(ds)   # the advisor's input: exact, so it stays inside the raw-facts panel
-facts = W.raw_facts(ds, fit=drawn[0][1] if drawn else None, lines=[
-    f"**What the error predictions say** (Su et al. 2016, §6; zCDP-Lloyd; never worse than the DP mean) from the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and "
-    "Inequality 15; DPLloyd with the iterations it runs by default). Its figures are functions of the exact N: "
-    "not private."])
-with facts:
-    if dpcore.ALGORITHMS[algo].family != "centroids":
-        st.caption("The advisor covers DPLloyd, EUGkM and Hybrid (k-means centroids).")
-    else:
-        # Person level: every sensitivity is L times one row's, so the advice is at ε / L (issue 23).
-        adv = E.advise(n, d, k, eps, max_contributions=W.unit_params(ds).get("max_contributions") or 1)
-        st.metric(f"Predicted best at ε = {eps:g}", E.advice_name(adv.best))
-        st.caption(("" if adv.certain else "Uncertain: depends on the data's shape. ") + adv.reason)
-        for key, reg in adv.regime.items():
-            if not reg.ok:   # the same public-input check the estimator runs before it spends
-                st.caption(f"{dpcore.ALGORITHMS[key].display_name} is outside its paper's regime here: {reg.reason}")
-        pred = E.advice_frame(n, d, k, sorted(set(grid) | {eps}) if grid else [eps])
-        st.plotly_chart(F.advice_figure(pred, chosen_epsilon=eps, height=380), width="stretch", key="advice_fig")
-        table = pred[["epsilon", "predicted_best"]].copy()
-        table["predicted_best"] = table["predicted_best"].map(E.advice_name)
-        if curves and len({c.algorithm for c in curves}) >= 2:
-            meas = E.measured_best(curves)
-            table = table.merge(meas, on="epsilon", how="left")
-            table["measured_best"] = table["measured_best"].map(
-                lambda a: dpcore.ALGORITHMS[a].display_name if isinstance(a, str) else "–")
-        elif curves:
-            st.caption("Add DPLloyd, EUGkM and Hybrid to the curve to check the prediction against measurement.")
-        st.dataframe(table, hide_index=True)
+if sees_raw:
+    n = W.exact_rows(ds)   # the advisor's input: exact, so it stays inside the raw-facts panel
+    facts = W.raw_facts(ds, fit=drawn[0][1] if drawn else None, lines=[
+        f"**What the error predictions say** (Su et al. 2016, §6; zCDP-Lloyd; never worse than the DP mean) from the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and "
+        "Inequality 15; DPLloyd with the iterations it runs by default). Its figures are functions of the exact N: "
+        "not private."])
+    with facts:
+        if dpcore.ALGORITHMS[algo].family != "centroids":
+            st.caption("The advisor covers DPLloyd, EUGkM and Hybrid (k-means centroids).")
+        else:
+            # Person level: every sensitivity is L times one row's, so the advice is at ε / L (issue 23).
+            adv = E.advise(n, d, k, eps, max_contributions=W.unit_params(ds).get("max_contributions") or 1)
+            st.metric(f"Predicted best at ε = {eps:g}", E.advice_name(adv.best))
+            st.caption(("" if adv.certain else "Uncertain: depends on the data's shape. ") + adv.reason)
+            for key, reg in adv.regime.items():
+                if not reg.ok:   # the same public-input check the estimator runs before it spends
+                    st.caption(f"{dpcore.ALGORITHMS[key].display_name} is outside its paper's regime here: {reg.reason}")
+            pred = E.advice_frame(n, d, k, sorted(set(grid) | {eps}) if grid else [eps])
+            st.plotly_chart(F.advice_figure(pred, chosen_epsilon=eps, height=380), width="stretch", key="advice_fig")
+            table = pred[["epsilon", "predicted_best"]].copy()
+            table["predicted_best"] = table["predicted_best"].map(E.advice_name)
+            if curves and len({c.algorithm for c in curves}) >= 2:
+                meas = E.measured_best(curves)
+                table = table.merge(meas, on="epsilon", how="left")
+                table["measured_best"] = table["measured_best"].map(
+                    lambda a: dpcore.ALGORITHMS[a].display_name if isinstance(a, str) else "–")
+            elif curves:
+                st.caption("Add DPLloyd, EUGkM and Hybrid to the curve to check the prediction against measurement.")
+            st.dataframe(table, hide_index=True)

@@ -62,14 +62,16 @@ with left:
     st.download_button("Download the one-page report (HTML)", R.to_html(rel, account=total), file_name=f"{stem}.html",
                        mime="text/html", key="dl_html")
 
-if W.is_large(ds):
-    # The algorithms that scale release noisy averages and noisy counts, never a row; the row check
-    # would need a join of the released points with every row where they lie.
-    check = ("Not checked on a large source: the algorithms that run on it publish noisy averages and noisy "
-             "counts, never an input row.")
-else:
-    hits = R.find_input_rows(rel, ds.X)
-    check = (f"{len(hits)} input row(s) coincide exactly with a released point. This can happen by chance; check "
-             "before publishing." if len(hits) else
-             "Checked: no input row appears in this release (as a centre or coreset point).")
-W.raw_facts(ds, fit=fit, lines=[check])
+# The row check and the raw facts compare with the raw data: the data owner's (or public data) only.
+if W.sees_raw(ds):
+    if W.is_large(ds):
+        # The algorithms that scale release noisy averages and noisy counts, never a row; the row check
+        # would need a join of the released points with every row where they lie.
+        check = ("Not checked on a large source: the algorithms that run on it publish noisy averages and noisy "
+                 "counts, never an input row.")
+    else:
+        hits = R.find_input_rows(rel, ds.X)
+        check = (f"{len(hits)} input row(s) coincide exactly with a released point. This can happen by chance; check "
+                 "before publishing." if len(hits) else
+                 "Checked: no input row appears in this release (as a centre or coreset point).")
+    W.raw_facts(ds, fit=fit, lines=[check])

@@ -83,7 +83,7 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict) -> None:
     n = int(c2.number_input("Public size of the look-alike (points)", 100, 1_000_000, DEFAULT_PUBLIC_N, step=1000,
                             key="acc_n", help="A public estimate, not the data's exact size (which is private)."))
     on_raw = False
-    if may("cap") and not getattr(ds, "public", False):
+    if may("raw") and not getattr(ds, "public", False):
         on_raw = c3.checkbox(f"Simulate on the raw data ({NOT_PRIVATE})", key="acc_raw",
                              help="More faithful; computed on the data, so shown to the data owner only.")
     if not st.button("Find the smallest ε", key="acc_go"):

@@ -39,7 +39,7 @@ def _compute(X, algorithms: tuple, epsilons: tuple, n_seeds: int, n_clusters, pa
 
 
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,
-                   max_rows=None, progress=None):
+                   max_rows=None, progress=None, lookalike_n: int | None = None):
     """Privacy-utility curves (``dpcore.evaluation.compare_curves``), cached on data fingerprint,
     algorithms, ε grid, releases per ε, k, parameters and row limit.
 
@@ -48,13 +48,23 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
     data (not private, for the data owner's eyes only); only its summary is
     cached, never a release.
 
+    ``lookalike_n``: compute on a public look-alike of this many points instead
+    (:func:`dpcore.evaluation.accuracy.lookalike`: the public bounds and k only), for anyone who
+    may not see figures computed on the raw data (issue 31).  Needs public bounds.
+
     ``progress(fraction, message)`` may return False to cancel; a cancelled
     computation is not cached. Returns ``(curves, complete)``.
     """
     bounds_key = None if ds.bounds is None else tuple(tuple(map(float, b)) for b in ds.bounds)
     args = (tuple(algorithms), tuple(float(e) for e in epsilons), int(n_seeds), n_clusters,
             tuple(sorted((params or {}).items())), max_rows)
-    key = repr((f"{ds.name}:{fingerprint}", bounds_key) + args)
+    if lookalike_n is not None:
+        from dpcore.evaluation.accuracy import lookalike
+        X = lookalike(ds.bounds, int(lookalike_n), int(n_clusters or 5), random_state=0)
+        what = f"lookalike:{lookalike_n}"
+    else:
+        X, what = ds.X, f"{ds.name}:{fingerprint}"
+    key = repr((what, bounds_key) + args)
     cache = _curve_cache()
     with cache["lock"]:
         hit = cache["items"].get(key)
@@ -62,7 +72,7 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
             cache["items"].move_to_end(key)
             return hit, True
     with friendly_errors("The privacy–utility curve"):
-        curves = _compute(ds.X, *args, ds.bounds, progress)
+        curves = _compute(X, *args, ds.bounds, progress)
     if not curves or not curves[-1].complete or len(curves) < len(algorithms):
         return curves, False          # cancelled: a partial result is never kept
     with cache["lock"]:

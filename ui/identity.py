@@ -49,11 +49,28 @@ def role() -> str:
 
 
 def may(action: str) -> bool:
-    """True when the acting person's role allows ``action`` ("cap", "draw", "publish", "register")."""
+    """True when the acting person's role allows ``action``: "cap", "draw", "publish", "register", or
+    "raw" (see figures computed on the raw data without noise: the data owner only)."""
     if not auth_configured():
         return True
     r, pub = release_store().role(identity())
     return r == "owner" or (r == "analyst" and (action == "draw" or (action == "publish" and pub)))
+
+
+def sees_raw(ds) -> bool:
+    """True when figures computed on the raw data may be shown: the data is already public, or the
+    acting person is its owner.
+
+    The app labels them "not private: for the data owner's eyes only"; an analyst's view of private
+    data must hold only what the noise protects (her draws) and what public inputs give (the
+    look-alike simulations), or the label would be false.
+    """
+    return bool(getattr(ds, "public", False)) or may("raw")
+
+
+#: Said where a figure computed on the raw data is left out for a role that may not see it.
+OWNER_ONLY = ("Comparisons with the non-private result are computed on the raw data without noise, so they are "
+              "shown to the data owner only. What you see here is what the noise protects.")
 
 
 def draw_refusal(store, dataset: str) -> str | None:

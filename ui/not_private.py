@@ -14,6 +14,7 @@ from dpcore import datasets
 
 from .data_picker import _on_source, engine_name, is_large, pass_progress
 from .figures import NOT_PRIVATE
+from .identity import sees_raw
 from .page import friendly_errors
 
 
@@ -65,9 +66,12 @@ def raw_facts(ds, *, fit=None, lines=(), where=None):
     bounds (clipped) and any check made on the raw data appear here and
     nowhere else: never in a release, an export, an error message or a
     caption next to private results.  ``lines`` are further markdown lines
-    from the page.  Returns the expander, so a page can add a figure to it.
+    from the page.  Returns the expander, so a page can add a figure to it, or None when the
+    acting person may not see raw facts (:func:`ui.identity.sees_raw`): nothing is computed then.
     """
     where = where or st
+    if not sees_raw(ds):
+        return None            # an analyst on private data: no exact fact reaches her screen
     box = where.expander(RAW_FACTS, expanded=False)
     d = ds.X.shape[1]
     if is_large(ds):

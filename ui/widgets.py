@@ -15,7 +15,7 @@ and references), :mod:`ui.account` (the store account, downloads, ledger), :mod:
 from dpcore.release.view import ReleasedFit
 
 from .account import HISTORY_COLUMNS, account_caption, account_panel, publish_buttons, reference_strip, show_ledger
-from .accuracy import accuracy_section, expected_error_caption
+from .accuracy import DEFAULT_PUBLIC_N, accuracy_section, expected_error_caption
 from .controls import (
     EPSILON_VALUES,
     algorithm_picker,
@@ -37,6 +37,7 @@ from .data_picker import (
     pass_progress,
     unit_params,
 )
+from .identity import OWNER_ONLY, sees_raw
 from .not_private import RAW_FACTS, csv_bytes, data_nicv, exact_density, not_private_caption, raw_facts
 from .page import friendly_errors, page_setup, set_url, url_default
 from .releases import (
@@ -57,14 +58,16 @@ from .releases import (
 )
 from .store import release_store
 
-__all__ = ["accuracy_section", "expected_error_caption", "ReleasedFit", "HISTORY_COLUMNS", "account_caption",
+__all__ = ["DEFAULT_PUBLIC_N", "accuracy_section", "expected_error_caption", "ReleasedFit", "HISTORY_COLUMNS",
+           "account_caption",
            "account_panel", "reference_strip", "publish_buttons",
            "show_ledger",
            "EPSILON_VALUES", "algorithm_picker", "epsilon_label", "epsilon_slider", "n_clusters_input",
            "release_controls", "sidebar_total", "utility_curves", "UPLOAD", "dataset_picker", "engine_name",
            "exact_rows", "fit_data", "is_large", "load_dataset", "pass_progress", "unit_params", "RAW_FACTS",
            "csv_bytes",
-           "data_nicv", "exact_density", "not_private_caption", "raw_facts", "friendly_errors", "page_setup",
+           "data_nicv", "exact_density", "not_private_caption", "raw_facts", "OWNER_ONLY", "sees_raw",
+           "friendly_errors", "page_setup",
            "set_url", "url_default", "MAX_KEPT", "baseline", "compare_panels", "draw_controls",
            "draw_on_click", "is_public", "private_refit", "publish_control",
            "private_release", "private_releases", "publishable", "release", "release_store", "request_new_draw",
