@@ -18,8 +18,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 
 @dataclass(frozen=True)
 class Deployment:
@@ -425,52 +423,3 @@ def _check_eps_delta(epsilon, delta):
     if not 0.0 <= delta < 1.0:
         raise ValueError(f"delta must be in [0, 1), got {delta}")
     return epsilon, delta
-
-
-def noise_effect(est, baseline_centers, *, true_counts=None) -> str:
-    """One sentence on what the noise did to a release, for teaching on public data (issue 31).
-
-    Parameters
-    ----------
-    est : fitted private centroid estimator (``cluster_centers_``, ``budget_``, ``bounds_``)
-    baseline_centers : ndarray (k, d), the non-private centres on the same data
-    true_counts : ndarray or None
-        The exact counts of the release's grid cells (public data only), to compare the noise with.
-
-    Returns
-    -------
-    str: how far the private centres sit from the non-private ones (matched one to one, Hungarian
-    method, as a share of the bounds' diagonal) and, for a grid synopsis, the typical size of the
-    noise on one cell (the Laplace scale ``sensitivity / ε`` of the cell counts' ledger entry)
-    against the points a non-empty cell holds.
-
-    Notes
-    -----
-    **Not private**: it compares with the non-private result and may read exact counts.  The app
-    shows it only in teaching mode, on data that is already public.
-    """
-    from scipy.optimize import linear_sum_assignment
-    p = np.asarray(est.cluster_centers_, dtype=float)
-    b = np.asarray(baseline_centers, dtype=float)
-    lo, hi = np.asarray(est.bounds_.lower, dtype=float), np.asarray(est.bounds_.upper, dtype=float)
-    diag = float(np.linalg.norm(hi - lo)) or 1.0
-    cost = np.linalg.norm(p[:, None, :] - b[None, :, :], axis=2)
-    rows, cols = linear_sum_assignment(cost)
-    moved = float(np.mean(cost[rows, cols])) / diag
-    eps = float(est.budget_.total()[0])
-    text = (f"At ε = {eps:.3g} the private centres sit on average {moved:.1%} of the domain's diagonal from the "
-            "non-private ones (matched one to one).")
-    grid = [e for e in est.budget_ if e.name == "grid cell counts" and e.epsilon > 0]
-    if grid and getattr(getattr(est, "synopsis_", None), "kind", None) == "grid":
-        scale = float(grid[-1].sensitivity or 1.0) / float(grid[-1].epsilon)
-        text += (f" The noise on each grid cell's count is typically ± {scale:,.0f} "
-                 + ("point" if round(scale) == 1 else "points"))
-        if true_counts is not None:
-            full = np.asarray(true_counts, dtype=float)
-            full = full[full > 0]
-            if full.size:
-                text += f", against {np.median(full):,.0f} points in a typical non-empty cell"
-                if scale > np.median(full):
-                    text += ": the grid is mostly noise, so the centres land almost anywhere"
-        text += "."
-    return text

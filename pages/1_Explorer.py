@@ -2,7 +2,7 @@
 import numpy as np
 import streamlit as st
 
-from dpcore.explain import noise_effect
+from dpcore.evaluation import noise_effect
 from dpcore.glossary import help_for
 from dpcore.metrics import relative_error
 from ui import figures as F

@@ -115,6 +115,15 @@ if st.session_state.pop("curve_stopped", False):
     st.info("Stopped. Nothing was kept; switch the curve on again to restart.")
 # Anyone who may not see figures computed on the raw data gets the curve on a public look-alike (issue 31).
 lookalike_n = None if sees_raw else W.DEFAULT_PUBLIC_N
+names = {a: dpcore.ALGORITHMS[a].display_name or a for a in algos}
+curve_slot = st.empty()     # each ε is drawn here as soon as it is measured, then the whole curve
+
+
+def _curve_figure(curves):
+    return F.utility_curve_figure(E.curves_frame(curves), measure=measure, reference_line=curves[0].reference_line,
+                                  chosen_epsilon=eps, names=names)
+
+
 if on and lookalike_n is not None and ds.bounds is None:
     st.info("Enter public bounds first: the curve is simulated on a look-alike made from them.")
 elif on and algos and grid:
@@ -123,7 +132,8 @@ elif on and algos and grid:
     bar = st.progress(0.0, text="Fitting releases…")
     curves, complete = W.utility_curves(ds, fp, algos, epsilons=sorted(grid), n_seeds=n_seeds, n_clusters=k,
                                         params=delta, max_rows=max_rows, lookalike_n=lookalike_n,
-                                        progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg) and None)
+                                        progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg) and None,
+                                        on_partial=lambda c: curve_slot.plotly_chart(_curve_figure(c), width="stretch"))
     bar.empty()
     stop_slot.empty()
 elif on:
@@ -131,9 +141,7 @@ elif on:
 
 if curves:
     frame = E.curves_frame(curves)
-    names = {a: dpcore.ALGORITHMS[a].display_name or a for a in algos}
-    st.plotly_chart(F.utility_curve_figure(frame, measure=measure, reference_line=curves[0].reference_line,
-                                           chosen_epsilon=eps, names=names), width="stretch", key="curve_fig")
+    curve_slot.plotly_chart(_curve_figure(curves), width="stretch", key="curve_fig")
     rows_used = "all rows" if max_rows is None else f"a uniform sample of at most {max_rows:,} rows"
     st.caption(f"Median and 10–90 % band of {measure} over {n_seeds} releases per ε, each with fresh unpredictable "
                + (f"noise, on {rows_used}. Dashed: non-private. Dotted: your chosen ε. Computed on the raw data: "

@@ -8,12 +8,12 @@ data that is already public the data themselves are the look-alike.
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from dpcore.evaluation import ACCURACY_EPSILONS, epsilon_for_accuracy
 from dpcore.evaluation.accuracy import quantity
 
+from .charts import accuracy_figure
 from .identity import may
 from .not_private import NOT_PRIVATE
 from .page import set_url
@@ -95,7 +95,7 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict) -> None:
     (st.success if ans.epsilon is not None else st.warning)(ans.sentence())
     if ans.source == "raw data" and not getattr(ds, "public", False):
         st.caption(f"Simulated on the raw data: {NOT_PRIVATE}. Do not share this figure.")
-    st.plotly_chart(_figure(ans), width="stretch", key="acc_fig")
+    st.plotly_chart(accuracy_figure(ans), width="stretch", key="acc_fig")
     if ans.epsilon is not None:
         st.button(f"Use ε = {ans.epsilon:g}", key="acc_use", on_click=_use, args=(ans.epsilon,))
 
@@ -104,20 +104,3 @@ def _use(epsilon: float) -> None:
     """Button callback: the answer becomes the ε of every page (the slider's state and the shared setting)."""
     st.session_state["epsilon"] = float(epsilon)
     set_url(epsilon=float(epsilon))
-
-
-def _figure(ans) -> go.Figure:
-    fig = go.Figure()
-    ok = np.isfinite(ans.band).all(axis=1)        # an ε where every release refused has no band
-    e, band = ans.epsilons[ok], ans.band[ok]
-    fig.add_trace(go.Scatter(x=np.r_[e, e[::-1]], y=np.r_[band[:, 2], band[::-1, 0]], fill="toself",
-                             line=dict(width=0), fillcolor="rgba(230,85,13,0.2)", name="10–90 % of releases"))
-    fig.add_trace(go.Scatter(x=e, y=band[:, 1], mode="lines+markers", name="median",
-                             line=dict(color="rgb(230,85,13)")))
-    fig.add_hline(y=ans.target, line_dash="dash", annotation_text=f"your target: {ans.target:,.4g} {ans.unit}")
-    if ans.epsilon is not None:
-        fig.add_vline(x=ans.epsilon, line_dash="dot")
-    fig.update_xaxes(type="log", title="ε")
-    fig.update_yaxes(type="log", title=f"centre error ({ans.unit})")
-    fig.update_layout(height=340, margin=dict(l=10, r=10, t=20, b=10), legend=dict(orientation="h", y=1.1))
-    return fig

@@ -176,6 +176,37 @@ def _rgba(hex_colour: str, alpha: float) -> str:
     return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
 
 
+def _band(fig: go.Figure, x, lo, mid, hi, *, n, colour: str, label: str = "", group: str | None = None) -> None:
+    """A median line over its 10-90 % band of simulated releases (x: ε), with a hover that gives both."""
+    x, lo, mid, hi, n = (np.asarray(v) for v in (x, lo, mid, hi, n))
+    fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[hi, lo[::-1]], fill="toself", fillcolor=_rgba(colour, 0.2),
+                             line=dict(width=0), hoverinfo="skip", mode="lines", legendgroup=group,
+                             name=f"{label}10–90 % of releases"))
+    fig.add_trace(go.Scatter(x=x, y=mid, mode="lines+markers", legendgroup=group, line=dict(color=colour, width=2.5),
+                             marker=dict(size=7), name=f"{label}median", customdata=np.c_[lo, hi, n],
+                             hovertemplate="ε = %{x}<br>median %{y:.4g}<br>10–90 %: %{customdata[0]:.4g} – "
+                                           "%{customdata[1]:.4g}<br>%{customdata[2]} releases<extra></extra>"))
+
+
+def accuracy_figure(ans) -> go.Figure:
+    """The centre error of simulated releases against ε (log-log): median, 10-90 % band, the target.
+
+    ``ans``: :class:`dpcore.evaluation.AccuracyAnswer`; its chosen ε, if any, is marked.
+    """
+    fig = go.Figure()
+    ok = np.isfinite(ans.band).all(axis=1)        # an ε where every release refused has no band
+    band = ans.band[ok]
+    _band(fig, ans.epsilons[ok], band[:, 0], band[:, 1], band[:, 2], n=np.full(ok.sum(), ans.n_releases),
+          colour="#e6550d")
+    fig.add_hline(y=ans.target, line_dash="dash", annotation_text=f"your target: {ans.target:,.4g} {ans.unit}")
+    if ans.epsilon is not None:
+        fig.add_vline(x=ans.epsilon, line_dash="dot")
+    fig.update_xaxes(type="log", title="ε")
+    fig.update_yaxes(type="log", title=f"centre error ({ans.unit})")
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=20, b=10), legend=dict(orientation="h", y=1.1))
+    return fig
+
+
 def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: float, chosen_epsilon=None,
                          names: dict | None = None, log_y: bool | None = None, height: int = 440) -> go.Figure:
     """Privacy-utility curves: median and 10-90 % band per algorithm against epsilon (log axis).
@@ -196,16 +227,8 @@ def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: f
         g = g.dropna(subset=["median"]).sort_values("epsilon")
         if g.empty:
             continue
-        col = ALGO_COLOURS.get(algo, "#444444")
-        label = names.get(algo, algo)
-        fig.add_trace(go.Scatter(x=np.r_[g["epsilon"], g["epsilon"][::-1]], y=np.r_[g["q90"], g["q10"][::-1]],
-                                 fill="toself", fillcolor=_rgba(col, 0.2), line=dict(width=0), hoverinfo="skip",
-                                 mode="lines", legendgroup=algo, name=f"{label}: 10–90 % of releases"))
-        fig.add_trace(go.Scatter(x=g["epsilon"], y=g["median"], mode="lines+markers", legendgroup=algo,
-                                 line=dict(color=col, width=2.5), marker=dict(size=7), name=f"{label}: median",
-                                 customdata=np.c_[g["q10"], g["q90"], g["n"]],
-                                 hovertemplate="ε = %{x}<br>median %{y:.4g}<br>10–90 %: %{customdata[0]:.4g} – "
-                                               "%{customdata[1]:.4g}<br>%{customdata[2]} releases<extra></extra>"))
+        _band(fig, g["epsilon"], g["q10"], g["median"], g["q90"], n=g["n"], colour=ALGO_COLOURS.get(algo, "#444444"),
+              label=f"{names.get(algo, algo)}: ", group=algo)
     fig.add_hline(y=reference_line, line=dict(color="rgb(8,48,107)", dash="dash", width=2),
                   annotation_text="non-private k-means" if measure != "UD" else "non-private WaveCluster",
                   annotation_position="top left")
@@ -368,5 +391,5 @@ def reference_strip_figure(marks: dict, deployments, *, height: int = 330) -> go
 
 
 __all__ = ["scatter_figure", "ledger_frame", "label_grid_figure", "small_multiples_figure", "ALGO_COLOURS",
-           "utility_curve_figure", "advice_figure", "privacy_bounds_figure", "center_images_figure",
+           "utility_curve_figure", "accuracy_figure", "advice_figure", "privacy_bounds_figure", "center_images_figure",
            "inertia_reference_figure", "reference_strip_figure"]

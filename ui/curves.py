@@ -29,17 +29,17 @@ def _curve_cache() -> dict:
 
 
 def _compute(X, algorithms: tuple, epsilons: tuple, n_seeds: int, n_clusters, params: tuple, max_rows, bounds,
-             progress):
+             progress, on_partial=None):
     from dpcore.evaluation import compare_curves
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         return compare_curves(X, bounds, list(algorithms), epsilons=list(epsilons), n_seeds=n_seeds,
                               n_clusters=n_clusters, params=dict(params), max_rows=max_rows, progress=progress,
-                              random_state=None)
+                              random_state=None, on_partial=on_partial)
 
 
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,
-                   max_rows=None, progress=None, lookalike_n: int | None = None):
+                   max_rows=None, progress=None, lookalike_n: int | None = None, on_partial=None):
     """Privacy-utility curves (``dpcore.evaluation.compare_curves``), cached on data fingerprint,
     algorithms, ε grid, releases per ε, k, parameters and row limit.
 
@@ -53,7 +53,8 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
     may not see figures computed on the raw data (issue 31).  Needs public bounds.
 
     ``progress(fraction, message)`` may return False to cancel; a cancelled
-    computation is not cached. Returns ``(curves, complete)``.
+    computation is not cached.  ``on_partial(curves)`` is called as each ε is measured (not on a
+    cache hit), so the page can draw the first ε at once.  Returns ``(curves, complete)``.
     """
     bounds_key = None if ds.bounds is None else tuple(tuple(map(float, b)) for b in ds.bounds)
     args = (tuple(algorithms), tuple(float(e) for e in epsilons), int(n_seeds), n_clusters,
@@ -72,7 +73,7 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
             cache["items"].move_to_end(key)
             return hit, True
     with friendly_errors("The privacy–utility curve"):
-        curves = _compute(X, *args, ds.bounds, progress)
+        curves = _compute(X, *args, ds.bounds, progress, on_partial)
     if not curves or not curves[-1].complete or len(curves) < len(algorithms):
         return curves, False          # cancelled: a partial result is never kept
     with cache["lock"]:

@@ -4,7 +4,14 @@
 epsilon against the non-private reference; not private) and :mod:`.advisor` (which algorithm for
 N, d, k and epsilon, from public inputs only).
 """
-from .accuracy import ACCURACY_EPSILONS, AccuracyAnswer, centre_error, epsilon_for_accuracy, lookalike
+from .accuracy import (
+    ACCURACY_EPSILONS,
+    AccuracyAnswer,
+    centre_error,
+    epsilon_for_accuracy,
+    lookalike,
+    noise_effect,
+)
 from .advisor import (
     TRIVIAL,
     Advice,
@@ -33,7 +40,8 @@ from .curves import (
     utility,
 )
 
-__all__ = ["TRIVIAL", "Advice", "advice_frame", "advice_name", "advise", "bias2_eugkm_bound", "grid_cells",
+__all__ = ["noise_effect", "TRIVIAL",
+           "Advice", "advice_frame", "advice_name", "advise", "bias2_eugkm_bound", "grid_cells",
            "mse_dplloyd", "mse_hybrid", "var_eugkm", "DEFAULT_EPSILONS", "DEFAULT_SEEDS", "Reference",
            "UtilityCurve", "baseline_key", "compare_curves", "curves_frame", "fit_reference", "measure_for",
            "measured_best", "privacy_utility_curve", "subsample", "utility", "ACCURACY_EPSILONS", "AccuracyAnswer",

@@ -194,7 +194,7 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
                           n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
                           sample_seed: int = 0, reference: Reference | None = None,
                           progress: Progress | None = None, random_state: int | None = None,
-                          _done: int = 0, _total: int | None = None) -> UtilityCurve:
+                          on_epsilon=None, _done: int = 0, _total: int | None = None) -> UtilityCurve:
     """Utility against epsilon of one algorithm over ``n_seeds`` seeded releases per epsilon.
 
     Parameters
@@ -218,6 +218,9 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
         Reuse a reference fitted on the same (subsampled) rows.
     progress : callable (fraction, message) -> bool or None
         Called after each release; returning False cancels.
+    on_epsilon : callable (UtilityCurve) -> None, or None
+        Called each time an epsilon's releases are all measured, with the curve so far (NaN where
+        not measured yet, ``complete=False``): a display can show the first epsilon early.
     random_state : int or None, default None
         None: every release draws fresh unpredictable noise (as a real release
         would).  An int ``s``: release ``j`` uses seed ``s + j``, so the curve
@@ -278,6 +281,9 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
                     break
             if not complete:
                 break
+            if on_epsilon is not None and i < eps.size - 1:
+                on_epsilon(UtilityCurve(algorithm, reference.measure, eps, values.copy(), reference.line,
+                                        reference.value, Xs.shape[0], False, dict(failures)))
     return UtilityCurve(algorithm, reference.measure, eps, values, reference.line, reference.value, Xs.shape[0],
                         complete, failures)
 
@@ -285,8 +291,11 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
 def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds: int = DEFAULT_SEEDS,
                    n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
                    sample_seed: int = 0, progress: Progress | None = None,
-                   random_state: int | None = None) -> list[UtilityCurve]:
+                   random_state: int | None = None, on_partial=None) -> list[UtilityCurve]:
     """:func:`privacy_utility_curve` for several algorithms, sharing the reference and one progress bar.
+
+    ``on_partial(curves)``, if given, is called each time one more epsilon is measured, with the
+    curves so far (the last one partial), so that a display can draw them as they come.
 
     Returns
     -------
@@ -296,17 +305,23 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
     Xs = subsample(X, max_rows, random_state=sample_seed)
     total = len(algorithms) * len(list(epsilons)) * int(n_seeds)
     refs: dict[tuple[str, str], Reference] = {}
-    out = []
+    out: list[UtilityCurve] = []
     for j, a in enumerate(algorithms):
         bkey = (baseline_key(a), measure_for(a))
         if bkey not in refs:
             refs[bkey] = fit_reference(Xs, bounds, a, n_clusters=n_clusters, params=params)
+        def partial(c, done=tuple(out)):
+            on_partial([*done, c])
+
         c = privacy_utility_curve(Xs, bounds, a, epsilons=epsilons, n_seeds=n_seeds, n_clusters=n_clusters,
                                   params=params, reference=refs[bkey], progress=progress, random_state=random_state,
+                                  on_epsilon=None if on_partial is None else partial,
                                   _done=j * len(list(epsilons)) * int(n_seeds), _total=total)
         out.append(c)
         if not c.complete:
             break
+        if on_partial is not None and j < len(algorithms) - 1:
+            on_partial(list(out))
     return out
 
 

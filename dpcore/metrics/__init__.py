@@ -4,6 +4,6 @@
 live below the algorithms, in :mod:`dpcore.utils.nearest`.
 """
 from ..utils.nearest import assign, cluster_sums, inertia
-from .clustering import cost_gap, nicv, relative_error
+from .clustering import cost_gap, matched_center_distance, nicv, relative_error
 
-__all__ = ["assign", "cluster_sums", "inertia", "nicv", "relative_error", "cost_gap"]
+__all__ = ["assign", "cluster_sums", "inertia", "nicv", "relative_error", "cost_gap", "matched_center_distance"]

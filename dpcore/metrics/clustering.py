@@ -109,3 +109,40 @@ def cost_gap(X, centers, baseline_centers, bounds=None) -> float:
     if base <= 0:
         raise ValueError("the baseline cost is 0: CostGap is undefined")
     return abs(inertia(X, centers) - base) / base
+
+
+def matched_center_distance(centers, reference_centers) -> float:
+    """Mean distance of each centre from its partner among ``reference_centers``, matched one to one.
+
+    The matching minimises the total distance (Hungarian method,
+    :func:`scipy.optimize.linear_sum_assignment`), so no two centres share a partner: a release
+    that puts two centres on one true cluster and none on another is charged for the missing one.
+
+    Parameters
+    ----------
+    centers : ndarray (k, d)
+    reference_centers : ndarray (k', d), same units (usually the non-private centres)
+
+    Returns
+    -------
+    float, in the units of the inputs; over min(k, k') pairs.
+
+    Raises
+    ------
+    ValueError
+        If the widths differ or either set is empty.
+
+    Notes
+    -----
+    Not private when the reference is computed on the raw data (the app shows it to the data owner,
+    or on public data).
+    """
+    from scipy.optimize import linear_sum_assignment
+    P = np.atleast_2d(np.asarray(centers, dtype=float))
+    R = np.atleast_2d(np.asarray(reference_centers, dtype=float))
+    if P.shape[1] != R.shape[1] or P.shape[0] == 0 or R.shape[0] == 0:
+        raise ValueError(f"need two non-empty sets of centres of one width, got {P.shape} and {R.shape}")
+    cost = np.linalg.norm(P[:, None, :] - R[None, :, :], axis=2)
+    rows, cols = linear_sum_assignment(cost)
+    return float(cost[rows, cols].mean())
+

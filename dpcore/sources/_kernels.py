@@ -64,26 +64,82 @@ def _outside(X, lower, upper, nb):  # pragma: no cover - compiled
     return part.sum()
 
 
+@numba.njit(inline="always", cache=True)
+def _cell(X, i, lower, upper, width, shape):  # pragma: no cover - compiled
+    """The flat cell of row i: per coordinate floor((clip(x) - lower) / width * m) clamped to m - 1."""
+    flat = 0
+    for j in range(X.shape[1]):
+        x = _clip(X[i, j], lower[j], upper[j])
+        c = min(np.floor((x - lower[j]) / width[j] * shape[j]), shape[j] - 1.0)  # >= 0: x >= lower
+        flat = flat * shape[j] + np.int64(c)
+    return flat
+
+
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _grid(X, lower, upper, width, shape, nb):  # pragma: no cover - compiled
-    n, d = X.shape
-    ncell = 1
-    for j in range(d):
-        ncell *= shape[j]
-    part = np.zeros((nb, ncell), dtype=np.int64)
+def _grid_into(X, lower, upper, width, shape, part):  # pragma: no cover - compiled
+    """Add the rows of X to the per-block partial histograms ``part`` (nb, cells), block b by thread b."""
+    n = X.shape[0]
+    nb = part.shape[0]
     step = (n + nb - 1) // nb
     for b in numba.prange(nb):
         for i in range(b * step, min(n, (b + 1) * step)):
-            flat = 0
-            for j in range(d):
-                x = _clip(X[i, j], lower[j], upper[j])
-                c = min(np.floor((x - lower[j]) / width[j] * shape[j]), shape[j] - 1.0)  # >= 0: x >= lower
-                flat = flat * shape[j] + np.int64(c)
-            part[b, flat] += 1
-    out = np.zeros(ncell, dtype=np.int64)
-    for b in range(nb):
-        out += part[b]
-    return out
+            part[b, _cell(X, i, lower, upper, width, shape)] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _grid_into_serial(X, lower, upper, width, shape, part):  # pragma: no cover - compiled
+    """:func:`_grid_into` on one thread, into one partial (cells,): for a pipeline of batches, where
+    each worker thread owns a partial (numba's parallel layer must not be entered from two threads)."""
+    for i in range(X.shape[0]):
+        part[_cell(X, i, lower, upper, width, shape)] += 1
+
+
+class GridAccumulator:
+    """Exact grid counts over a stream of row batches: one (threads, cells) partial for the whole pass.
+
+    A fresh partial per batch would zero and add millions of cells per batch (a 2048^2 grid is 32 MB
+    per thread); this keeps them for the pass and adds them up once at the end.
+    """
+
+    def __init__(self, lower, upper, shape):
+        self.lower, self.upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        self.width = self.upper - self.lower
+        self.shape = np.asarray(shape, dtype=np.int64)
+        self.part = np.zeros((max(1, numba.get_num_threads()), int(np.prod(self.shape))), dtype=np.int64)
+
+    def add(self, X: np.ndarray, worker: int | None = None) -> None:
+        """Add rows X (m, d): on all threads, or (``worker`` w) on this thread into partial w only."""
+        if worker is None:
+            _grid_into(X, self.lower, self.upper, self.width, self.shape, self.part[:_blocks(X.shape[0])])
+        else:
+            _grid_into_serial(X, self.lower, self.upper, self.width, self.shape, self.part[worker])
+
+    def result(self) -> np.ndarray:
+        """The counts (int64, C-order flat)."""
+        return self.part.sum(axis=0)
+
+
+@numba.njit(inline="always", cache=True)
+def _add_nearest(X, i, lower, upper, centre, scale, C, z, cnt, sm):  # pragma: no cover - compiled
+    """Add row i to its nearest centre's count ``cnt`` (k,) and fixed-point sums ``sm`` (k, d)."""
+    d = X.shape[1]
+    for j in range(d):
+        x = _clip(X[i, j], lower[j], upper[j])
+        z[j] = (x - centre[j]) * scale[j]
+    best = 0
+    bd = np.inf
+    for c in range(C.shape[0]):
+        u = z[0] - C[c, 0]
+        t = u * u
+        for j in range(1, d):
+            u = z[j] - C[c, j]
+            t += u * u
+        if t < bd:
+            bd = t
+            best = c
+    cnt[best] += 1
+    for j in range(d):
+        sm[best, j] += np.int64(math.floor(z[j] * SUM_SCALE + 0.5))
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
@@ -96,24 +152,16 @@ def _sums(X, lower, upper, centre, scale, C, nb):  # pragma: no cover - compiled
     for b in numba.prange(nb):
         z = np.empty(d)
         for i in range(b * step, min(n, (b + 1) * step)):
-            for j in range(d):
-                x = _clip(X[i, j], lower[j], upper[j])
-                z[j] = (x - centre[j]) * scale[j]
-            best = 0
-            bd = np.inf
-            for c in range(k):
-                u = z[0] - C[c, 0]
-                t = u * u
-                for j in range(1, d):
-                    u = z[j] - C[c, j]
-                    t += u * u
-                if t < bd:
-                    bd = t
-                    best = c
-            cnt[b, best] += 1
-            for j in range(d):
-                sm[b, best, j] += np.int64(math.floor(z[j] * SUM_SCALE + 0.5))
+            _add_nearest(X, i, lower, upper, centre, scale, C, z, cnt[b], sm[b])
     return cnt.sum(axis=0), sm.sum(axis=0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sums_into_serial(X, lower, upper, centre, scale, C, cnt, sm):  # pragma: no cover - compiled
+    """:func:`_sums` on one thread, added into one worker's partials ``cnt`` (k,), ``sm`` (k, d)."""
+    z = np.empty(X.shape[1])
+    for i in range(X.shape[0]):
+        _add_nearest(X, i, lower, upper, centre, scale, C, z, cnt, sm)
 
 
 def n_outside(X: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> int:
@@ -123,8 +171,31 @@ def n_outside(X: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> int:
 
 def grid_counts(X: np.ndarray, lower: np.ndarray, upper: np.ndarray, shape) -> np.ndarray:
     """Exact counts (int64, C-order flat) of the clipped rows on a ``shape`` grid over the box."""
-    shape = np.asarray(shape, dtype=np.int64)
-    return _grid(X, lower, upper, upper - lower, shape, _blocks(X.shape[0]))
+    acc = GridAccumulator(lower, upper, shape)
+    acc.add(X)
+    return acc.result()
+
+
+class SumsAccumulator:
+    """Nearest-centre counts and fixed-point sums over a stream of row batches, one partial per worker."""
+
+    def __init__(self, lower, upper, centers, workers: int | None = None):
+        self.lower, self.upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        self.centre = (self.upper + self.lower) / 2
+        self.scale = 2.0 / (self.upper - self.lower)
+        self.C = np.ascontiguousarray(centers, dtype=float)
+        w = max(1, workers or numba.get_num_threads())
+        k, d = self.C.shape
+        self.cnt = np.zeros((w, k), dtype=np.int64)
+        self.sm = np.zeros((w, k, d), dtype=np.int64)
+
+    def add(self, X: np.ndarray, worker: int) -> None:
+        _sums_into_serial(X, self.lower, self.upper, self.centre, self.scale, self.C, self.cnt[worker],
+                          self.sm[worker])
+
+    def result(self):
+        """(counts (k,) int64, sums (k, d) int64)."""
+        return self.cnt.sum(axis=0), self.sm.sum(axis=0)
 
 
 def cluster_sums(X: np.ndarray, lower: np.ndarray, upper: np.ndarray, centers: np.ndarray):
@@ -134,3 +205,55 @@ def cluster_sums(X: np.ndarray, lower: np.ndarray, upper: np.ndarray, centers: n
     scale = 2.0 / width
     return _sums(X, lower, upper, centre, scale, np.ascontiguousarray(centers, dtype=float),
                  _blocks(X.shape[0]))
+
+
+class Pipeline:
+    """Batches from an engine's scan, each handed to one of ``workers`` threads running a serial kernel.
+
+    While a worker adds one batch to its own partial (numba, no GIL), the calling thread fetches and
+    converts the next: the engine's decoding and dpcore's kernel share the cores.  At most
+    ``workers`` batches are in flight, so memory stays bounded.  ``kernel(X, w)`` adds batch X into
+    worker w's partial; the caller adds the partials up at the end.
+    """
+
+    def __init__(self, kernel, workers: int | None = None):
+        self.kernel = kernel
+        self.workers = max(1, workers or numba.get_num_threads())
+
+    def run(self, batches) -> int:
+        """Consume ``batches`` (iterable of (m, d) float64 arrays); the number of rows seen."""
+        import queue
+        import threading
+        q: queue.Queue = queue.Queue(maxsize=self.workers)
+        errors: list[BaseException] = []
+
+        def work(w):
+            while True:
+                X = q.get()
+                if X is None:
+                    return
+                try:
+                    if not errors:
+                        self.kernel(X, w)
+                except BaseException as exc:   # re-raised on the calling thread
+                    errors.append(exc)
+
+        threads = [threading.Thread(target=work, args=(w,), daemon=True) for w in range(self.workers)]
+        for t in threads:
+            t.start()
+        seen = 0
+        try:
+            for X in batches:
+                if errors:
+                    break
+                q.put(X)
+                seen += X.shape[0]
+        finally:
+            for _ in threads:
+                q.put(None)
+            for t in threads:
+                t.join()
+        if errors:
+            raise errors[0]
+        return seen
+
