@@ -28,6 +28,7 @@ WALK = [("Private coresets", "Private coresets"), ("WaveCluster", "WaveCluster: 
         ("High dimensional", "High-dimensional clustering"), ("Explain", "What does ε mean for the people in the data?"),
         ("Release", "Publish a release"), ("Compare", "Compare privacy levels")]
 GALLERY_ENTRY = re.compile(r"Release #\d+: ")
+TAXI = "nyc_taxi_sample"
 
 
 def _step(page, log_path) -> None:
@@ -125,6 +126,10 @@ def test_a_walk_with_every_slider_moved_publishes_nothing_until_publish_is_press
         page.get_by_role("link", name="Release").first.click()
         page.get_by_role("heading", name="Publish a release").first.wait_for()
         _step(page, log_path)
+        # The headline is the running total of the data (issue 31), the store's own figure.
+        total = page.locator('[data-testid="stSidebar"]').get_by_text(re.compile(r"This data so far: ε = "))
+        shown = re.search(r"ε = ([\d.e+-]+) over every draw", total.first.inner_text()).group(1)
+        assert shown == f"{ReleaseStore(store_url).spent(TAXI)[0]:.3g}", total.first.inner_text()
         page.get_by_role("button", name="Publish this release…").first.click()
         page.get_by_text(re.compile(r"^Published by ")).first.wait_for()
         _step(page, log_path)

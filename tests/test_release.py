@@ -258,3 +258,26 @@ def test_schema_refuses_a_seed_in_a_private_release(fitted):
     rel["seed_policy"]["random_state"] = 0
     with pytest.raises(jsonschema.ValidationError):
         R.validate_release(rel)
+
+
+def test_the_report_shows_image_centres_as_images():
+    """Issue 31: high-dimensional image data (8 x 8 digits) is shown as centre images in the HTML report,
+    not as a scatter of its first two pixels; each image decodes to the centre it shows."""
+    import base64
+    from io import BytesIO
+
+    from PIL import Image
+    from sklearn.datasets import load_digits
+    X = load_digits().data
+    est = dpcore.ALGORITHMS["zcdp_lloyd"](n_clusters=4, epsilon=2.0, delta=1e-6, bounds=(0.0, 16.0)).fit(X)
+    rel = R.build_release(est, algorithm="zcdp_lloyd", dataset="digits", columns=[f"p{j}" for j in range(64)])
+    html = R.to_html(rel)
+    pngs = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
+    assert len(pngs) == 4 and "<svg" not in html and "<script" not in html.lower()
+    for b64, c in zip(pngs, est.cluster_centers_):
+        img = np.asarray(Image.open(BytesIO(base64.b64decode(b64))))[::3, ::3]   # undo the 3x enlargement
+        expected = (255 * (1 - np.clip(c / 16.0, 0, 1))).astype(np.uint8).reshape(8, 8)
+        np.testing.assert_array_equal(img, expected)
+    two_d = R.to_html(R.build_release(dpcore.ALGORITHMS["eugkm"](n_clusters=3, epsilon=1.0, bounds=(0.0, 16.0))
+                                      .fit(X[:, :2]), algorithm="eugkm", dataset="two", columns=["a", "b"]))
+    assert "<svg" in two_d and "data:image/png" not in two_d

@@ -151,6 +151,34 @@ def _svg(release: dict, size: int = 320) -> str:
     return "".join(parts)
 
 
+def _centre_images(release: dict, scale: int = 3) -> str:
+    """The centres of image data (d = side², side >= 4: MNIST's 28 × 28, digits' 8 × 8) as inline PNG
+    tiles, grey levels over the public bounds (issue 31: views that fit the data); "" otherwise."""
+    import base64
+    import io
+
+    from PIL import Image
+    C = np.asarray(release["centroids"], dtype=float)
+    d = C.shape[1] if C.ndim == 2 else 0
+    side = int(round(math.sqrt(d))) if d else 0
+    if d < 16 or side * side != d:
+        return ""
+    lo = float(np.min(release["bounds"]["lower"]))
+    hi = float(np.max(release["bounds"]["upper"]))
+    tiles = []
+    for i, c in enumerate(C):
+        g = np.clip((c - lo) / ((hi - lo) or 1.0), 0, 1).reshape(side, side)
+        img = Image.fromarray((255 * (1 - g)).astype(np.uint8), mode="L").resize((side * scale,) * 2, Image.NEAREST)
+        buf = io.BytesIO()
+        img.save(buf, format="PNG")
+        src = base64.b64encode(buf.getvalue()).decode()
+        tiles.append(f'<figure style="margin:0;text-align:center"><img alt="centre {i + 1}" '
+                     f'src="data:image/png;base64,{src}"/><figcaption>{i + 1}</figcaption></figure>')
+    return ('<div style="display:flex;flex-wrap:wrap;gap:6px">' + "".join(tiles) + "</div>"
+            f'<p class="note">Each private centre as a {side} × {side} image (dark = high, over the public '
+            'bounds).</p>')
+
+
 def to_html(release: dict, *, account: str | None = None) -> str:
     """A one-page, self-contained HTML report of the release (no scripts, no external files).
 
@@ -189,6 +217,17 @@ def to_html(release: dict, *, account: str | None = None) -> str:
              "text-align:left}h1{font-size:1.5em}h2{font-size:1.1em;margin-top:1.2em}.grid{display:flex;gap:2em}"
              ".note{color:#555;font-size:.9em}")
     delta_text = f", δ = {p['delta_spent']:.3g} of {p['delta']:.3g}" if p['delta'] else ""
+    images = _centre_images(release)
+    if images:     # image data: the centres as pictures; their hundreds of columns are in the JSON and CSV
+        centres_html = (f"<p>{len(release['centroids'])} centres of {len(cols)} columns each (full table in the "
+                        "JSON and CSV files).</p>")
+        picture = f"<h2>Picture</h2>{images}"
+    else:
+        centres_html = _table(['centre'] + cols, [(i + 1, *row) for i, row in enumerate(release['centroids'])])
+        grid_note = " · red cells: positive noisy counts" if syn and syn["kind"] == "grid" else ""
+        first_two = "first two columns" if len(cols) <= 2 else f"first two of {len(cols)} columns"
+        picture = (f"<h2>Picture</h2>{_svg(release)}\n<p class=\"note\">● private centres{grid_note} "
+                   f"({first_two}, public bounds).</p>")
     total_html = ("" if not account else "<h2>All releases of this data together</h2><p>"
                   + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(account)) + "</p>\n")
     return f"""<!DOCTYPE html>
@@ -201,15 +240,13 @@ def to_html(release: dict, *, account: str | None = None) -> str:
 source: {html.escape(a['reference'])}</p>
 {total_html}<h2>What this guarantees one {html.escape(protected_unit(release))} in the data</h2><ul>{stmts}</ul>
 <div class="grid"><div>
-<h2>Private centres</h2>{_table(['centre'] + cols, [(i + 1, *row) for i, row in enumerate(release['centroids'])])}
+<h2>Private centres</h2>{centres_html}
 <h2>Privacy budget ledger</h2>
 {_table(['step', 'mechanism', 'sensitivity', 'ε', 'δ'], ledger_rows)}
 <p>Spent ε = {p['epsilon_spent']:.6g} of {p['epsilon']:g}{delta_text}
  ({html.escape(p['composition'])}).</p>
 </div><div>
-<h2>Picture</h2>{_svg(release)}
-<p class="note">● private centres{' · red cells: positive noisy counts' if syn and syn['kind'] == 'grid' else ''}
- (first two columns, public bounds).</p>
+{picture}
 </div></div>
 <h2>Synopsis</h2><p>{html.escape(syn_txt)}</p>
 <h2>Public inputs</h2>
