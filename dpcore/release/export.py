@@ -168,7 +168,8 @@ def _centre_images(release: dict, scale: int = 3) -> str:
     tiles = []
     for i, c in enumerate(C):
         g = np.clip((c - lo) / ((hi - lo) or 1.0), 0, 1).reshape(side, side)
-        img = Image.fromarray((255 * (1 - g)).astype(np.uint8), mode="L").resize((side * scale,) * 2, Image.NEAREST)
+        img = Image.fromarray((255 * (1 - g)).astype(np.uint8), mode="L")
+        img = img.resize((side * scale,) * 2, Image.Resampling.NEAREST)
         buf = io.BytesIO()
         img.save(buf, format="PNG")
         src = base64.b64encode(buf.getvalue()).decode()

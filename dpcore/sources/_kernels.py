@@ -176,6 +176,47 @@ def grid_counts(X: np.ndarray, lower: np.ndarray, upper: np.ndarray, shape) -> n
     return acc.result()
 
 
+@numba.njit(cache=True, nogil=True)
+def _profile_into_serial(X, lower, upper, out):  # pragma: no cover - compiled
+    """Add to ``out`` (2,): rows whose coordinates are all finite, and those also inside [lower, upper].
+
+    The tests of the Ibis row count: ``-max <= x <= max`` (NaN, a NULL read as NaN, and +-inf
+    fail it) and ``lower <= x <= upper``.
+    """
+    big = np.finfo(np.float64).max
+    for i in range(X.shape[0]):
+        finite = True
+        inside = True
+        for j in range(X.shape[1]):
+            x = X[i, j]
+            if not (x >= -big and x <= big):
+                finite = False
+                inside = False
+                break
+            if not (x >= lower[j] and x <= upper[j]):
+                inside = False
+        if finite:
+            out[0] += 1
+        if inside:
+            out[1] += 1
+
+
+class ProfileAccumulator:
+    """Finite rows and rows inside a box, over a stream of batches (one partial per worker)."""
+
+    def __init__(self, lower, upper, workers: int | None = None):
+        self.lower, self.upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        self.part = np.zeros((max(1, workers or numba.get_num_threads()), 2), dtype=np.int64)
+
+    def add(self, X: np.ndarray, worker: int) -> None:
+        _profile_into_serial(X, self.lower, self.upper, self.part[worker])
+
+    def result(self) -> tuple[int, int]:
+        """(finite rows, rows inside the box)."""
+        finite, inside = self.part.sum(axis=0)
+        return int(finite), int(inside)
+
+
 class SumsAccumulator:
     """Nearest-centre counts and fixed-point sums over a stream of row batches, one partial per worker."""
 

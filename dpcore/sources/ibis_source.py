@@ -178,7 +178,7 @@ class IbisSource:
     #: Rows per Arrow record batch of a streamed scan: 16 MB per double column, cache-friendly partials.
     BATCH_ROWS = 1 << 20
 
-    def _stream(self, label: str, kernel) -> int:
+    def _stream(self, label: str, kernel, table=None) -> int:
         """One pass over the finite rows, streamed: the engine reads, projects and filters, and each
         Arrow record batch, as an (m, d) float64 array, goes to ``kernel(X, worker)`` on one of
         :class:`dpcore.sources._kernels.Pipeline`'s threads (the numba kernels of
@@ -186,7 +186,8 @@ class IbisSource:
 
         Memory stays bounded by the batches in flight and the partials (O(cells) or O(k d)).  No row
         leaves this function.  Returns the number of rows seen; errors become a
-        :class:`SourceError` naming the engine, as in :meth:`_run`.
+        :class:`SourceError` naming the engine, as in :meth:`_run`.  ``table``: another projection of
+        the coordinates (default: the finite rows); NULL coordinates arrive as NaN.
         """
         if self.on_pass is not None:
             self.on_pass(label)
@@ -195,7 +196,8 @@ class IbisSource:
 
         def batches():
             seen = 0
-            for batch in self._rows().to_pyarrow_batches(chunk_size=self.BATCH_ROWS):
+            rows = self._rows() if table is None else table
+            for batch in rows.to_pyarrow_batches(chunk_size=self.BATCH_ROWS):
                 if batch.num_rows == 0:
                     continue
                 X = np.empty((batch.num_rows, d))
@@ -300,6 +302,15 @@ class IbisSource:
         inside: NaN sorts above every number on DuckDB, Spark and PostgreSQL).
         """
         key = None if dom is None else (tuple(dom.lower), tuple(dom.upper))
+        if key not in self._profile and self.scan == "arrow":
+            # Every row of the coordinates (NULL as NaN), through the same tests in a numba kernel.
+            inf = np.full(self.n_features, np.inf)
+            acc = K.ProfileAccumulator(-inf if dom is None else dom.lower, inf if dom is None else dom.upper)
+            total = self._stream("row count", acc.add, table=self._every)
+            finite, inside = acc.result()
+            prof = self._profile.setdefault(None, {"n_total": total, "n": finite})
+            if dom is not None:
+                self._profile[key] = dict(prof, n_out=prof["n"] - inside)
         if key not in self._profile:
             t = self._raw
             aggs = {"n_total": t.count(), "n": t.count(where=self._finite)}
