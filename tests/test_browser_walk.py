@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 
 from browser_util import BROWSER_MARKS, chromium, no_errors, settled, streamlit_server
 from streamlit.testing.v1 import AppTest
@@ -66,7 +67,13 @@ def _curve(page, log_path) -> None:
 
 def _gallery_entries(store_url: str, monkeypatch) -> int:
     monkeypatch.setenv("DPCORE_STORE", store_url)
-    at = AppTest.from_file(str(os.path.join(os.path.dirname(__file__), "..", "gallery.py")), default_timeout=120).run()
+    try:
+        at = AppTest.from_file(str(os.path.join(os.path.dirname(__file__), "..", "gallery.py")),
+                               default_timeout=120).run()
+    finally:
+        # gallery.py installs its no-data-loaders import guard in this process for good: the rest of the
+        # test run (this worker's later tests) must still import the loaders.
+        sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_NoDataLoaders"]
     assert not at.exception, [e.value for e in at.exception]
     return sum(bool(GALLERY_ENTRY.search(str(e.value))) for e in [*at.subheader, *at.markdown, *at.header])
 

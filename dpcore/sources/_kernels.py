@@ -101,11 +101,12 @@ class GridAccumulator:
     per thread); this keeps them for the pass and adds them up once at the end.
     """
 
-    def __init__(self, lower, upper, shape):
+    def __init__(self, lower, upper, shape, workers: int | None = None):
         self.lower, self.upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
         self.width = self.upper - self.lower
         self.shape = np.asarray(shape, dtype=np.int64)
-        self.part = np.zeros((max(1, numba.get_num_threads()), int(np.prod(self.shape))), dtype=np.int64)
+        rows = max(1, workers or numba.get_num_threads())
+        self.part = np.zeros((rows, int(np.prod(self.shape))), dtype=np.int64)
 
     def add(self, X: np.ndarray, worker: int | None = None) -> None:
         """Add rows X (m, d): on all threads, or (``worker`` w) on this thread into partial w only."""
@@ -297,4 +298,59 @@ class Pipeline:
         if errors:
             raise errors[0]
         return seen
+
+
+def batch_array(batch, d: int) -> np.ndarray:
+    """An Arrow record batch of ``d`` float64 columns as an (m, d) C-ordered array (NULL read as NaN)."""
+    X = np.empty((batch.num_rows, d))
+    for j in range(d):
+        X[:, j] = batch.column(j).to_numpy(zero_copy_only=False)
+    return X
+
+
+def partition_partials(spec: tuple, d: int):
+    """A function for Spark's ``DataFrame.mapInArrow``: one partition's exact partial aggregate.
+
+    It runs inside the executors: the partition's record batches go through the same serial kernel
+    as a streamed DuckDB scan, and the partition yields ONE row, ``blob``, holding its partial (the
+    occupied cells and their counts for a grid; the k counts and k x d fixed-point sums for cluster
+    sums) as int64 bytes.  Only these rows reach the driver (:func:`combine_partials`).
+
+    ``spec``: ``("grid", lower, upper, shape)`` or ``("sums", lower, upper, centers)``, public values.
+    """
+    def run(batches):
+        import pyarrow as pa
+        kind, lower, upper, arg = spec
+        acc = (GridAccumulator if kind == "grid" else SumsAccumulator)(lower, upper, arg, workers=1)
+        for b in batches:
+            if b.num_rows:
+                acc.add(batch_array(b, d), 0)
+        if kind == "grid":
+            flat = acc.result()
+            idx = np.flatnonzero(flat)
+            blob = np.concatenate([idx.astype(np.int64), flat[idx]]).tobytes()
+        else:
+            cnt, sm = acc.result()
+            blob = np.concatenate([cnt, sm.ravel()]).astype(np.int64).tobytes()
+        yield pa.RecordBatch.from_pydict({"blob": [blob]}, schema=pa.schema([("blob", pa.binary())]))
+    return run
+
+
+def combine_partials(spec: tuple, blobs, d: int):
+    """Add up the partitions' partials of :func:`partition_partials`: flat grid counts, or (counts, sums)."""
+    kind, _, _, arg = spec
+    if kind == "grid":
+        out = np.zeros(int(np.prod(arg)), dtype=np.int64)
+        for blob in blobs:
+            v = np.frombuffer(bytes(blob), dtype=np.int64)
+            half = v.size // 2
+            np.add.at(out, v[:half], v[half:])
+        return out
+    k = np.asarray(arg).shape[0]
+    cnt, sm = np.zeros(k, dtype=np.int64), np.zeros((k, d), dtype=np.int64)
+    for blob in blobs:
+        v = np.frombuffer(bytes(blob), dtype=np.int64)
+        cnt += v[:k]
+        sm += v[k:].reshape(k, d)
+    return cnt, sm
 

@@ -129,10 +129,13 @@ class IbisSource:
         self._every = table.select(**coords)
         self._profile: dict = {}
         #: How the dense aggregates (grid counts, cluster sums, inertia) are computed: ``"arrow"`` streams
-        #: the engine's scan as Arrow record batches into dpcore's numba kernels (issue 26); ``"sql"`` runs
-        #: one Ibis aggregate in the engine.  Both give identical integers.  Arrow for DuckDB, whose
-        #: ``GROUP BY`` hashes every row into up to millions of groups for what is a directly indexed
-        #: array of public shape; the SQL path elsewhere (Spark's executors, PostgreSQL's server).
+        #: the engine's scan as Arrow record batches into dpcore's numba kernels (issue 26); ``"partitions"``
+        #: runs those kernels inside Spark's executors (``mapInArrow``); ``"sql"`` runs one Ibis aggregate
+        #: in the engine.  All give identical integers.  Arrow for DuckDB, whose ``GROUP BY`` hashes every
+        #: row into up to millions of groups for a directly indexed array of public shape (2-4x faster
+        #: measured).  SQL for Spark: on local[2] its aggregate beat the executors' kernels (2*10^7 rows:
+        #: grid 9.2 s vs 8.8 s, Lloyd step 3.6 s vs 4.5 s; the rows' trip to the Python workers costs what
+        #: the direct indexing saves).  SQL for PostgreSQL and the rest.
         self.scan = "arrow" if self.engine == "duckdb" else "sql"
 
     def __repr__(self) -> str:
@@ -200,10 +203,7 @@ class IbisSource:
             for batch in rows.to_pyarrow_batches(chunk_size=self.BATCH_ROWS):
                 if batch.num_rows == 0:
                     continue
-                X = np.empty((batch.num_rows, d))
-                for j in range(d):
-                    X[:, j] = batch.column(j).to_numpy(zero_copy_only=False)
-                yield X
+                yield K.batch_array(batch, d)
                 seen += batch.num_rows
                 if self.on_progress is not None and n:
                     self.on_progress(min(1.0, seen / n))
@@ -212,6 +212,33 @@ class IbisSource:
             return K.Pipeline(kernel).run(batches())
         except Exception as exc:  # the engine's own error types differ by backend; its message may quote a row
             raise engine_error(self.engine, label, self.description, self.columns, exc) from None
+
+    def _partitions(self, label: str, spec: tuple):
+        """One pass on Spark with the kernel inside the executors (``mapInArrow``), per partition; only
+        each partition's partial aggregate is collected (:func:`dpcore.sources._kernels.partition_partials`).
+
+        The executors must import dpcore (installed there, or on ``PYTHONPATH``:
+        :func:`dpcore.sources.spark_session` sets it for local masters).  Where they cannot, this
+        source warns once and goes back to the engine's SQL aggregate (``scan = "sql"``): the same
+        integers, more slowly.  Returns the combined aggregate, or None after such a fall-back.
+        """
+        import pyarrow as pa  # noqa: F401  (mapInArrow needs it on the driver too)
+        if self.on_pass is not None:
+            self.on_pass(label)
+        backend = self._raw._find_backend()
+        try:
+            frame = backend.raw_sql(backend.compile(self._rows()))
+            rows = frame.mapInArrow(K.partition_partials(spec, self.n_features), "blob binary").collect()
+        except Exception as exc:
+            if "No module named 'dpcore'" in str(exc):
+                import warnings
+                warnings.warn("Spark's executors cannot import dpcore, so the aggregates run as Spark SQL "
+                              "instead (the same values, slower): install dpcore on the executors, or put it on "
+                              "their PYTHONPATH (spark.executorEnv.PYTHONPATH).", RuntimeWarning, stacklevel=3)
+                self.scan = "sql"
+                return None
+            raise engine_error(self.engine, label, self.description, self.columns, exc) from None
+        return K.combine_partials(spec, [r["blob"] for r in rows], self.n_features)
 
     @staticmethod
     def _x(t, j: int, dom):
@@ -355,6 +382,10 @@ class IbisSource:
 
         dom = as_domain(bounds, self.n_features)
         shape = check_shape(shape, self.n_features)
+        if self.scan == "partitions":
+            flat = self._partitions("grid counts", ("grid", dom.lower, dom.upper, tuple(shape)))
+            if flat is not None:
+                return flat.reshape(shape) if len(shape) <= 32 else flat
         if self.scan == "arrow":
             acc = K.GridAccumulator(dom.lower, dom.upper, shape)
             self._stream("grid counts", acc.add)
@@ -395,6 +426,10 @@ class IbisSource:
         dom = as_domain(bounds, self.n_features)
         C = check_centers(centers, self.n_features)
         k, d = C.shape
+        if self.scan == "partitions":
+            got = self._partitions("cluster sums", ("sums", dom.lower, dom.upper, C))
+            if got is not None:
+                return got[0], FixedPoint(got[1])
         if self.scan == "arrow":
             # int64 partials: exact up to 2**63 / 2**SUM_BITS rows' worth of |z| <= 1 (2**39 rows, as in memory)
             acc = K.SumsAccumulator(dom.lower, dom.upper, C)
