@@ -93,6 +93,14 @@ def _check_equal(ref, other, bounds, shape, C):
     assert [int(v) for v in s1.q.ravel()] == [int(v) for v in s2.q.ravel()]   # exact integers, not just close
     assert ref.count() == other.count()
     assert ref.n_outside(bounds) == other.n_outside(bounds)
+    # The fine-cell statistics of the one-pass Lloyd (issue 26): the same integers on every engine.
+    from dpcore.sources.cells import cell_statistics
+    fine = (shape[0] * 4, shape[1] * 2)
+    a, b = cell_statistics(ref, bounds, fine), cell_statistics(other, bounds, fine)
+    for name in ("index", "counts", "sums"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    np.testing.assert_allclose(a.sq_offsets, b.sq_offsets, rtol=1e-9, atol=1e-12)
+    assert (a.n, a.n_inside) == (b.n, b.n_inside) == (ref.count(), ref.count() - ref.n_outside(bounds))
 
 
 def _numpy_reference(X, bounds, shape):

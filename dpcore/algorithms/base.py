@@ -171,13 +171,18 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         Xc, _ = self._bound_units(Xc, privacy_id, noise, domain, weights_ok=False)
         return Xc, noise
 
-    def _begin_source_fit(self, X, *, min_samples: int = 1, privacy_id=None):
+    def _begin_source_fit(self, X, *, min_samples: int = 1, privacy_id=None, assignment: str | None = None):
         """As :meth:`_begin_fit` for estimators that run on any :class:`~dpcore.sources.DataSource`.
 
         ``X`` is a DataSource or an array (wrapped in an :class:`~dpcore.sources.ArraySource`).
         Rows are not clipped here: every aggregate of the source clips them onto ``bounds_``.
         Also sets ``n_dropped_`` (rows a file or engine source skipped for a missing/NaN
         coordinate; exact, not private).
+
+        ``assignment`` (``"auto"``, ``"cells"``, ``"rows"``; None = rows): with cells
+        (:func:`dpcore.sources.cells.use_cells`, public inputs only) the returned source is a
+        :class:`~dpcore.sources.cells.CellSource`: one pass over the (bounded) rows gives the row
+        count, the rows outside the box and the fine-cell statistics every Lloyd step then reads.
 
         Returns
         -------
@@ -190,6 +195,7 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
             As :meth:`_begin_fit` (a private estimator accepts any n >= 0).
         """
         from ..sources import ArraySource, DataSource
+        from ..sources.cells import CellSource, use_cells
         feature_names = None
         if isinstance(X, DataSource):
             src = X
@@ -208,6 +214,11 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
             domain = check_bounds(None, np.vstack(src.column_range()))
         else:
             domain = _silent_data_domain(np.vstack(src.column_range()))
+        config = self._unit_config(privacy_id, src.count() if privacy_id is not None and not isinstance(X, DataSource)
+                                   else None)
+        cells = assignment is not None and use_cells(assignment, src.n_features, src)
+        if cells and config is None:
+            src = CellSource(src, domain)   # the one pass; the row count and the rows outside come with it
         n_clipped = src.n_outside(domain)  # one pass with the row count on engines (cached)
         n = src.count()
         if not self.private:
@@ -231,10 +242,10 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
             del self.feature_names_in_
         self.budget_ = ledger
         self.synopsis_ = None
-        config = self._unit_config(privacy_id, src.count() if privacy_id is not None and not isinstance(X, DataSource)
-                                   else None)
         if config is not None:
             src, n = self._bound_source(src, X, privacy_id, config, noise, domain)
+            if cells and assignment is not None and use_cells(assignment, src.n_features, src):
+                src = CellSource(src, domain)
         return src, noise, n
 
     def _check_fitted(self):

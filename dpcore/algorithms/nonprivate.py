@@ -25,6 +25,11 @@ class KMeans(DPClusterer):
     n_init : int, default 10
         k-means++ restarts; the lowest inertia is kept.
     random_state : None, int or Generator
+    assignment : {"auto", "cells", "rows"}, default "auto"
+        On a :class:`~dpcore.sources.DataSource` only: ``"cells"`` reads the data once into exact
+        fine-cell statistics (:mod:`dpcore.sources.cells`) and runs every Lloyd step on them in
+        memory (up to ``CELL_LLOYD_STEPS``); ``"rows"`` reads the rows once per step (up to
+        ``SOURCE_LLOYD_STEPS``).  ``"auto"``: cells up to 2 dimensions.
 
     Attributes
     ----------
@@ -53,12 +58,14 @@ class KMeans(DPClusterer):
     summary = "Ordinary k-means on the raw data: the reference the private results are measured against."
     private = False
 
-    def __init__(self, n_clusters=8, *, epsilon=None, bounds=None, n_init=10, random_state=None):
+    def __init__(self, n_clusters=8, *, epsilon=None, bounds=None, n_init=10, random_state=None,
+                 assignment="auto"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
         self.n_init = n_init
         self.random_state = random_state
+        self.assignment = assignment
 
     @fit_doc("Fit scikit-learn's k-means (no privacy).", example='n_clusters=3, bounds=(0, 1)')
     def fit(self, X, y=None, privacy_id=None):
@@ -83,7 +90,9 @@ class KMeans(DPClusterer):
 
     def _fit_source(self, src):
         """k-means on the exact fine grid of a source, refined by exact Lloyd passes (see :meth:`fit`)."""
-        src, _, n = self._begin_source_fit(src)
+        from ..sources.cells import CellSource
+        src, _, n = self._begin_source_fit(src, assignment=self.assignment)
+        steps = CELL_LLOYD_STEPS if isinstance(src, CellSource) else SOURCE_LLOYD_STEPS
         dom, d, k = self.bounds_, src.n_features, int(self.n_clusters)
         m = max(2, int(GRID_CELLS ** (1.0 / d)))
         counts = src.grid_counts(dom, (m,) * d).ravel().astype(float)
@@ -97,7 +106,7 @@ class KMeans(DPClusterer):
         if centers.shape[0] < k:  # fewer occupied cells than clusters: repeat (still k rows)
             centers = np.resize(centers, (k, d))
         n_steps = 0
-        for n_steps in range(1, SOURCE_LLOYD_STEPS + 1):  # noqa: B007 (the count is kept after the loop)
+        for n_steps in range(1, steps + 1):  # noqa: B007 (the count is kept after the loop)
             cnt, fixed = src.cluster_sums(centers, dom)
             sums = fixed.to_float()
             new = centers.copy()
@@ -118,3 +127,5 @@ class KMeans(DPClusterer):
 GRID_CELLS = 1 << 20
 #: Exact Lloyd passes over a source after the grid k-means.
 SOURCE_LLOYD_STEPS = 10
+#: Lloyd steps on the fine-cell statistics (in memory, milliseconds each) after the grid k-means.
+CELL_LLOYD_STEPS = 100

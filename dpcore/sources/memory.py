@@ -89,6 +89,22 @@ class ArraySource:
             counts, sums = K.cluster_sums(self.X, dom.lower, dom.upper, C)
         return counts, FixedPoint(sums)
 
+    def _cell_statistics(self, dom, shape):
+        """One pass for :func:`dpcore.sources.cells.cell_statistics`: (flat cells, counts, sums, offsets, profile).
+
+        Dense per-worker arrays when the rows are many for the grid (two threads over slices of the
+        rows), else per-row cells sorted: the same integers either way.
+        """
+        self._pass("cell statistics")
+        n = self.X.shape[0]
+        if 8 * n < int(np.prod(shape)):
+            with _LOCK:
+                return K.row_cells(self.X, dom.lower, dom.upper, shape)
+        acc = K.CellAccumulator(dom.lower, dom.upper, shape)
+        step = 1 << 20
+        K.Pipeline(acc.add, acc.cnt.shape[0]).run(self.X[s:s + step] for s in range(0, n, step))
+        return acc.result()
+
     def inertia(self, centers, bounds) -> float:
         from ..utils.nearest import inertia
         dom = as_domain(bounds, self.n_features)
@@ -123,6 +139,9 @@ class WeightedArraySource(ArraySource):
 
     def __repr__(self) -> str:
         return f"WeightedArraySource({self.X.shape[0]} rows x {self.n_features} columns)"
+
+    #: Weighted rows have no fine-cell statistics (their counts are fixed point): Lloyd assigns rows.
+    _cell_statistics = None  # type: ignore[assignment]
 
     def count(self) -> FixedPoint:  # type: ignore[override]
         return FixedPoint(np.array(int(self.weights.sum()), dtype=np.int64), self.weight_bits)

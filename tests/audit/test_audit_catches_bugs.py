@@ -177,7 +177,7 @@ def test_budget_split_summing_to_one_and_a_half_epsilon_is_caught():
 
 def _recover_true_count_step(Z, centers, noise, *, epsilon, count_share=None, r=1.0, label="iteration", domain=None):
     """Balcan et al.'s ``recover.m``: the mean's Laplace scale uses the true cluster size."""
-    Z = getattr(Z, "X", Z)  # an ArraySource's rows
+    Z = getattr(getattr(Z, "source", Z), "X", Z)  # the rows of an ArraySource (or of the one a CellSource reads)
     Z = Z if domain is None else domain.normalize(Z)
     k, d = centers.shape
     labels = assign(Z, centers)
@@ -228,7 +228,7 @@ def test_grid_size_from_true_n_is_caught(monkeypatch):
 
 def _counts_outside_ledger_step(Z, centers, noise, *, epsilon, count_share=None, r=1.0, label="iteration", domain=None):
     """Counts noised with the raw generator (no ledger entry); sums take the full budget."""
-    Z = getattr(Z, "X", Z)  # an ArraySource's rows
+    Z = getattr(getattr(Z, "source", Z), "X", Z)  # the rows of an ArraySource (or of the one a CellSource reads)
     Z = Z if domain is None else domain.normalize(Z)
     k, d = centers.shape
     labels = assign(Z, centers)

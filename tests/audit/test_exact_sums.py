@@ -166,15 +166,19 @@ def _float32_cluster_sums(self, centers, bounds):
     return counts.astype(np.int64), FixedPoint(quantize(sums))
 
 
-def test_a_float32_summing_variant_fails_the_audit(monkeypatch):
+@pytest.mark.parametrize("assignment", ["rows", "cells"])
+def test_a_float32_summing_variant_fails_the_audit(monkeypatch, assignment):
     rng = np.random.default_rng(7)
     lo, hi = TAXI_BOX
     X = (lo + (hi - lo) * rng.uniform(0, 1, size=(60_000, 2))).astype(np.float32).astype(np.float64)
     X[0] = hi       # the removed row at the box's corner moves the sums by exactly the sensitivity: no slack
     Xp = X[1:]
     from dpcore.sources import ArraySource
+    from dpcore.sources.cells import CellSource
+    # The same bug at each path's entry: per-row sums, or the one-pass statistics' cluster sums (issue 26).
     monkeypatch.setattr(ArraySource, "cluster_sums", _float32_cluster_sums)
-    make = _maker("dplloyd", init="sphere_packing", bounds=TAXI_BOX)
+    monkeypatch.setattr(CellSource, "cluster_sums", lambda self, C, b: _float32_cluster_sums(self.source, C, b))
+    make = _maker("dplloyd", init="sphere_packing", bounds=TAXI_BOX, assignment=assignment)
     a, b, _ = noised_queries(monkeypatch, make, X, Xp, "dplloyd")
     assert violations(a, b), "the audit did not catch float32 running sums"
     # ... and the real code passes the same pair

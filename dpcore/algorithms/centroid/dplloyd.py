@@ -70,6 +70,13 @@ class DPLloyd(DPClusterer):
         ``n_share`` of epsilon on a noisy count first (ledger entry "dataset size").
     n_share : float, default 0.02
         The budget share for that noisy count.
+    assignment : {"auto", "cells", "rows"}, default "auto"
+        How each Lloyd step assigns the data to centres on a source.  ``"cells"``: one pass keeps
+        exact counts and fixed-point sums per cell of a fine public grid
+        (:mod:`dpcore.sources.cells`, 2048 x 2048 in 2-D) and every step assigns whole cells to the
+        centre nearest the cell's middle, in memory: the data are read once per fit.  ``"rows"``:
+        every step reads every row (one pass per iteration).  ``"auto"``: cells up to 2 dimensions.
+        Chosen from d alone (public); the guarantee and the ledger are the same either way.
     random_state : None, int or numpy.random.Generator
 
     Attributes
@@ -119,7 +126,7 @@ class DPLloyd(DPClusterer):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_iter="auto", init="auto",
                  n_samples=None, n_share=0.02, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="sample", assignment="auto"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -130,6 +137,7 @@ class DPLloyd(DPClusterer):
         self.random_state = random_state
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
+        self.assignment = assignment
 
     @classmethod
     def regime(cls, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0, rho: float = RHO,
@@ -166,7 +174,7 @@ class DPLloyd(DPClusterer):
 
     @fit_doc('Release k private centres.')
     def fit(self, X, y=None, privacy_id=None):
-        X, noise, n = self._begin_source_fit(X, privacy_id=privacy_id)
+        X, noise, n = self._begin_source_fit(X, privacy_id=privacy_id, assignment=self.assignment)
         dom = self.bounds_
         k, d = int(self.n_clusters), X.n_features
         eps = float(self.epsilon)

@@ -142,7 +142,7 @@ class EUGkM(DPClusterer):
     # Shared with the Hybrid, which runs this on part of its budget.
     def _start_fit(self, X, privacy_id=None):
         """Validate, then the dataset size: returns (X, noise, n_est, epsilon left)."""
-        X, noise, n = self._begin_source_fit(X, privacy_id=privacy_id)
+        X, noise, n = self._begin_source_fit(X, privacy_id=privacy_id, assignment=getattr(self, "assignment", None))
         _check_grid_params(self.theta, self.n_init)
         n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, float(self.epsilon), noise)
         # Su et al. §6.2's regime, on the public/noisy size only, before the grid is spent (dpcore.algorithms.regime).

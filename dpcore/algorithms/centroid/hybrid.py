@@ -39,6 +39,15 @@ class Hybrid(EUGkM):
         feeds both Eq. 4 and Inequality 15.
     rho : float, default 0.225
         The normalised centroid coordinate assumed by Inequality 15.
+    assignment : {"auto", "cells", "rows"}, default "auto"
+        How the refining Lloyd step assigns the data to centres on a source.  ``"cells"``: one pass keeps
+        exact counts and fixed-point sums per cell of a fine public grid
+        (:mod:`dpcore.sources.cells`, 2048 x 2048 in 2-D) and every step assigns whole cells to the
+        centre nearest the cell's middle, in memory: the data are read once per fit.  ``"rows"``:
+        the grid and the step each read every row.  ``"auto"``: cells up to 2 dimensions.
+        Chosen from d alone (public); the guarantee and the ledger are the same either way.
+        With cells, EUGkM's grid counts come from the same statistics (each fine cell to the grid
+        cell of its middle: every row still counted once).
 
     Attributes
     ----------
@@ -75,12 +84,13 @@ class Hybrid(EUGkM):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
                  n_share=0.02, max_cells=MAX_CELLS, rho=RHO, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="sample", assignment="auto"):
         super().__init__(n_clusters, epsilon=epsilon, bounds=bounds, theta=theta, n_init=n_init,
                          n_samples=n_samples, n_share=n_share, max_cells=max_cells, random_state=random_state)
         self.rho = rho
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
+        self.assignment = assignment
 
     @classmethod
     def _grid_epsilon(cls, n, d, k, epsilon, *, theta=10.0, rho=RHO, **params) -> float:
