@@ -181,21 +181,25 @@ def _cell_row(X, i, lower, upper, width, centre, scale, shape, idx, z):  # pragm
 
 
 @numba.njit(inline="always", cache=True)
-def _cell_terms(z, idx, shape, q, j):  # pragma: no cover - compiled
-    """Coordinate j's fixed-point value into ``q[j]``; returns its squared offset from the cell's middle."""
+def _cell_terms(z, idx, inv, q, j):  # pragma: no cover - compiled
+    """Coordinate j's fixed-point value into ``q[j]``; returns its squared offset from the cell's middle.
+
+    The middle of cell i on an axis of m cells is ``(2 i + 1) / m - 1``; ``inv[j]`` is ``1 / m`` (a
+    product, not a division, in the hot loop; exact for the powers of two of :func:`fine_shape`)."""
     q[j] = np.int64(math.floor(z[j] * SUM_SCALE + 0.5))
-    u = z[j] - (-1.0 + (2.0 * idx[j] + 1.0) / shape[j])
+    u = z[j] - ((2.0 * idx[j] + 1.0) * inv[j] - 1.0)
     return u * u
 
 
 @numba.njit(cache=True, nogil=True)
-def _cells_into_serial(X, lower, upper, width, centre, scale, shape, cnt, qs, ss, prof):  # pragma: no cover
+def _cells_into_serial(X, lower, upper, width, centre, scale, shape, inv, buf, fbuf, prof):  # pragma: no cover
     """Add the rows of X to one worker's dense fine-cell statistics (one thread).
 
-    ``cnt`` (cells,) row counts, ``qs`` (cells, d) fixed-point coordinate sums, ``ss`` (cells,) sums of
-    squared distances to the cell's middle (normalised units), ``prof`` (2,) rows with finite
-    coordinates and rows also inside the box (the tests of :func:`_profile_into_serial`).  A row
-    with a non-finite coordinate (NULL read as NaN) is skipped.
+    One record per cell, so a row touches one cache line: ``buf`` (cells, d + 2) int64 holds the row
+    count (column 0) and the fixed-point coordinate sums (1..d); ``fbuf``, the same memory seen as
+    float64, holds in column d + 1 the sum of squared distances to the cell's middle (normalised
+    units).  ``prof`` (2,): rows with finite coordinates and rows also inside the box (the tests of
+    :func:`_profile_into_serial`).  A row with a non-finite coordinate (NULL read as NaN) is skipped.
     """
     d = X.shape[1]
     big = np.finfo(np.float64).max
@@ -218,16 +222,16 @@ def _cells_into_serial(X, lower, upper, width, centre, scale, shape, cnt, qs, ss
         if inside:
             prof[1] += 1
         flat = _cell_row(X, i, lower, upper, width, centre, scale, shape, idx, z)
-        cnt[flat] += 1
+        buf[flat, 0] += 1
         t = 0.0
         for j in range(d):
-            t += _cell_terms(z, idx, shape, q, j)
-            qs[flat, j] += q[j]
-        ss[flat] += t
+            t += _cell_terms(z, idx, inv, q, j)
+            buf[flat, 1 + j] += q[j]
+        fbuf[flat, d + 1] += t
 
 
 @numba.njit(parallel=True, cache=True)
-def _row_cells(X, lower, upper, width, centre, scale, shape, flat, qs, ss):  # pragma: no cover - compiled
+def _row_cells(X, lower, upper, width, centre, scale, shape, inv, flat, qs, ss):  # pragma: no cover - compiled
     """Per row (finite rows only): its flat fine cell, fixed-point coordinates and squared offset."""
     d = X.shape[1]
     for i in numba.prange(X.shape[0]):
@@ -237,7 +241,7 @@ def _row_cells(X, lower, upper, width, centre, scale, shape, flat, qs, ss):  # p
         flat[i] = _cell_row(X, i, lower, upper, width, centre, scale, shape, idx, z)
         t = 0.0
         for j in range(d):
-            t += _cell_terms(z, idx, shape, q, j)
+            t += _cell_terms(z, idx, inv, q, j)
             qs[i, j] = q[j]
         ss[i] = t
 
@@ -245,8 +249,9 @@ def _row_cells(X, lower, upper, width, centre, scale, shape, flat, qs, ss):  # p
 class CellAccumulator:
     """Exact fine-cell statistics over a stream of row batches: dense partials, one per worker.
 
-    Each partial holds ``cells * (16 + 8 d)`` bytes (134 MB for 2048^2 cells in 2-D); they are added up
-    and compressed to the occupied cells once, at the end of the pass.
+    Each partial holds ``cells * (16 + 8 d)`` bytes (134 MB for 2048^2 cells in 2-D), one record of
+    count, sums and squared offsets per cell; they are added up and compressed to the occupied
+    cells once, at the end of the pass.
     """
 
     def __init__(self, lower, upper, shape, workers: int | None = None):
@@ -255,27 +260,26 @@ class CellAccumulator:
         self.centre = (self.upper + self.lower) / 2
         self.scale = 2.0 / self.width
         self.shape = np.asarray(shape, dtype=np.int64)
+        self.inv = 1.0 / self.shape
         w = max(1, workers or numba.get_num_threads())
-        cells, d = int(np.prod(self.shape)), self.shape.size
-        self.cnt = np.zeros((w, cells), dtype=np.int64)
-        self.qs = np.zeros((w, cells, d), dtype=np.int64)
-        self.ss = np.zeros((w, cells))
+        cells, self.d = int(np.prod(self.shape)), self.shape.size
+        self.buf = np.zeros((w, cells, self.d + 2), dtype=np.int64)
+        self.fbuf = self.buf.view(np.float64)
         self.prof = np.zeros((w, 2), dtype=np.int64)
 
     def add(self, X: np.ndarray, worker: int) -> None:
-        _cells_into_serial(X, self.lower, self.upper, self.width, self.centre, self.scale, self.shape,
-                           self.cnt[worker], self.qs[worker], self.ss[worker], self.prof[worker])
+        _cells_into_serial(X, self.lower, self.upper, self.width, self.centre, self.scale, self.shape, self.inv,
+                           self.buf[worker], self.fbuf[worker], self.prof[worker])
 
     def result(self):
         """(occupied flat cells (p,), counts (p,), fixed-point sums (p, d), squared offsets (p,), profile (2,))."""
-        cnt = self.cnt[0]
-        qs, ss = self.qs[0], self.ss[0]
-        for w in range(1, self.cnt.shape[0]):   # in place: no second dense copy
-            cnt += self.cnt[w]
-            qs += self.qs[w]
-            ss += self.ss[w]
-        idx = np.flatnonzero(cnt)
-        return idx, cnt[idx], qs[idx], ss[idx], self.prof.sum(axis=0)
+        d = self.d
+        ints, floats = self.buf[0, :, :d + 1], self.fbuf[0, :, d + 1]
+        for w in range(1, self.buf.shape[0]):   # in place: no second dense copy; the offsets added as floats
+            ints += self.buf[w, :, :d + 1]
+            floats += self.fbuf[w, :, d + 1]
+        idx = np.flatnonzero(ints[:, 0])
+        return idx, ints[idx, 0], ints[idx, 1:], floats[idx], self.prof.sum(axis=0)
 
 
 def row_cells(X: np.ndarray, lower, upper, shape):
@@ -288,8 +292,8 @@ def row_cells(X: np.ndarray, lower, upper, shape):
     width = upper - lower
     n, d = X.shape
     flat, qs, ss = np.empty(n, dtype=np.int64), np.empty((n, d), dtype=np.int64), np.empty(n)
-    _row_cells(X, lower, upper, width, (upper + lower) / 2, 2.0 / width, np.asarray(shape, dtype=np.int64),
-               flat, qs, ss)
+    shape = np.asarray(shape, dtype=np.int64)
+    _row_cells(X, lower, upper, width, (upper + lower) / 2, 2.0 / width, shape, 1.0 / shape, flat, qs, ss)
     order = np.argsort(flat, kind="stable")
     flat = flat[order]
     start = np.flatnonzero(np.r_[True, flat[1:] != flat[:-1]]) if n else np.zeros(0, dtype=np.intp)

@@ -102,7 +102,7 @@ class ArraySource:
                 return K.row_cells(self.X, dom.lower, dom.upper, shape)
         acc = K.CellAccumulator(dom.lower, dom.upper, shape)
         step = 1 << 20
-        K.Pipeline(acc.add, acc.cnt.shape[0]).run(self.X[s:s + step] for s in range(0, n, step))
+        K.Pipeline(acc.add, acc.buf.shape[0]).run(self.X[s:s + step] for s in range(0, n, step))
         return acc.result()
 
     def inertia(self, centers, bounds) -> float:
