@@ -3,8 +3,10 @@
 Needs the folder of ``python -m benchmarks.make_taxi_parquet --rows 10000000`` (taxi-like Parquet, 10^7 rows).
 One Streamlit server (``DPCORE_SOURCES`` naming the bench folder's ``dpcore_sources.toml``, a fresh
 store), started and ready before the clock starts; headless Chromium opens
-``/?dataset=taxi_<rows>`` twice: *first* (nothing cached: the non-private reference, its NICV
-and the private release read the files) and *second* (another session: the server's caches).
+``/?dataset=taxi_<rows>`` twice, each time until the page is shown, then presses "Draw" (a private
+draw is made only on that click) until the release is drawn over the non-private reference with its
+NICV: *first* (nothing cached: the files are read) and *second* (another session: the server's
+caches and the source's cached statistics; the draw itself is new).
 
 Goal (issue 26): the first view of the 10^7-row folder <= 5 s after the server has started.
 
@@ -23,7 +25,11 @@ REPO = Path(__file__).resolve().parents[1]
 GOAL_S = 5.0
 
 
-def _open(browser, url: str, log_path: Path, timeout_s: float = 600) -> float:
+def _open(browser, url: str, log_path: Path, timeout_s: float = 600) -> tuple[float, float]:
+    """(page shown, first release drawn) seconds: the page settled, then "Draw" pressed and the release,
+    the non-private reference and its NICV on the map."""
+    import re
+
     from browser_util import no_errors, settled
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(timeout_s * 1000)
@@ -31,10 +37,17 @@ def _open(browser, url: str, log_path: Path, timeout_s: float = 600) -> float:
     page.goto(url)
     page.get_by_role("heading", name="Private k-means explorer").first.wait_for()
     settled(page, timeout_s)
-    took = time.monotonic() - t0 - 0.5            # settled() waits 0.5 s for a rerun to start
+    shown = time.monotonic() - t0 - 0.5            # settled() waits 0.5 s for a rerun to start
+    draw = page.get_by_role("button", name=re.compile(r"^Draw"))
+    t1 = time.monotonic()
+    if draw.count():
+        draw.first.click()
+        page.get_by_text("NICV, non-private").first.wait_for()   # the release, the reference and their NICV
+        settled(page, timeout_s)
+    drawn = shown + time.monotonic() - t1 - 0.5
     no_errors(page, log_path)
     page.close()
-    return took
+    return shown, drawn
 
 
 def main(argv=None) -> None:
@@ -58,12 +71,12 @@ def main(argv=None) -> None:
             view = f"{url}/?dataset={folder.name}"
             first = _open(browser, view, log)
             second = _open(browser, view, log)
-    verdict = "met" if first <= GOAL_S else "NOT met"
-    print(f"Explorer on {folder.name} ({args.rows:,} Parquet rows, DuckDB), server already started:")
-    print(f"  first view  {first:6.2f} s   (goal <= {GOAL_S:g} s: {verdict}; reads the files: the fine-cell "
-          "statistics, then the private release)")
-    print(f"  second view {second:6.2f} s   (another session: cached reference, NICV and statistics)")
-
+    verdict = "met" if first[1] <= GOAL_S else "NOT met"
+    print(f"Explorer on {folder.name} ({args.rows:,} Parquet rows, DuckDB, EUGkM at the defaults), server started:")
+    print(f"  first session:  page shown {first[0]:5.2f} s, first release drawn over the non-private reference "
+          f"{first[1]:5.2f} s  (goal <= {GOAL_S:g} s: {verdict})")
+    print(f"  second session: page shown {second[0]:5.2f} s, its own draw {second[1]:5.2f} s  (cached reference, NICV, "
+          "statistics and row count)")
 
 if __name__ == "__main__":
     main()

@@ -3,7 +3,7 @@
 On the real NYC taxi pickups (all ~181k rows of ``$DPCORE_DATA/nyc_taxi_2009-2015_bq_sample_pickups.csv.gz``,
 inside the public box of Feldman et al. 2017), k = 5, epsilon in {0.1, 0.25, 0.5, 1, 2}: each
 (epsilon, seed) runs DPLloyd twice with the same seeded noise, once with ``assignment="cells"``
-(one pass into exact statistics on the 2048^2 fine grid, every step assigns cells by their
+(one pass into exact statistics on the 1024^2 fine grid, every step assigns cells by their
 middle) and once with ``"rows"`` (every step assigns every row).  Each release is measured by
 its per-row NICV (Su et al. 2016, Eq. 1, normalised box) against non-private k-means.
 
@@ -32,7 +32,7 @@ import dpcore  # noqa: E402
 from benchmarks._common import TAXI_BOUNDS, taxi_points  # noqa: E402
 from dpcore import sources  # noqa: E402
 from dpcore.metrics import nicv  # noqa: E402
-from dpcore.sources.cells import CellSource  # noqa: E402
+from dpcore.sources.cells import CellSource, fine_shape  # noqa: E402
 
 EPSILONS = (0.1, 0.25, 0.5, 1.0, 2.0)
 
@@ -46,7 +46,7 @@ def main(argv=None) -> None:
     X = taxi_points()
     b = TAXI_BOUNDS
     k = args.k
-    print(f"# NYC taxi pickups, n = {X.shape[0]:,}, k = {k}, {args.seeds} seeds per epsilon, fine grid 2048^2")
+    print(f"# NYC taxi pickups, n = {X.shape[0]:,}, k = {k}, {args.seeds} seeds per epsilon, fine grid {fine_shape(2)}")
     base = nicv(X, dpcore.ALGORITHMS["kmeans"](k, bounds=b, random_state=0).fit(X).cluster_centers_, bounds=b)
     src = CellSource(sources.ArraySource(X), b)
     t0 = time.perf_counter()

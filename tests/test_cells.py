@@ -87,7 +87,7 @@ def test_the_dense_and_sorted_array_paths_agree(taxi_X, taxi_bounds):
 
 
 def test_the_default_is_chosen_from_public_inputs_only():
-    assert fine_shape(1) == (1 << 22,) and fine_shape(2) == (2048, 2048) and fine_shape(3) == (128,) * 3
+    assert fine_shape(1) == (1 << 20,) and fine_shape(2) == (1024, 1024) and fine_shape(3) == (64,) * 3
     assert use_cells("auto", AUTO_MAX_D) and not use_cells("auto", AUTO_MAX_D + 1)
     assert use_cells("cells", 5) and not use_cells("rows", 2)
     with pytest.raises(ValueError, match="assignment"):

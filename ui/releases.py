@@ -257,13 +257,17 @@ def draw_on_click(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: 
     delta = float(params.get("delta") or 0.0)
     cost = f"ε = {float(epsilon):.4g}" + (f", δ = {delta:.3g}" if delta else "")
     left = release_store().remaining(ds.name) if publishable(ds) else None
-    st.info(f"Nothing has been drawn from *{getattr(ds, 'title', ds.name)}* with these settings yet. A draw "
+    # In one container, cleared once pressed: in the run that draws, "nothing has been drawn" is no longer true.
+    box = st.empty()
+    offer = box.container()
+    offer.info(f"Nothing has been drawn from *{getattr(ds, 'title', ds.name)}* with these settings yet. A draw "
             f"spends {cost} of this data's privacy budget"
             + (f" (ε = {left[0]:.4g} of its total is left)" if left is not None else "")
             + (" and is recorded in its account before it is shown." if publishable(ds) else
                "; without public bounds it is not private and is kept for this session only."))
-    if not st.button(f"Draw: spends {cost}", type="primary", key=f"draw_{who}"):
+    if not offer.button(f"Draw: spends {cost}", type="primary", key=f"draw_{who}"):
         return None
+    box.empty()
     return private_releases(ds, fingerprint, algorithm, [epsilon], who=who, **params)
 
 

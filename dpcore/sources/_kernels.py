@@ -249,7 +249,7 @@ def _row_cells(X, lower, upper, width, centre, scale, shape, inv, flat, qs, ss):
 class CellAccumulator:
     """Exact fine-cell statistics over a stream of row batches: dense partials, one per worker.
 
-    Each partial holds ``cells * (16 + 8 d)`` bytes (134 MB for 2048^2 cells in 2-D), one record of
+    Each partial holds ``cells * (16 + 8 d)`` bytes (32 MB for 1024^2 cells in 2-D), one record of
     count, sums and squared offsets per cell; they are added up and compressed to the occupied
     cells once, at the end of the pass.
     """

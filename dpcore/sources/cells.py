@@ -18,8 +18,8 @@ L1, as before.  The sensitivity, the noise and the ledger entries are unchanged,
 guarantee.  The statistics themselves are exact and private: they never leave the estimator.
 
 **Utility.**  Only rows in a cell cut by a boundary between two clusters can join another cluster
-than their nearest centre's; at 2048 cells per side that is a band of width 1/1024 of the box
-around each boundary (docs/guide/sources.rst gives the measured NICV difference).
+than their nearest centre's; at 1024 cells per side that is a band of width 1/512 of the box's
+half-width around each boundary (docs/guide/sources.rst gives the measured NICV difference).
 """
 from __future__ import annotations
 
@@ -33,17 +33,19 @@ from ..utils.fixedpoint import SUM_SCALE, FixedPoint
 from . import _kernels as K
 from .base import as_domain, check_centers
 
-#: Cells of the fine grid: 2^22 (2048^2 in 2-D).  Dense partials cost ``(16 + 8 d)`` bytes per cell and
-#: worker (134 MB in 2-D), the compressed statistics the same per *occupied* cell.
-FINE_CELLS_LOG2 = 22
+#: Cells of the fine grid: 2^20 (1024^2 in 2-D).  Dense partials cost ``(16 + 8 d)`` bytes per cell and
+#: worker (32 MB in 2-D), the compressed statistics the same per *occupied* cell.  2^22 cells (2048^2)
+#: moved as few rows to another cluster on the taxi data (42 vs 30 of 181,446 in one step) and made the
+#: pass 1.6-1.8x slower: 134 MB partials per worker miss the caches on every row (41-47 vs 26 ns/row).
+FINE_CELLS_LOG2 = 20
 
-#: Up to this dimension ``assignment="auto"`` assigns cells: the fine grid then has at least 2^11 cells
-#: per side.  In 3-D the same memory buys 2^7 per side, too coarse to stay within 0.1 % of per-row NICV.
+#: Up to this dimension ``assignment="auto"`` assigns cells: the fine grid then has at least 2^10 cells
+#: per side.  In 3-D the same memory buys 2^6 per side, too coarse to stay within 0.1 % of per-row NICV.
 AUTO_MAX_D = 2
 
 
 def fine_shape(d: int) -> tuple[int, ...]:
-    """The fine grid's shape for ``d`` dimensions: ``2^floor(22 / d)`` cells per side (public: d only).
+    """The fine grid's shape for ``d`` dimensions: ``2^floor(20 / d)`` cells per side (public: d only).
 
     Parameters
     ----------
@@ -51,13 +53,13 @@ def fine_shape(d: int) -> tuple[int, ...]:
 
     Returns
     -------
-    tuple of d ints (4194304 in 1-D, 2048 per side in 2-D, 128 in 3-D, ..., at least 1).
+    tuple of d ints (1048576 in 1-D, 1024 per side in 2-D, 64 in 3-D, ..., at least 1).
 
     Examples
     --------
     >>> from dpcore.sources.cells import fine_shape
     >>> fine_shape(2)
-    (2048, 2048)
+    (1024, 1024)
     """
     d = int(d)
     if d < 1:

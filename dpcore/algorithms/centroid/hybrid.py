@@ -42,7 +42,7 @@ class Hybrid(EUGkM):
     assignment : {"auto", "cells", "rows"}, default "auto"
         How the refining Lloyd step assigns the data to centres on a source.  ``"cells"``: one pass keeps
         exact counts and fixed-point sums per cell of a fine public grid
-        (:mod:`dpcore.sources.cells`, 2048 x 2048 in 2-D) and every step assigns whole cells to the
+        (:mod:`dpcore.sources.cells`, 1024 x 1024 in 2-D) and every step assigns whole cells to the
         centre nearest the cell's middle, in memory: the data are read once per fit.  ``"rows"``:
         the grid and the step each read every row.  ``"auto"``: cells up to 2 dimensions.
         Chosen from d alone (public); the guarantee and the ledger are the same either way.
