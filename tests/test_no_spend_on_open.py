@@ -55,6 +55,9 @@ def test_draw_spends_once_and_a_second_session_sees_the_same_draw(shared_data, m
     assert button.label == "Draw: spends ε = 1"
     at = button.click().run()
     assert not at.exception
+    # In the run that draws, the offer is gone: "nothing has been drawn" would no longer be true.
+    assert not any("Nothing has been drawn" in i.value for i in at.info)
+    assert not [b for b in at.button if str(b.key).startswith("draw_")]
     (rec,) = ReleaseStore().releases(GOWALLA)
     assert rec.epsilon == pytest.approx(1.0) and rec.who.endswith("(local mode) · Explorer")
     assert any(f"release #{rec.id}" in c.value for c in at.caption)

@@ -237,3 +237,14 @@ def test_pytest_config_ignores_only_the_seed_warning():
 def test_every_estimator_defaults_to_unpredictable_noise(key):
     cls = dpcore.ALGORITHMS[key]
     assert cls().get_params()["random_state"] is None
+
+
+@pytest.mark.parametrize("scale", [0.5, 10.0, 1e4, 1e8])
+def test_the_samplers_draw_nothing_when_asked_for_nothing(scale):
+    """An empty draw (a threshold over no cell) is an empty array at every scale: the large-scale
+    discrete Laplace path once failed on it (found by Hypothesis through Balcan et al.)."""
+    from dpcore.privacy.samplers import discrete_gaussian, discrete_laplace
+    rng = np.random.default_rng(0)
+    assert discrete_laplace(rng, scale, 0).shape == (0,)
+    assert discrete_laplace(rng, scale, (0, 3)).shape == (0, 3)
+    assert discrete_gaussian(rng, scale, 0).shape == (0,)

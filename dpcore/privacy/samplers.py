@@ -187,6 +187,8 @@ def _dlap_large(rng: np.random.Generator, t: float, n: int) -> np.ndarray:
 def _chunked(fill, n: int) -> np.ndarray:
     """``fill(m)`` (m int64 values) called on cache-sized blocks: the samplers make ~20
     passes over their temporaries, which stay in L2 instead of streaming through memory."""
+    if n == 0:   # nothing to draw (e.g. a threshold over no cell): the rejection loops would collect no part
+        return np.zeros(0, dtype=np.int64)
     if n <= _CHUNK:
         return fill(n)
     out = np.empty(n, dtype=np.int64)
