@@ -8,6 +8,7 @@ from dpcore import evaluation as E
 from dpcore.explain import NOT_PRIVATE, level_for
 from ui import figures as F
 from ui import widgets as W
+from ui.advice import ranking_frame
 
 W.page_setup(__file__)
 st.title("Compare privacy levels")
@@ -165,9 +166,10 @@ if not large:
 if sees_raw:
     n = W.exact_rows(ds)   # the advisor's input: exact, so it stays inside the raw-facts panel
     facts = W.raw_facts(ds, fit=drawn[0][1] if drawn else None, lines=[
-        f"**What the error predictions say** (Su et al. 2016, §6; zCDP-Lloyd; never worse than the DP mean) from the true N = {n:,}, d = {d}, k = {k} (Eqs. 7, 12, 13 and "
-        "Inequality 15; DPLloyd with the iterations it runs by default). Its figures are functions of the exact N: "
-        "not private."])
+        f"**What the advisor says** from the true N = {n:,}, d = {d}, k = {k}: the calibrated ranking of every "
+        "centre-releasing algorithm (measured cost ratios to non-private k-means), and Su et al.'s formulas "
+        "(2016, §6: Eqs. 7, 12, 13 and Inequality 15) beside it. Its figures are functions of the exact N: "
+        "not private (the sidebar's advisor uses a public size)."])
     with facts:
         if dpcore.ALGORITHMS[algo].family != "centroids":
             st.caption("The advisor covers DPLloyd, EUGkM and Hybrid (k-means centroids).")
@@ -175,7 +177,8 @@ if sees_raw:
             # Person level: every sensitivity is L times one row's, so the advice is at ε / L (issue 23).
             adv = E.advise(n, d, k, eps, max_contributions=W.unit_params(ds).get("max_contributions") or 1)
             st.metric(f"Predicted best at ε = {eps:g}", E.advice_name(adv.best))
-            st.caption(("" if adv.certain else "Uncertain: depends on the data's shape. ") + adv.reason)
+            st.caption(adv.reason)
+            st.dataframe(ranking_frame(adv).drop(columns="key"), hide_index=True)
             for key, reg in adv.regime.items():
                 if not reg.ok:   # the same public-input check the estimator runs before it spends
                     st.caption(f"{dpcore.ALGORITHMS[key].display_name} is outside its paper's regime here: {reg.reason}")

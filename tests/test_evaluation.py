@@ -130,10 +130,10 @@ def test_advisor_follows_inequalities_14_and_15():
     a = E.advise(n, d, k, 0.99 * hybrid_min_epsilon(n, d, k), t=1)
     assert a.su_best == "dplloyd" and not a.hybrid_refines
     # The taxi case: N ~ 181k, d = 2, k = 5.
-    assert E.advise(181_000, 2, 5, 0.05).best == "eugkm"
-    assert E.advise(181_000, 2, 5, 1.0).best == "hybrid"
+    assert E.advise(181_000, 2, 5, 0.05).formula_best == "eugkm"
+    assert E.advise(181_000, 2, 5, 1.0).formula_best == "hybrid"
     f = E.advice_frame(181_000, 2, 5, [0.05, 1.0])
-    assert list(f["predicted_best"]) == ["eugkm", "hybrid"]
+    assert list(f["formula_best"]) == ["eugkm", "hybrid"]
     with pytest.raises(ValueError):
         E.advise(0, 2, 5, 1.0)
     with pytest.raises(ValueError):
@@ -141,22 +141,28 @@ def test_advisor_follows_inequalities_14_and_15():
 
 
 def test_advisor_never_recommends_worse_than_the_dp_mean():
-    """A pick whose predicted MSE reaches d r^2 is replaced by the DP mean; high d goes to zCDP-Lloyd."""
+    """The formulas' pick (kept beside the calibrated one): a pick whose predicted MSE reaches d r^2 is replaced
+    by the DP mean; high d goes to zCDP-Lloyd.  The calibrated pick is never predicted above the trivial answer."""
     for n, d, k, eps in itertools.product([1e2, 1e3, 1e5], [2, 20, 784], [3, 10], [0.01, 0.1, 1.0]):
         a = E.advise(n, d, k, eps)
         assert a.trivial_mse == pytest.approx(d)
         grid_ok = E.grid_cells(n, d, eps) ** (1 / d) >= 2      # else EUGkM/Hybrid's Eq. 12 does not apply
-        if a.best == E.TRIVIAL:
-            assert a.mse["zcdp_lloyd"] >= d and a.mse["dplloyd"] >= d and "DP mean" in a.reason
+        if a.formula_best == E.TRIVIAL:
+            assert a.mse["zcdp_lloyd"] >= d and a.mse["dplloyd"] >= d
             assert not grid_ok or a.mse[a.su_best] >= d
         else:
-            assert a.mse[a.best] < d
-            assert a.best in (a.su_best, "zcdp_lloyd", "dplloyd")
+            assert a.mse[a.formula_best] < d
+            assert a.formula_best in (a.su_best, "zcdp_lloyd", "dplloyd")
+        if a.best == E.TRIVIAL:
+            assert not a.ranking or a.ranking[0].ratio >= a.trivial.ratio
+            assert "DP mean" in a.reason
+        else:
+            assert a.best == a.ranking[0].key and a.ranking[0].ratio < a.trivial.ratio
     tiny = E.advise(100, 784, 10, 0.01)              # hopeless: 10 centres from 100 images
-    assert tiny.best == E.TRIVIAL and E.advice_name(tiny.best) == "DP mean (one centre)"
+    assert tiny.formula_best == E.TRIVIAL and E.advice_name(E.TRIVIAL) == "DP mean (one centre)"
     mnist = E.advise(70_000, 784, 10, 1.0)           # the MNIST case: Gaussian noise wins in high d
-    assert mnist.best == "zcdp_lloyd" and mnist.mse["zcdp_lloyd"] < mnist.mse[mnist.su_best]
-    assert set(E.advice_frame(70_000, 784, 10, [0.1, 1.0])["predicted_best"]) <= {"zcdp_lloyd", E.TRIVIAL}
+    assert mnist.formula_best == "zcdp_lloyd" and mnist.mse["zcdp_lloyd"] < mnist.mse[mnist.su_best]
+    assert set(E.advice_frame(70_000, 784, 10, [0.1, 1.0])["formula_best"]) <= {"zcdp_lloyd", E.TRIVIAL}
 
 
 def test_measured_best_picks_lowest_median(blobs):

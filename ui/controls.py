@@ -10,6 +10,7 @@ from dpcore.algorithms.registry import SCALABLE
 from dpcore.explain import PRIVACY_LEVELS, level_for, odds_words
 from dpcore.glossary import help_for
 
+from .advice import advisor_panel
 from .data_picker import dataset_picker, is_large
 from .page import url_default
 from .store import release_store
@@ -96,6 +97,7 @@ def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algor
     algo = algorithm_picker(default=default_algorithm, scalable_only=is_large(ds))
     k = n_clusters_input(ds)
     eps = epsilon_slider(epsilon_label)
+    advisor_panel(ds, algo, k, eps)
     sidebar_total(ds)
     return ds, fp, algo, k, eps
 

@@ -43,6 +43,11 @@ from ..exceptions import InfeasibleBudgetError
 GRID_REFUSE = 1.0
 #: ... and warn above this fraction of it.
 GRID_WARN = 0.3
+#: Above this noise-to-data mass the refusal stands whatever the calibration says: the synopsis is
+#: over 90 % noise, and k-means over it is slow in d > 2 (EUGkM on 10^5 points, 11 columns, 4^11 cells,
+#: noise mass 84x: 64 s and 230x non-private k-means, where zCDP-Lloyd took 0.3 s at 1.25x).  Between
+#: GRID_REFUSE and this, the refusal is about utility and the calibrated predictions may overrule it.
+GRID_REFUSE_HARD = 10.0
 #: Grids of at most this many cells (tiny data) are only warned about: their fit is instant and the
 #: noise-mass argument is about large grids whose empty regions attract centres.
 GRID_SMALL = 64
@@ -74,11 +79,15 @@ class Regime:
         Registry key.
     status : {"ok", "warn", "refuse"}
     reason : str
-        One or two sentences; for ``warn``/``refuse`` they name a better-suited algorithm.
+        One or two sentences; for ``warn``/``refuse`` (after :func:`with_advice`) they name the
+        algorithm the calibrated advisor ranks first for the same public inputs.
     better : str or None
-        Registry key of the better-suited algorithm.
+        That algorithm's registry key (or ``"dp_mean"``, one centre at a DP mean).
     figures : dict
         The quantities the verdict was computed from (all public).
+    utility_only : bool
+        The verdict is about the result's utility (a paper's error analysis), which the calibrated
+        measurements may overrule; False for feasibility and run-time refusals, which stand.
     """
 
     algorithm: str
@@ -86,6 +95,7 @@ class Regime:
     reason: str
     better: str | None = None
     figures: dict = field(default_factory=dict)
+    utility_only: bool = False
 
     @property
     def ok(self) -> bool:
@@ -119,9 +129,118 @@ def public_inputs(n: float, d: int, k: int, epsilon: float) -> tuple[float, int,
     return max(float(n), 1.0), int(d), int(k), float(epsilon)
 
 
-def better_for_mid_dims(k: int) -> str:
-    """The registry key suggested above low dimension: the separation-based DPM."""
-    return "dpm"
+#: Every registry estimator class, by key: filled by :mod:`dpcore.algorithms.registry` when it
+#: gathers them (this module knows no algorithm).  The advisor's pick asks each class's own rule and
+#: skips keys that refuse on feasibility or run time.
+ESTIMATORS: dict = {}
+
+
+def _name(key: str) -> str:
+    cls = ESTIMATORS.get(key)
+    return (getattr(cls, "display_name", None) or key) if cls is not None else "one centre at a DP mean"
+
+
+def runnable(key: str, n: float, d: int, k: int, epsilon: float, delta: float = 0.0) -> bool:
+    """False when the algorithm's own rule refuses for feasibility or run time (not ``utility_only``).
+
+    Returns
+    -------
+    bool; True for keys not in :data:`ESTIMATORS`.
+    """
+    cls = ESTIMATORS.get(key)
+    if cls is None:
+        return True
+    verdict = cls.regime(n=n, d=d, k=k, epsilon=epsilon, delta=delta)
+    return not (verdict.status == "refuse" and not verdict.utility_only)
+
+
+def advisor_ranking(n: float, d: int, k: int, epsilon: float, delta: float = 0.0):
+    """The calibrated predictions for these public inputs, best first, and the trivial answer's.
+
+    Algorithms whose own rule refuses on feasibility or run time (not ``utility_only``) are left
+    out, as are those whose calibration neighbours mostly failed or timed out.
+
+    Returns
+    -------
+    (list of Prediction, Prediction, str)
+        The ranking, the trivial answer's prediction and the first pick (a registry key, or
+        ``"dp_mean"`` when no prediction is below the trivial answer's).
+    """
+    from .calibrated import TRIVIAL, predict, predict_trivial
+    preds = [p for p in predict(n, d, k, epsilon) if p.available and runnable(p.key, n, d, k, epsilon, delta)]
+    triv = predict_trivial(n, d, k, epsilon)
+    pick = preds[0].key if preds and preds[0].regret < triv.regret else TRIVIAL
+    return preds, triv, pick
+
+
+def with_advice(regime: Regime, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0) -> Regime:
+    """A rule's verdict checked against the calibrated predictions (issue 25), with the advisor's pick.
+
+    * ``ok`` becomes ``warn`` when the algorithm's predicted cost ratio is above
+      :data:`~dpcore.algorithms.calibrated.WARN_SHARE` (0.8) of the trivial answer's (one centre at a
+      DP mean, on the same scale): no silent garbage, with a margin for the prediction's error.
+    * A ``utility_only`` ``warn`` becomes ``ok`` when the prediction is below that line, and a
+      ``utility_only`` ``refuse`` becomes ``warn`` unless the prediction is clearly
+      worse (its lower end above the trivial answer's upper end): no refusal where the algorithm
+      would have done better than the trivial answer.  Feasibility and run-time refusals stand.
+    * Every ``warn`` and ``refuse`` names the advisor's first pick for these inputs.
+
+    Algorithms outside the calibration (WaveCluster, k-means) keep their rule's verdict.
+
+    Parameters
+    ----------
+    regime : Regime
+        The class's own verdict.
+    n, d, k, epsilon, delta : public inputs (``n`` public or noisy; epsilon already divided by L).
+
+    Returns
+    -------
+    Regime
+
+    Notes
+    -----
+    **Privacy.** Public inputs and public calibration data only: post-processing.
+
+    Examples
+    --------
+    >>> from dpcore.algorithms.registry import assess      # assess() applies with_advice
+    >>> v = assess("dplloyd", n=1_000, d=2, k=30, epsilon=0.05)
+    >>> v.status in ("ok", "warn") and (v.status == "ok" or v.better is not None)
+    True
+    """
+    from .calibrated import CANDIDATES, TRIVIAL, WARN_SHARE
+    if regime.algorithm not in CANDIDATES:
+        return regime
+    preds, triv, pick = advisor_ranking(n, d, k, epsilon, delta)
+    own = next((p for p in preds if p.key == regime.algorithm), None)
+    status, reason = regime.status, regime.reason
+    figures = dict(regime.figures, trivial_ratio=triv.ratio, advisor_pick=pick)
+    if own is not None:
+        figures["predicted_ratio"] = own.ratio
+        measured = (f"Measured on data like these (n, d, k, ε), it costs about {own.ratio:.3g}× non-private "
+                    f"k-means (range {own.low:.3g}–{own.high:.3g}), one centre at a DP mean {triv.ratio:.3g}×.")
+        worse = own.ratio > WARN_SHARE * triv.ratio
+        if status == "ok" and worse:
+            status, reason = "warn", (f"{measured} Little or no better than the trivial answer here. "
+                                      f"(Paper rule: {reason})")
+        elif status == "warn" and regime.utility_only and not worse:
+            status, reason = "ok", f"{measured} (Paper rule, overruled by the measurements: {reason})"
+        elif status == "refuse" and regime.utility_only and not own.low > triv.high:
+            status, reason = "warn", f"{reason} {measured} So it runs, with this warning."
+        elif status != "ok":
+            reason = f"{reason} {measured}"
+    if status == "ok":
+        return Regime(regime.algorithm, status, reason, None, figures, regime.utility_only)
+    if pick == regime.algorithm:
+        tail = "Even so, the advisor ranks it first for these inputs."
+    elif pick == TRIVIAL:
+        tail = ("The advisor ranks no algorithm below the trivial answer here: publish one centre at a DP "
+                "mean, or raise ε.")
+    else:
+        best = preds[0]
+        tail = (f"The advisor ranks {_name(pick)} ({pick!r}) first for these inputs (about "
+                f"{best.ratio:.3g}× non-private).")
+    return Regime(regime.algorithm, status, f"{reason} {tail}", pick, figures, regime.utility_only)
 
 
 def enforce(regime: Regime, *, stacklevel: int = 3) -> Regime:
@@ -173,5 +292,6 @@ def check_fit(est, *, n: float, d: int, epsilon: float, delta: float = 0.0, **pa
     epsilon = float(epsilon) / int(unit.get("max_contributions") or 1)
     n, d, k, epsilon = public_inputs(n, d, k, epsilon)
     regime = type(est).regime(n=n, d=d, k=k, epsilon=epsilon, delta=float(delta), **params)
+    regime = with_advice(regime, n=n, d=d, k=k, epsilon=epsilon, delta=float(delta))
     est.regime_ = regime
     return enforce(regime, stacklevel=4)

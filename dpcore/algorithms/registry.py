@@ -18,13 +18,14 @@ from .highdim.balcan import BalcanKMeans
 from .highdim.dpm import DPM
 from .highdim.zcdp_lloyd import ZCDPLloyd
 from .nonprivate import KMeans
-from .regime import Regime, public_inputs
+from .regime import ESTIMATORS, Regime, public_inputs, with_advice
+from .selection import AutoKMeans
 from .wavecluster.private import PrivBasic, PrivQT, PrivTHR, PrivTHREM
 from .wavecluster.wavecluster import WaveCluster
 
 _CLASSES: tuple[type[DPClusterer], ...] = (
     KMeans, DPLloyd, EUGkM, Hybrid, GkM, GkM3K, PGkM, KMeansGuarantee, SubClustering, PrivateKMeans,
-    BalcanKMeans, DPM, ZCDPLloyd, WaveCluster, PrivBasic, PrivQT, PrivTHR, PrivTHREM)
+    BalcanKMeans, DPM, ZCDPLloyd, AutoKMeans, WaveCluster, PrivBasic, PrivQT, PrivTHR, PrivTHREM)
 
 #: dict[str, type]: every algorithm the package offers, keyed by a stable id (CONTRACT.md).
 ALGORITHMS: dict[str, type[DPClusterer]] = {cls.key: cls for cls in _CLASSES}
@@ -32,6 +33,8 @@ ALGORITHMS: dict[str, type[DPClusterer]] = {cls.key: cls for cls in _CLASSES}
 #: Registry keys of the estimators whose ``fit`` accepts any :class:`~dpcore.sources.DataSource`
 #: (derived from the ``accepts_source`` tag of each class).
 SCALABLE: tuple[str, ...] = tuple(key for key, cls in ALGORITHMS.items() if cls.accepts_source)
+
+ESTIMATORS.update(ALGORITHMS)
 
 
 def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0,
@@ -64,12 +67,13 @@ def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: f
 
     Examples
     --------
-    The coreset of Feldman et al. needs far more than 1,000 points; DPLloyd runs:
+    The coreset of Feldman et al. needs far more than 1,000 points (the verdict names the advisor's
+    first pick instead); DPLloyd runs:
 
     >>> from dpcore.algorithms.registry import assess
     >>> r = assess("coreset", n=1000, d=2, k=3, epsilon=1.0, delta=1e-8)
     >>> r.status, r.better
-    ('refuse', 'eugkm')
+    ('refuse', 'dpm')
     >>> assess("dplloyd", n=1000, d=2, k=3, epsilon=1.0).status
     'ok'
     """
@@ -77,4 +81,5 @@ def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: f
     cls = ALGORITHMS.get(algorithm)
     if cls is None:
         return Regime(algorithm, "ok", "no regime rule for this algorithm.")
-    return cls.regime(n=n, d=d, k=k, epsilon=epsilon, delta=float(delta), **params)
+    return with_advice(cls.regime(n=n, d=d, k=k, epsilon=epsilon, delta=float(delta), **params),
+                       n=n, d=d, k=k, epsilon=epsilon, delta=float(delta))

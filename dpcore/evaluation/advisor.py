@@ -1,6 +1,11 @@
-"""The Su et al. (2016, §6) algorithm advisor: which algorithm to use for N, d, k and epsilon.
+"""The algorithm advisor: which algorithm to use for N, d, k and epsilon, from public inputs only.
 
-:func:`advise` evaluates the error predictions of Su et al. (2016, §6) for a
+:func:`advise` ranks every centre-releasing algorithm by its **calibrated** prediction
+(:mod:`dpcore.algorithms.calibrated`: measured cost ratios to non-private k-means over Gaussian
+mixtures and real sets, interpolated in log n, d, k and epsilon), beside the trivial answer (one
+centre at a DP mean) on the same scale; its pick is the first of that ranking, or the trivial
+answer when nothing is predicted below it.  The paper's own analysis is kept beside it: it
+evaluates the error predictions of Su et al. (2016, §6) for a
 dataset size N, dimension d, k clusters and epsilon (data normalised to
 ``[-r, r]^d`` with r = 1, as the estimators do):
 
@@ -36,7 +41,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..algorithms._blocks.lloyd import RHO, auto_schedule
+from ..algorithms.calibrated import Prediction
 from ..algorithms.centroid.hybrid import hybrid_min_epsilon
+from ..algorithms.regime import advisor_ranking
 from ..algorithms.registry import assess
 
 
@@ -80,11 +87,10 @@ class Advice:
     eugkm_bias2_bound : float, Inequality 10
     hybrid_min_epsilon : float, Inequality 15's threshold
     hybrid_refines : bool, Inequalities 14 and 15 hold
-    best : {"dplloyd", "eugkm", "hybrid", "zcdp_lloyd", "dp_mean"}
-        The recommendation: Su et al.'s pick (``su_best``), unless zCDP-Lloyd's
-        predicted MSE is lower (high dimension), and ``"dp_mean"`` (publish
-        one centre at a DP mean, :data:`TRIVIAL`) when even the better of the
-        two is predicted worse than the trivial answer on any data in the box.
+    best : str
+        The recommendation: the first of ``ranking`` (a registry key), or ``"dp_mean"`` (publish
+        one centre at a DP mean, :data:`TRIVIAL`) when no algorithm is predicted below the trivial
+        answer (``trivial``).
     certain : bool
         False when DPLloyd's MSE lies between EUGkM's variance and its
         variance + bias bound (the bias depends on the data).
@@ -96,6 +102,15 @@ class Advice:
     trivial_mse : float
         ``d r^2``: no data in ``[-r, r]^d`` spreads more than this around its
         mean, so k centres whose error exceeds it lose to one centre at the mean.
+    formula_best : str
+        The pick of the formulas alone (Su et al.'s rule, zCDP-Lloyd's last-step MSE, the d r² line):
+        the advisor of earlier versions, kept for comparison.
+    ranking : tuple of Prediction
+        Every calibrated algorithm that may run here, best first: predicted k-means cost ratio to
+        non-private k-means, with the range of the data the inputs do not describe
+        (:class:`dpcore.algorithms.calibrated.Prediction`).
+    trivial : Prediction
+        The same prediction for one centre at a DP mean.
     """
 
     n: float
@@ -113,6 +128,9 @@ class Advice:
     regime: dict = field(default_factory=dict)
     su_best: str = ""
     trivial_mse: float = math.nan
+    formula_best: str = ""
+    ranking: tuple = ()
+    trivial: Prediction | None = None
 
 
 #: The advisor's key for the trivial answer: one centre at a DP mean (not a registry key).
@@ -127,7 +145,7 @@ def advice_name(key: str) -> str:
 
 def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r: float = 1.0, rho: float = RHO,
            theta: float = 10.0, delta: float = 1e-6, max_contributions: int = 1) -> Advice:
-    """Which of DPLloyd, EUGkM and Hybrid Su et al. (2016, §6) predict to do best.
+    """Which algorithm to use: the calibrated ranking of every centre-releasing algorithm, and Su et al.'s formulas.
 
     Parameters
     ----------
@@ -159,8 +177,12 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
 
     Notes
     -----
-    The formulas assume equal-size, well-separated clusters; the measured
-    curve is the arbiter (see §6.4 of the paper for where they disagree).
+    The pick (``best``) and ``ranking`` come from measurements (:mod:`dpcore.algorithms.calibrated`);
+    the separation of the user's clusters is not a public input, so each prediction carries the
+    range it takes over the calibration data near these inputs.  Algorithms whose own rule
+    refuses on feasibility or run time are not ranked.  The formulas below assume equal-size,
+    well-separated clusters (see §6.4 of the paper for where they disagree with measurements);
+    they are kept as ``mse``, ``su_best`` and ``formula_best``.
 
     Beyond Su et al.: zCDP-Lloyd's last-step noise (:func:`dpcore.algorithms.highdim.zcdp_lloyd.predicted_mse`)
     competes with their pick, and a pick whose predicted MSE is at least
@@ -240,7 +262,19 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
                   f"any data in the box spread around their mean: {k} private centres would fit worse than one centre "
                   f"at a DP mean, which costs almost nothing. Publish the DP mean, or raise ε. " + reason)
         best, certain = TRIVIAL, True
-    return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, best, certain, reason, regimes, su_best, trivial)
+    formula_best, formula_reason = best, reason
+    ranking, triv, pick = advisor_ranking(n, d, k, epsilon, delta)
+    if pick == TRIVIAL:
+        reason = (f"No algorithm is predicted below the trivial answer here (one centre at a DP mean, about "
+                  f"{triv.ratio:.3g}× non-private k-means cost): publish the DP mean, or raise ε.")
+    else:
+        first = ranking[0]
+        reason = (f"{advice_name(pick)} is predicted at about {first.ratio:.3g}× non-private k-means cost "
+                  f"(range {first.low:.3g}–{first.high:.3g} over calibration data like these), one centre at a "
+                  f"DP mean at {triv.ratio:.3g}×.")
+    reason += f" (Su et al.'s formulas alone: {formula_reason})"
+    return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, pick, certain, reason, regimes, su_best, trivial,
+                  formula_best, tuple(ranking), triv)
 
 
 def advice_frame(n: float, d: int, k: int, epsilons, **kw) -> pd.DataFrame:
@@ -254,5 +288,7 @@ def advice_frame(n: float, d: int, k: int, epsilons, **kw) -> pd.DataFrame:
         rows.append({"epsilon": float(e), "mse_dplloyd": a.mse["dplloyd"], "mse_eugkm": a.mse["eugkm"],
                      "mse_hybrid": a.mse["hybrid"], "mse_zcdp_lloyd": a.mse["zcdp_lloyd"],
                      "eugkm_bias2_bound": a.eugkm_bias2_bound, "trivial_mse": a.trivial_mse, "t": a.t,
-                     "predicted_best": a.best, "su_best": a.su_best, "certain": a.certain})
+                     "predicted_best": a.best, "predicted_ratio": a.ranking[0].ratio if a.ranking else math.inf,
+                     "trivial_ratio": a.trivial.ratio if a.trivial else math.nan,
+                     "formula_best": a.formula_best, "su_best": a.su_best, "certain": a.certain})
     return pd.DataFrame(rows)

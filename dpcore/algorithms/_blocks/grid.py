@@ -13,14 +13,13 @@ import numpy as np
 from ...privacy.mechanisms import NoiseSource
 from ...sources import DataSource
 from ...utils.fixedpoint import FixedPoint
-from ..base import display_name
 from ..regime import (
     GRID_MAX_CELLS_FAST,
     GRID_REFUSE,
+    GRID_REFUSE_HARD,
     GRID_SMALL,
     GRID_WARN,
     Regime,
-    better_for_mid_dims,
     grid_noise_ratio,
 )
 
@@ -125,21 +124,19 @@ def grid_regime(key: str, n: float, d: int, k: int, epsilon: float, *, theta: fl
     cells = float(m) ** d
     ratio = grid_noise_ratio(n, epsilon, cells)
     figs = dict(cells_per_dim=m, cells=cells, noise_ratio=ratio, epsilon_grid=epsilon)
-    better = "dplloyd" if d <= 4 else better_for_mid_dims(k)
     where = (f"{m}^{d} = {cells:,.0f} grid cells for about {n:,.0f} points at ε = {epsilon:.3g}: the grid's noise "
              f"mass is {ratio:.0%} of the data's (Su et al. 2016, Eq. 4 and §6.2)")
     if cells > GRID_MAX_CELLS_FAST:
         return Regime(key, "refuse", f"{where}, and k-means over that many noisy cells cannot finish in "
-                      f"seconds. Use {display_name(better)} instead, or fewer columns.", better, figs)
+                      f"seconds; use fewer columns.", None, figs)
     if ratio > GRID_REFUSE and cells > GRID_SMALL:
         return Regime(key, "refuse", f"{where}; above {GRID_REFUSE:.0%} the synopsis is mostly noise and "
-                      f"k-means on it places centres in empty space. Use {display_name(better)} instead (or a "
-                      "larger ε, fewer columns).", better, figs)
+                      f"k-means on it places centres in empty space (a larger ε or fewer columns help).", None, figs,
+                      utility_only=ratio <= GRID_REFUSE_HARD)
     if ratio > GRID_WARN:     # (a small grid over few points is warned, not refused: cheap and bounded)
         return Regime(key, "warn", f"{where}; above {GRID_WARN:.0%} k-means on the synopsis often keeps "
-                      f"centres in empty space. {display_name(better)} may do better here.", better, figs)
+                      "centres in empty space.", None, figs, utility_only=True)
     if m <= 2 and d > 2:
         return Regime(key, "warn", f"{where}; with {m} cells per dimension the grid cannot resolve clusters "
-                      f"(bias bound d r²/M^(2/d) = {d / m ** 2:.2g}, Eq. 10). {display_name(better)} may do "
-                      "better here.", better, figs)
+                      f"(bias bound d r²/M^(2/d) = {d / m ** 2:.2g}, Eq. 10).", None, figs, utility_only=True)
     return Regime(key, "ok", f"{where}: inside the regime.", None, figs)

@@ -52,6 +52,7 @@ from ...utils.nearest import assign
 from .._blocks.lloyd import noisy_counts_and_sums
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
+from ..regime import check_fit
 
 
 def _ball_candidates(centre: np.ndarray, radius: float, n: int, rng: np.random.Generator,
@@ -236,6 +237,9 @@ class KMeansGuarantee(DPClusterer):
             centres = new
             radius *= float(self.radius_decay)
         centres = self._final_laplace(Z, centres, noise)
+        # No size was released before: the calibrated check (issue 25) reads the final noisy counts'
+        # total, so it can only warn, after the fit.
+        check_fit(self, n=float(np.maximum(self.noisy_counts_, 0).sum()), d=d, epsilon=float(self.epsilon))
         self.init_centers_ = dom.denormalize(init)
         self.cluster_centers_ = dom.denormalize(centres)
         self.n_iter_ = T
@@ -253,6 +257,7 @@ class KMeansGuarantee(DPClusterer):
         n_counts, n_sums = noisy_counts_and_sums(counts, sums, noise, sensitivity=d + 1.0,
                                                  epsilon=noise.ledger.remaining()[0],
                                                  name="final centres: cluster counts and sums")
+        self.noisy_counts_ = np.asarray(n_counts, dtype=float)
         out = centres.copy()
         ok = n_counts >= 1.0
         out[ok] = n_sums[ok] / n_counts[ok, None]

@@ -29,8 +29,8 @@ from .._blocks.grid_kmeans import eugkm_fit
 from .._blocks.lloyd import MIN_ITER, RHO, _eps_per_iteration_target, auto_schedule, noisy_lloyd_step
 from .._blocks.size import public_or_noisy_size
 from .._blocks.sphere_packing import sphere_packing_centers
-from ..base import DPClusterer, display_name, fit_doc
-from ..regime import Regime, better_for_mid_dims, check_fit
+from ..base import DPClusterer, fit_doc
+from ..regime import Regime, check_fit
 
 #: Share of DPLloyd's budget that ``init="auto"`` spends on the noisy grid it starts from.  Measured on
 #: the taxi data (k = 5, 10 seeds, epsilon 0.05-2): 0.2 with the journal's iteration rule gave NICV
@@ -163,12 +163,10 @@ class DPLloyd(DPClusterer):
         t = auto_schedule(n, d, k, epsilon)[0]
         figs = dict(eps_per_iteration_target=eps_m, affordable_iterations=affordable, n_iter=t)
         if affordable < 1.0:
-            better = better_for_mid_dims(k) if k > 16 or d > 4 else "eugkm"
             return Regime(cls.key, "warn",
                           f"ε = {epsilon:.3g} buys {affordable:.2g} iterations at the accuracy Su et al. (2017) ask "
                           f"of one ({eps_m:.3g} each for about {n:,.0f} points, d = {d}, k = {k}): even the minimum "
-                          f"of {MIN_ITER} iterations leaves the centres noisy. {display_name(better)} may do better "
-                          "here.", better, figs)
+                          f"of {MIN_ITER} iterations leaves the centres noisy.", None, figs, utility_only=True)
         return Regime(cls.key, "ok", f"ε = {epsilon:.3g} buys {affordable:.3g} iterations at Su et al. (2017)'s "
                       "accuracy target: inside the regime.", None, figs)
 

@@ -28,6 +28,7 @@ from ...utils.fixedpoint import FixedPoint, quantize
 from .._blocks.size import public_or_noisy_size
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
+from ..regime import check_fit
 
 #: Above this many blocks, the per-block k-means is the vectorised batched Lloyd below
 #: (scikit-learn costs about 15 ms a call, i.e. ~50 s for GkM-3K's 3,000+ blocks on Adult).
@@ -331,6 +332,7 @@ class GkM(DPClusterer):
         Z = dom.normalize(X)
         k = int(self.n_clusters)
         n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
+        check_fit(self, n=n_est, d=Z.shape[1], epsilon=eps_left)    # the calibrated check (issue 25)
         n_blocks = self._n_blocks(n_est, k)
         centres, ranges = gupt_aggregate(Z, k, n_blocks, eps_left, noise, range_quantiles=self.range_quantiles,
                                          align=self.align, solver=self.solver)

@@ -226,8 +226,7 @@ class PGkM(DPClusterer):
         if work > PGKM_MAX_WORK:
             return Regime(cls.key, "refuse", f"PrivGene scores {m} candidate centre sets on every point in each "
                           f"of {rounds} rounds ({work:.2g} distance terms for about {n:,.0f} points, d = {d}, "
-                          f"k = {k}); Su et al. (2016, §5) run it on small data only. Use DPLloyd instead, or a "
-                          "sample.", "dplloyd", figs)
+                          f"k = {k}); Su et al. (2016, §5) run it on small data only: use a sample.", None, figs)
         return Regime(cls.key, "ok", "small enough for PrivGene's candidate scoring.", None, figs)
 
     @fit_doc('Release k private centres.')

@@ -67,8 +67,8 @@ from sklearn.cluster import KMeans as _SKKMeans
 from ...privacy.mechanisms import NoiseSource
 from ...synopsis import CoresetSynopsis
 from .._blocks.size import public_or_noisy_size
-from ..base import DPClusterer, display_name, fit_doc
-from ..regime import Regime, better_for_mid_dims, check_fit
+from ..base import DPClusterer, fit_doc
+from ..regime import Regime, check_fit
 from .plan import CONSTANTS, DEFAULT_SPLIT, MAX_GRID_CELLS, CoresetPlan, grid_side, min_feasible_epsilon, plan_coreset
 from .small_ball import _CellSet, good_center, good_radius
 
@@ -288,10 +288,9 @@ class PrivateKMeans(DPClusterer):
         kw = {key: params[key] for key in names if key in params}
         share = float(n_share)
         if float(side) ** d > MAX_GRID_CELLS:
-            better = better_for_mid_dims(k)
             return Regime(cls.key, "refuse", f"the grid |X|^d = {side}^{d} is too large for prefix-sum counting "
-                          f"(Feldman et al. 2017, §4.3): PRIVATE-K-MEAN is a low-dimensional algorithm. Use "
-                          f"{display_name(better)} instead, or fewer columns.", better, dict(side=side))
+                          f"(Feldman et al. 2017, §4.3): PRIVATE-K-MEAN is a low-dimensional algorithm.", None,
+                          dict(side=side))
         plan = plan_coreset(n, k, d, epsilon, delta, **kw)
         figs = dict(t_min=plan.t_min, rounds=plan.n_rounds, side=side)
         if plan.n_rounds == 0:
@@ -302,14 +301,13 @@ class PrivateKMeans(DPClusterer):
                           "PRIVATE-K-MEAN needs "
                           f"more than t_min = {plan.t_min:,} points before its first round (Feldman et al. 2017, "
                           f"Alg. 1 line 2; Table 2). The smallest epsilon that works here is {need} (delta = "
-                          f"{delta:g}, d = {d}). Use a larger epsilon, fewer clusters or more data, or EUGkM / "
-                          "DPLloyd.", "eugkm", figs)
+                          f"{delta:g}, d = {d}). Use a larger epsilon, fewer clusters or more data.", None, figs)
         covered = sum(plan.weights) / max(n, 1.0)
         figs["covered"] = covered
         if covered < 0.5:
             return Regime(cls.key, "warn", f"the coreset will represent only {covered:.0%} of about {n:,.0f} "
-                          f"points (t_min = {plan.t_min:,}, Alg. 1): the rest is additive error. EUGkM may do "
-                          "better here.", "eugkm", figs)
+                          f"points (t_min = {plan.t_min:,}, Alg. 1): the rest is additive error.", None, figs,
+                          utility_only=True)
         return Regime(cls.key, "ok", f"the coreset represents {covered:.0%} of the points: inside the regime.",
                       None, figs)
 

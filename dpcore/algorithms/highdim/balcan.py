@@ -62,6 +62,7 @@ from ...utils.fixedpoint import SUM_BITS, label_sums
 from ...utils.nearest import assign
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
+from ..regime import check_fit
 
 #: Edler (2023) §5.2: candidate, localswap, recover, private k-means, selection.
 DEFAULT_SHARES = (0.7, 0.01, 0.04, 0.2, 0.05)
@@ -467,6 +468,7 @@ class BalcanKMeans(DPClusterer):
         d = X.shape[1]
         k = int(self.n_clusters)
         n, eps = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
+        check_fit(self, n=n, d=d, epsilon=eps, delta=float(self.delta))    # the calibrated check (issue 25)
         n = max(n, 3.0)  # the rules below need ln n > 1
         rng = noise.rng
         width = dom.width

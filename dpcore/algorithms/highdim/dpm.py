@@ -62,6 +62,7 @@ from ...utils.fixedpoint import SUM_BITS, FixedPoint, quantize
 from ...utils.nearest import assign
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
+from ..regime import check_fit
 
 #: Default budget shares: (node counts, cut choices, leaf means, refinement step).
 DEFAULT_SHARES = (0.05, 0.5, 0.15, 0.3)
@@ -232,6 +233,7 @@ class DPM(DPClusterer):
             n_root = float(noise.laplace(int(n), sensitivity=1.0, epsilon=eps_level_count,
                                          name="level 0: dataset size"))
         n_root = max(n_root, 1.0)
+        check_fit(self, n=n_root, d=X.shape[1], epsilon=eps, delta=delta)    # the calibrated check (issue 25)
         min_leaf = float(self.min_leaf) if self.min_leaf is not None else n_root / (4 * k)
         eps_cut = eps * s[1] / depth
 

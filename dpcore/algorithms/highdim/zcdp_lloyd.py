@@ -74,6 +74,7 @@ from ...privacy.calibration import zcdp_rho
 from ...privacy.mechanisms import NoiseSource
 from ...utils.fixedpoint import SUM_BITS, label_sums
 from ..base import DPClusterer, fit_doc
+from ..regime import check_fit
 
 #: Share of rho for step 1, the DP mean (it decides nothing by itself: 2 % is plenty at n in the thousands).
 MEAN_SHARE = 0.02
@@ -394,6 +395,7 @@ class ZCDPLloyd(DPClusterer):
         C, counts = gaussian_lloyd_step(Z, np.zeros((1, d)), noise, rho=rho0, label="step 1 (the mean)", **step)
         self.mean_ = C[0] + origin
         self.n_samples_estimate_ = float(counts[0])
+        check_fit(self, n=self.n_samples_estimate_, d=d, epsilon=float(self.epsilon), delta=float(self.delta))
         rho_rest = self.budget_.rho_remaining()
         if auto:   # post-processing of the released noisy count
             sched = auto_schedule(k, counts[0], d, rho_rest, count_share)

@@ -1,0 +1,84 @@
+"""``algorithm="auto"`` against the advisor's single pick and the best single key, at the same total epsilon (issue 25).
+
+Data: DPM's 10-d benchmark (``make_blobs(10**5, 10, centers=64, center_box=(-100, 100),
+random_state=42)``, bounds +-100, k = 64: issue 16's ``synth_10d``) and held-out Gaussian mixtures
+drawn like the calibration suite's but with seeds and (n, d, k) it never used.  For each (data,
+epsilon): the median over ``--seeds`` of the k-means cost ratio to non-private k-means for auto
+(total epsilon, delta = 1e-6), for the advisor's first pick alone, and for every candidate
+the advisor ranks in its top four, each at the whole epsilon.
+
+    python -m benchmarks.advisor_auto [--seeds 3] [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import dpcore  # noqa: E402
+from dpcore import evaluation as E  # noqa: E402
+from dpcore.metrics import inertia  # noqa: E402
+
+from .advisor_calibration import mixture  # noqa: E402
+
+
+def cases(quick: bool):
+    from sklearn.datasets import make_blobs
+    X, _ = make_blobs(100_000, 10, centers=64, center_box=(-100, 100), random_state=42)
+    out = [("synth_10d (DPM's 64 blobs)", X, 64, (-100.0, 100.0))]
+    held = [(30_000, 8, 12, 2.0, 101), (30_000, 20, 6, 1.0, 102), (50_000, 3, 20, 4.0, 103)]
+    for n, d, k, c, seed in held[: 1 if quick else None]:
+        out.append((f"held-out mixture n={n} d={d} k={k} c={c:g}", mixture(n, d, k, c, seed), k, (-1.0, 1.0)))
+    return out
+
+
+def fit(key, X, k, eps, bounds, seed):
+    cls = dpcore.ALGORITHMS[key]
+    kw = dict(epsilon=eps, bounds=bounds, random_state=seed)
+    if cls.needs_delta:
+        kw["delta"] = 1e-6
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return cls(k, **kw).fit(X)
+        except Exception:                 # noqa: BLE001 - a refusal counts as no answer
+            return None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    from sklearn.cluster import KMeans
+    print(f"{'data':<40} {'eps':>5} {'auto':>8} {'pick':>16} {'pick x':>8} {'best key':>16} {'best x':>8} "
+          f"{'auto/best':>9}  auto chose")
+    for name, X, k, bounds in cases(args.quick):
+        ref = KMeans(k, n_init=3, random_state=0).fit(X).inertia_
+        lo, hi = bounds
+        Xn = (X - lo) / (hi - lo) * 2 - 1
+        for eps in (0.5, 1.0, 2.0):
+            adv = E.advise(len(X), X.shape[1], k, eps, delta=1e-6)
+            keys = [p.key for p in adv.ranking[:4]]
+            med = {}
+            t = time.perf_counter()
+            for key in keys:
+                r = [fit(key, Xn, k, eps, (-1.0, 1.0), s) for s in range(args.seeds)]
+                med[key] = np.median([inertia(Xn, e.cluster_centers_) * ((hi - lo) / 2) ** 2 / ref if e else np.inf
+                                      for e in r])
+            autos = [fit("auto", Xn, k, eps, (-1.0, 1.0), s) for s in range(args.seeds)]
+            auto = np.median([inertia(Xn, e.cluster_centers_) * ((hi - lo) / 2) ** 2 / ref for e in autos])
+            chose = ",".join(sorted({e.chosen_ for e in autos}))
+            best = min(med, key=med.get)
+            print(f"{name:<40} {eps:>5g} {auto:>8.3g} {adv.best:>16} {med.get(adv.best, np.nan):>8.3g} "
+                  f"{best:>16} {med[best]:>8.3g} {auto / med[best]:>9.2f}  {chose} "
+                  f"({time.perf_counter() - t:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,276 @@
+"""``algorithm="auto"``: run the advisor's top candidates on shares of the budget and pick one privately.
+
+Which algorithm is best depends on what is not public: how separated the clusters are decides
+between DPM and zCDP-Lloyd in mid dimensions (issue 25).  The calibrated advisor
+(:mod:`dpcore.algorithms.calibrated`) ranks the algorithms from public inputs; this estimator
+runs its first ``n_candidates`` and lets the data choose among them, privately.
+
+The procedure (one privacy unit = one row, or a person with at most L rows):
+
+1. The dataset size: a public ``n_samples`` (free) or ``N + Lap(1/(n_share eps))``.
+2. The candidates: the advisor's first pick for (noisy n, d, k, the per-candidate budget) and the
+   algorithm whose predicted range reaches lowest (:func:`candidate_order`), then the rest of the
+   ranking, ``n_candidates`` in all; algorithms that need delta are skipped when ``delta = 0``.
+   Public and already-released inputs only.
+3. Each candidate is fitted on the same rows with ``(eps_c, delta_c)``:
+   ``eps_c = (1 - selection_share) eps_left / m``, ``delta_c = delta / m``.  Each is a complete
+   estimator with its own ledger; here each is one ``composite`` entry of its share.
+4. The score of candidate j is its clipped k-means cost on a public lattice,
+   ``S_j = sum_i floor(2^20 min_c ||x_i - c||^2 / D^2)`` with ``D`` the box's diagonal (every term in
+   [0, 2^20], an exact int64 sum).  Adding one row raises every ``S_j`` by at most ``2^20``
+   (``L 2^20`` for a unit of L rows) and never lowers one: a monotone score of that sensitivity.
+5. Permute-and-flip (McKenna & Sheldon 2020), the score ``-S_j``, ``selection_share eps_left``:
+   the chosen candidate's centres are released, the others are discarded.
+
+Privacy: by basic composition the fit is (eps, delta)-DP: the noisy size, m candidates at
+``(eps_c, delta_c)`` and the selection at its share add up to the total, which the ledger
+(``budget_``) shows entry by entry before anything is drawn beyond it.  The candidates' keys and
+budgets are functions of public inputs and the released noisy size.  This is the simple
+"compose everything" variant of private selection; Liu & Talwar (2019, STOC) and Papernot &
+Steinke (2022, ICLR) give each candidate the whole budget at a constant-factor total, which pays
+off for many candidates, not for the two or three the advisor narrows the choice to.
+
+References
+----------
+McKenna, Sheldon (2020). Permute-and-flip: a new mechanism for differentially private selection. NeurIPS.
+Liu, Talwar (2019). Private selection from private candidates. STOC.
+Papernot, Steinke (2022). Hyperparameter tuning with Renyi differential privacy. ICLR.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..exceptions import SeededNoiseWarning
+from ._blocks.size import public_or_noisy_size
+from .base import DPClusterer, fit_doc
+from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking
+
+#: Bits of the score lattice: each row's clipped squared distance, over the squared diagonal, is
+#: floored to a multiple of 2^-20 (n up to 2^43 rows before an int64 sum could overflow).
+SCORE_BITS = 20
+
+
+def clipped_cost_score(X: np.ndarray, centers: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> int:
+    """The selection score's exact integer cost ``sum_i floor(2^SCORE_BITS min_c ||x_i - c||^2 / D^2)``.
+
+    Parameters
+    ----------
+    X : ndarray (n, d), rows already clipped to the box
+    centers : ndarray (k, d); clipped to the box here
+    lower, upper : ndarray (d,), the public box (``D = ||upper - lower||``)
+
+    Returns
+    -------
+    int, in ``[0, n 2^SCORE_BITS]``; one row moves it by at most ``2^SCORE_BITS``.
+    """
+    from ..utils.nearest import assign
+    C = np.clip(np.asarray(centers, dtype=float), lower, upper)
+    span = np.where(upper > lower, upper - lower, 1.0)
+    Z, Cz = (X - lower) / span, (C - lower) / span          # the box as [0, 1]^d: D^2 becomes d
+    labels = assign(Z, Cz)
+    d2 = ((Z - Cz[labels]) ** 2).sum(axis=1) / Z.shape[1]
+    q = np.floor(np.minimum(d2, 1.0) * (1 << SCORE_BITS)).astype(np.int64)
+    return int(q.sum())
+
+
+def candidate_order(ranking: list) -> list:
+    """The advisor's ranking reordered for selection: the best prediction, then the best optimistic one.
+
+    The first candidate is the one predicted best (the middle of its range); the second is the one
+    whose range reaches lowest (its best case over what the public inputs do not say, such as how
+    separated the clusters are: DPM's strength), when that is another algorithm; then the rest in
+    ranking order.  The data then choose between them privately.
+
+    Parameters
+    ----------
+    ranking : list of Prediction, sorted by ratio
+
+    Returns
+    -------
+    list of Prediction
+    """
+    if len(ranking) < 2:
+        return list(ranking)
+    optimist = min(ranking, key=lambda p: p.low)
+    rest = [p for p in ranking[1:] if p is not optimist]
+    return [ranking[0]] + ([optimist] if optimist is not ranking[0] else []) + rest
+
+
+class AutoKMeans(DPClusterer):
+    """Private selection among the advisor's top candidates: ``algorithm="auto"``.
+
+    Parameters
+    ----------
+    n_clusters : int, default 8
+    epsilon : float, default 1.0
+        The total budget: noisy size, every candidate and the selection.
+    delta : float in [0, 1), default 1e-6
+        Split equally over the candidates that need it; 0 leaves only pure-epsilon candidates.
+    bounds : (lower, upper), scalars or arrays (d,), data units
+        Public bounds; they set every candidate's sensitivity and the score's lattice.
+    n_candidates : int, default 2
+        How many of the advisor's first picks run (1: the advisor's pick on the whole budget,
+        no selection).
+    selection_share : float in (0, 1), default 0.1
+        Share of the budget (after the size) spent on the selection.
+    n_samples : float, optional
+        A public dataset size (then nothing is spent on it).
+    n_share : float in (0, 1), default 0.02
+        Share of epsilon for the noisy size when ``n_samples`` is None.
+    random_state : None, int or numpy.random.Generator
+        ``None`` (the only private setting) draws from OS entropy; candidates get their own.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (k, d), data units: the chosen candidate's
+    chosen_ : str, registry key of the chosen candidate
+    candidates_ : list of dict
+        One per candidate: ``key``, ``epsilon``, ``delta``, ``predicted_ratio`` (public), and
+        ``regime`` (its verdict's status).  No candidate's centres or score are kept.
+    selected_budget_ : BudgetLedger, the chosen candidate's own ledger (its steps within its share).
+        The candidate estimators themselves are not kept: their exact diagnostics (e.g. ``n_clipped_``)
+        are not part of the release.
+    n_samples_estimate_ : float, the public or noisy size the ranking used
+    budget_ : BudgetLedger: the size, one composite entry per candidate, the selection
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters.
+    OutOfRegimeError
+        No calibrated algorithm can run for these public inputs.
+
+    Notes
+    -----
+    **Privacy.** (epsilon, delta)-DP by basic composition; see the module docstring.  Only the
+    chosen candidate's centres are released; the candidates' list is public (advisor + noisy size).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpcore.algorithms.selection import AutoKMeans
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(20_000, 2))
+    >>> est = AutoKMeans(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.cluster_centers_.shape, est.budget_.total()[0] <= 1.0 + 1e-12
+    ((3, 2), True)
+    """
+
+    key = "auto"
+    display_name = "Auto (the advisor's top picks, chosen privately)"
+    reference = "Calibrated advisor + permute-and-flip over the candidates' clipped costs (McKenna & Sheldon 2020)"
+    summary = ("Runs the advisor's best candidates for these public inputs on shares of the budget and "
+               "releases the one whose noisy clipped cost is lowest.")
+    # delta > 0 is not required: with delta = 0 only pure-epsilon candidates run (as Balcan et al.'s).
+    needs_delta = False
+    family = "centroids"
+
+    def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_candidates=2,
+                 selection_share=0.1, n_samples=None, n_share=0.02, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
+        self.n_clusters = n_clusters
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bounds = bounds
+        self.n_candidates = n_candidates
+        self.selection_share = selection_share
+        self.n_samples = n_samples
+        self.n_share = n_share
+        self.random_state = random_state
+        self.max_contributions = max_contributions
+        self.contribution_bounding = contribution_bounding
+
+    def _check_params(self):
+        m = self.n_candidates
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+            raise ValueError(f"n_candidates must be a whole number >= 1, got {m!r}")
+        s = self.selection_share
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < float(s) < 1:
+            raise ValueError(f"selection_share must be in (0, 1), got {s!r}")
+
+    def plan(self, n: float, d: int, eps_left: float):
+        """The candidates for a public or noisy size ``n``: ``[(key, eps_c, delta_c, prediction)]``.
+
+        Public inputs only (the size, d, k, epsilon, delta, the privacy unit's L).
+        """
+        k, m = int(self.n_clusters), int(self.n_candidates)
+        # A fit with a privacy unit ranks at epsilon / L, as check_fit does (every sensitivity is L rows').
+        L = int((getattr(self, "privacy_unit_", None) or {}).get("max_contributions") or 1)
+        delta = float(self.delta or 0.0)
+        for size in range(m, 0, -1):
+            eps_c = eps_left * ((1 - float(self.selection_share)) if size > 1 else 1.0) / size
+            ranking, _, _ = advisor_ranking(n, d, k, eps_c / L, delta / size)
+            keys = candidate_order([p for p in ranking if delta > 0 or not ESTIMATORS[p.key].needs_delta])[:size]
+            if len(keys) == size:
+                return [(p.key, eps_c, delta / size if ESTIMATORS[p.key].needs_delta else 0.0, p) for p in keys]
+        raise OutOfRegimeError(f"no calibrated algorithm can run for about {n:,.0f} points, d = {d}, k = {k} at "
+                               f"ε = {eps_left:.3g}: publish one centre at a DP mean (zcdp_lloyd with k = 1).")
+
+    @fit_doc("Release the centres of the candidate chosen privately.", size=(20_000, 2))
+    def fit(self, X, y=None, privacy_id=None):
+        self._check_params()
+        Xraw = X
+        X, noise = self._begin_fit(X, privacy_id=privacy_id)
+        dom = self.bounds_
+        d = X.shape[1]
+        n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, float(self.n_share),
+                                               float(self.epsilon), noise)
+        self.n_samples_estimate_ = n_est
+        plan = self.plan(n_est, d, eps_left)
+        seeds = self._child_seeds(len(plan))
+        fitted, self.candidates_ = [], []
+        for (key, eps_c, delta_c, pred), seed in zip(plan, seeds):
+            noise.sub(f"candidate {len(fitted) + 1}: {key}", eps_c, delta_c)   # charged in full up front
+            cls = ESTIMATORS[key]
+            params = cls().get_params()
+            kw = dict(n_clusters=int(self.n_clusters), epsilon=eps_c, bounds=(dom.lower, dom.upper),
+                      random_state=seed, max_contributions=self.max_contributions,
+                      contribution_bounding=self.contribution_bounding)
+            if cls.needs_delta:
+                kw["delta"] = delta_c
+            if "n_samples" in params:
+                kw["n_samples"] = n_est                   # released above: the candidate spends nothing on it
+            est = cls(**kw)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SeededNoiseWarning)
+                warnings.simplefilter("ignore", RegimeWarning)
+                est.fit(Xraw, privacy_id=privacy_id)
+            spent_e, spent_d = est.budget_.total()
+            if spent_e > eps_c * (1 + 1e-9) or spent_d > delta_c * (1 + 1e-9) + 1e-300:
+                raise RuntimeError(f"candidate {key} spent ({spent_e}, {spent_d}) beyond ({eps_c}, {delta_c})")
+            fitted.append(est)
+            self.candidates_.append(dict(key=key, epsilon=eps_c, delta=delta_c, predicted_ratio=pred.ratio,
+                                         regime=getattr(getattr(est, "regime_", None), "status", "ok")))
+        if len(fitted) == 1:
+            j = 0
+        else:
+            scores = [-clipped_cost_score(X, est.cluster_centers_, dom.lower, dom.upper) for est in fitted]
+            j = noise.permute_and_flip(np.asarray(scores, dtype=float), sensitivity=float(1 << SCORE_BITS),
+                                       epsilon=noise.ledger.remaining()[0], monotonic=True,
+                                       name="selection (permute-and-flip on clipped costs)")
+        chosen = fitted[j]
+        self.chosen_ = plan[j][0]
+        self.selected_budget_ = chosen.budget_
+        self.cluster_centers_ = np.asarray(chosen.cluster_centers_, dtype=float)
+        return self
+
+    def _child_seeds(self, m: int) -> list:
+        """Each candidate's random_state: None (OS entropy) for a private fit; spawned seeds in a simulation."""
+        rs = self.random_state
+        if rs is None:
+            return [None] * m
+        base = rs if isinstance(rs, np.random.Generator) else np.random.default_rng(rs)
+        return [int(s) for s in base.integers(0, 2 ** 63 - 1, size=m)]
+
+    @classmethod
+    def regime(cls, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0, **params):
+        """Auto's own rule: refuse only when no calibrated algorithm can run (public inputs only)."""
+        from .regime import Regime
+        ranking, triv, pick = advisor_ranking(n, d, k, epsilon, delta)
+        if not ranking:
+            return Regime(cls.key, "refuse", f"no calibrated algorithm can run for about {n:,.0f} points, d = {d}, "
+                          f"k = {k} at ε = {epsilon:.3g}.", None, {})
+        return Regime(cls.key, "ok", f"candidates from the advisor's ranking (first: {ranking[0].key}).", None,
+                      dict(predicted_ratio=ranking[0].ratio, trivial_ratio=triv.ratio))
+

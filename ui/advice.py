@@ -1,0 +1,83 @@
+"""The advisor beside the algorithm picker (issue 25): the calibrated ranking for public inputs only."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+import dpcore
+from dpcore import evaluation as E
+from dpcore.algorithms.calibrated import TRIVIAL, WARN_SHARE
+
+from .accuracy import DEFAULT_PUBLIC_N
+from .data_picker import unit_params
+
+#: Rows of the ranking shown (the rest is in the docs' calibration table).
+SHOWN = 6
+
+
+def public_size(ds, where) -> tuple[int, str]:
+    """The size the advice uses: a published data set's row count, else a number the person enters.
+
+    The true size of private data is itself private, so it is never read for the advice: the person
+    gives a public estimate (a published total, or their own guess), defaulting to
+    :data:`DEFAULT_PUBLIC_N`.
+    """
+    if getattr(ds, "public", False) and ds.X.shape[0] > 0:
+        return int(ds.X.shape[0]), "the published size of this public data set"
+    n = where.number_input("Public size for the advice (rows)", 100, 10**10, DEFAULT_PUBLIC_N, step=10_000,
+                           key="advice_n", help="A published total or your own estimate: the true size of "
+                                                "private data is private, so the advice never reads it.")
+    return int(n), "the public size you entered"
+
+
+def ranking_frame(advice) -> pd.DataFrame:
+    """The advisor's ranking as a table: algorithm, predicted cost ratio and its range, the trivial line."""
+    rows = [{"algorithm": E.advice_name(p.key), "key": p.key, "predicted × non-private": p.ratio,
+             "range": f"{_ratio(p.low)}–{_ratio(p.high)}"} for p in advice.ranking[:SHOWN]]
+    t = advice.trivial
+    rows.append({"algorithm": "— one centre at a DP mean (trivial) —", "key": TRIVIAL,
+                 "predicted × non-private": t.ratio, "range": f"{_ratio(t.low)}–{_ratio(t.high)}"})
+    return pd.DataFrame(rows).sort_values("predicted × non-private", kind="stable").reset_index(drop=True)
+
+
+def _ratio(v: float) -> str:
+    return f"{v:.2f}" if v < 100 else f"{v:,.0f}"
+
+
+def ranking_markdown(advice, chosen: str) -> str:
+    """The ranking as a small Markdown table (the chosen algorithm in bold), for the sidebar."""
+    lines = ["| algorithm | × non-private | range |", "|---|---:|---|"]
+    for r in ranking_frame(advice).itertuples(index=False):
+        name = f"**{r.algorithm}**" if r.key == chosen else r.algorithm
+        lines.append(f"| {name} | {_ratio(r[2])} | {r.range} |")
+    return "\n".join(lines)
+
+
+def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) -> None:
+    """An expander with the advisor's ranking for the chosen k and ε, and where the chosen algorithm stands.
+
+    Public inputs only: a public size (:func:`public_size`), the number of columns, k, ε and the privacy
+    unit's L.  Nothing is spent and nothing of the data is read.
+    """
+    where = st.sidebar if sidebar else st
+    if dpcore.ALGORITHMS[algo].family != "centroids":
+        return
+    with where.expander("Advisor: which algorithm here?", expanded=False):
+        n, said = public_size(ds, st)
+        L = unit_params(ds).get("max_contributions") or 1
+        adv = E.advise(n, len(ds.columns), k, eps, delta=1e-6, max_contributions=L)
+        st.markdown(ranking_markdown(adv, algo))
+        first = "publish one centre at a DP mean" if adv.best == TRIVIAL else E.advice_name(adv.best)
+        st.caption(f"First pick for about {n:,} rows ({said}), d = {len(ds.columns)}, k = {k}, ε = {eps:g}"
+                   + (f" per person (L = {L}: each sensitivity is L rows')" if L > 1 else "") + f": **{first}**. "
+                   "Cost ratio to non-private k-means (1 = as good), measured on Gaussian mixtures and real "
+                   "sets like these; how separated your clusters are is not public, hence the range. "
+                   "Choose “Auto” to let the data decide among the first two, privately (its ledger "
+                   "shows every candidate's share and the selection's).")
+        own = next((p for p in adv.ranking if p.key == algo), None)
+        if algo != "auto" and own is not None and math.isfinite(own.ratio) and \
+                own.ratio > WARN_SHARE * adv.trivial.ratio:
+            st.warning(f"{E.advice_name(algo)} is predicted little or no better than one centre at a DP mean here "
+                       f"({own.ratio:.3g}× vs {adv.trivial.ratio:.3g}×).")
