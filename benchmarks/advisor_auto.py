@@ -4,14 +4,16 @@ Data: DPM's 10-d benchmark (``make_blobs(10**5, 10, centers=64, center_box=(-100
 random_state=42)``, bounds +-100, k = 64: issue 16's ``synth_10d``) and held-out Gaussian mixtures
 drawn like the calibration suite's but with seeds and (n, d, k) it never used.  For each (data,
 epsilon): the median over ``--seeds`` of the k-means cost ratio to non-private k-means for auto
-(total epsilon, delta = 1e-6), for the advisor's first pick alone, and for every candidate
-the advisor ranks in its top four, each at the whole epsilon.
+(total epsilon, delta = 1e-6), for the advisor's first pick (a key, or auto), and for the keys
+the advisor ranks in its top four, auto's candidates, DPM, zCDP-Lloyd and DPLloyd, each alone at
+the whole epsilon ("best key" is the best of those; a fit over 30 s counts as no answer).
 
     python -m benchmarks.advisor_auto [--seeds 3] [--quick]
 """
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 import warnings
@@ -37,6 +39,14 @@ def cases(quick: bool):
     return out
 
 
+#: A fit slower than this (seconds) counts as no answer, as in the calibration (EUGkM's 10-d grids).
+TIME_LIMIT = 30
+
+
+def _alarm(signum, frame):
+    raise TimeoutError
+
+
 def fit(key, X, k, eps, bounds, seed):
     cls = dpcore.ALGORITHMS[key]
     kw = dict(epsilon=eps, bounds=bounds, random_state=seed)
@@ -44,10 +54,15 @@ def fit(key, X, k, eps, bounds, seed):
         kw["delta"] = 1e-6
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(TIME_LIMIT)
         try:
             return cls(k, **kw).fit(X)
-        except Exception:                 # noqa: BLE001 - a refusal counts as no answer
+        except Exception:                 # noqa: BLE001 - a refusal or a timeout counts as no answer
             return None
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
 
 
 def main(argv=None):
@@ -64,17 +79,21 @@ def main(argv=None):
         Xn = (X - lo) / (hi - lo) * 2 - 1
         for eps in (0.5, 1.0, 2.0):
             adv = E.advise(len(X), X.shape[1], k, eps, delta=1e-6)
-            keys = [p.key for p in adv.ranking[:4]]
+            keys = list(dict.fromkeys([p.key for p in adv.ranking[:4]] + list(adv.plan.keys)
+                                      + ["dpm", "zcdp_lloyd", "dplloyd"]))
             med = {}
             t = time.perf_counter()
             for key in keys:
-                r = [fit(key, Xn, k, eps, (-1.0, 1.0), s) for s in range(args.seeds)]
+                r = [fit(key, Xn, k, eps, (-1.0, 1.0), 0)]
+                if r[0] is not None:              # a refusal or a timeout is not tried again
+                    r += [fit(key, Xn, k, eps, (-1.0, 1.0), s) for s in range(1, args.seeds)]
                 med[key] = np.median([inertia(Xn, e.cluster_centers_) * ((hi - lo) / 2) ** 2 / ref if e else np.inf
                                       for e in r])
             autos = [fit("auto", Xn, k, eps, (-1.0, 1.0), s) for s in range(args.seeds)]
             auto = np.median([inertia(Xn, e.cluster_centers_) * ((hi - lo) / 2) ** 2 / ref for e in autos])
             chose = ",".join(sorted({e.chosen_ for e in autos}))
-            best = min(med, key=med.get)
+            med["auto"] = auto
+            best = min((key for key in med if key != "auto"), key=med.get)
             print(f"{name:<40} {eps:>5g} {auto:>8.3g} {adv.best:>16} {med.get(adv.best, np.nan):>8.3g} "
                   f"{best:>16} {med[best]:>8.3g} {auto / med[best]:>9.2f}  {chose} "
                   f"({time.perf_counter() - t:.0f} s)", flush=True)

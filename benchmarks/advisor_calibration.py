@@ -8,7 +8,8 @@ centres is fitted once per (data, epsilon) and its k-means cost is divided by no
 
 What is not public, and therefore not a model input, varies across the design: the separation of
 the mixture (Dasgupta's c-separation, ``|mu_i - mu_j| >= c sigma sqrt(d)`` for the closest pair,
-c in {1, 2, 4}, cycled over the grid), the cluster sizes (Dirichlet(2) weights) and the centres.
+c in {1, 2, 4}, cycled over the grid; ``--tight`` adds c = 16 on a sub-grid and ``--complete`` every
+c in {1, 2, 4, 16} at every (n, d, k) up to 10^5 rows), the cluster sizes (Dirichlet(2) weights) and the centres.
 The advisor's uncertainty is their spread.
 
 Refusals are **bypassed** here (the regime verdict is recorded in ``regime``): the advisor must know
@@ -20,9 +21,10 @@ Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
 :mod:`dpcore.algorithms.calibrated`), one row per (data, epsilon, algorithm).
 
     python -m benchmarks.advisor_calibration [--quick] [--timeout 15] [--out PATH]
+    python -m benchmarks.advisor_calibration --tight --complete   # the supplements, appended
     python -m benchmarks.advisor_calibration --loo      # the model's leave-one-out table (docs)
 
-Takes about 25 minutes on 2 cores (``--quick``: n <= 10^4, a few minutes).
+Takes about 25 minutes on 2 cores (``--quick``: n <= 10^4, a few minutes); ``--complete``, 36 minutes.
 """
 from __future__ import annotations
 
@@ -87,6 +89,24 @@ def design(quick: bool):
             continue
         out += [(n, d, k) for d in ds for k in ks]
     return out
+
+
+def complete_jobs(done: pd.DataFrame) -> list:
+    """The (n, d, k, separation) of the grid and the tight sub-grid, n <= 10^5, not yet in ``done``.
+
+    Every separation at every such (n, d, k) makes separation a clean factor of the design: the
+    separation hypotheses of :func:`dpcore.algorithms.calibrated.selection_plan` each see the whole
+    grid.  Ordered 10^4 rows first, then 10^3, then 10^5 (the mid sizes decide the most picks).
+    """
+    syn = done[done.source == "synthetic"]
+    have = set(zip(syn.n, syn.d, syn.k, syn.separation))
+    c, grid = TIGHT
+    cells = {(n, d, k) for n, d, k in design(False) if n <= 100_000}
+    cells |= {(n, d, k) for n, ds, ks in grid for d in ds for k in ks}
+    order = {10_000: 0, 1_000: 1, 100_000: 2}
+    jobs = [("synthetic", cell, sep) for cell in sorted(cells, key=lambda t: (order[t[0]], t))
+            for sep in SEPARATIONS + (c,) if (*cell, sep) not in have]
+    return jobs
 
 
 def real_sets():
@@ -215,6 +235,8 @@ def main(argv=None):
     ap.add_argument("--no-real", action="store_true")
     ap.add_argument("--loo", action="store_true", help="print the leave-one-out validation of the stored table")
     ap.add_argument("--tight", action="store_true", help="append the tight-cluster supplement (separation 16)")
+    ap.add_argument("--complete", action="store_true",
+                    help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
     args = ap.parse_args(argv)
     if args.loo:
         return print_loo()
@@ -225,14 +247,18 @@ def main(argv=None):
         c, grid = TIGHT
         jobs = [("synthetic", (n, d, k), c) for n, ds, ks in grid for d in ds for k in ks]
         rows = pd.read_csv(args.out).to_dict("records")
-    if not args.no_real and not args.tight:
+    if args.complete:      # every separation at every (n, d, k) up to 10^5 rows, appended to the table
+        rows = pd.read_csv(args.out).to_dict("records")
+        jobs = complete_jobs(pd.DataFrame(rows))
+        print(f"{len(jobs)} data sets to add", flush=True)
+    if not args.no_real and not (args.tight or args.complete):
         jobs += [(name, (X, k), np.nan) for name, X, k in real_sets()]
     t_all = time.perf_counter()
     warm_up(keys)
     for j, (source, spec, sep) in enumerate(jobs):
         if source == "synthetic":
             n, d, k = spec
-            X = mixture(n, d, k, sep, seed=j + (1000 if args.tight else 0))
+            X = mixture(n, d, k, sep, seed=j + (1000 if args.tight else 2000 if args.complete else 0))
         else:
             X, k = spec
             n, d = X.shape

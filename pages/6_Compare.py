@@ -8,7 +8,7 @@ from dpcore import evaluation as E
 from dpcore.explain import NOT_PRIVATE, level_for
 from ui import figures as F
 from ui import widgets as W
-from ui.advice import ranking_frame
+from ui.advice import ranking_frame, short_name
 
 W.page_setup(__file__)
 st.title("Compare privacy levels")
@@ -176,7 +176,7 @@ if sees_raw:
         else:
             # Person level: every sensitivity is L times one row's, so the advice is at ε / L (issue 23).
             adv = E.advise(n, d, k, eps, max_contributions=W.unit_params(ds).get("max_contributions") or 1)
-            st.metric(f"Predicted best at ε = {eps:g}", E.advice_name(adv.best))
+            st.metric(f"Predicted best at ε = {eps:g}", short_name(adv.best))
             st.caption(adv.reason)
             st.dataframe(ranking_frame(adv).drop(columns="key"), hide_index=True)
             for key, reg in adv.regime.items():

@@ -7,6 +7,7 @@ from dpcore import explain as X
 from dpcore.glossary import GLOSSARY
 from ui import figures as F
 from ui import widgets as W
+from ui.advice import explain_markdown
 
 W.page_setup(__file__)
 st.title("What does ε mean for the people in the data?")
@@ -44,6 +45,9 @@ table = pd.DataFrame([{"ε": ", ".join(f"{e:g}" for e in r["epsilons"]), "odds c
 st.dataframe(table, hide_index=True, width="stretch")
 st.caption("Each row is one point of the slider. Above ε = 5 an attacker's advantage can exceed 98 % and odds can "
            "change more than 148-fold; the deployments column places each ε beside published uses and their units.")
+
+st.subheader("Choosing an algorithm: the advisor and Auto")
+st.markdown(explain_markdown())
 
 st.subheader("Glossary")
 st.caption("The same plain words appear as ⓘ tooltips where a term is first used on a page.")

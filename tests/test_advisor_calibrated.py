@@ -1,6 +1,7 @@
 """Advice that holds (issue 25): a calibrated advisor over every algorithm, warnings where a key is no
 better than the trivial answer, refusals only where it is clearly worse, and private selection."""
 import inspect
+import math
 import warnings
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 import dpcore
 from dpcore import evaluation as E
 from dpcore.algorithms import calibrated as C
-from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning, advisor_ranking
+from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning, advisor_plan, advisor_ranking, candidate_filter
 from dpcore.algorithms.registry import assess
 from dpcore.algorithms.selection import SCORE_BITS, AutoKMeans, clipped_cost_score
 
@@ -28,26 +29,34 @@ def test_every_centre_releasing_algorithm_is_calibrated_and_nothing_else():
 
 def test_advice_reads_public_inputs_only():
     """advise() and the predictions take no data: only n (public or noisy), d, k, epsilon, delta."""
-    for fn in (C.predict, C.predict_trivial, advisor_ranking):
+    for fn in (C.predict, C.predict_trivial, C.selection_plan, advisor_ranking, advisor_plan):
         params = set(inspect.signature(fn).parameters)
-        assert params <= {"n", "d", "k", "epsilon", "delta", "keys", "exclude"}, fn
+        assert params <= {"n", "d", "k", "epsilon", "delta", "keys", "exclude", "separation", "with_pick",
+                          "max_candidates", "selection_share", "allowed", "pool"}, fn
     a1, a2 = E.advise(50_000, 10, 20, 1.0), E.advise(50_000, 10, 20, 1.0)
     assert a1 == a2
-    assert a1.ranking[0].key == a1.best or a1.best == C.TRIVIAL
+    assert a1.best in {p.key for p in a1.ranking} | {C.TRIVIAL, "auto"}
+    assert a1.best == advisor_plan(50_000, 10, 20, 1.0, 1e-6)[0]
     assert all(p.low <= p.ratio <= p.high for p in a1.ranking)
-    ratios = [p.ratio for p in a1.ranking]
-    assert ratios == sorted(ratios)
+    regrets = [p.regret for p in a1.ranking]
+    assert regrets == sorted(regrets)
     with pytest.raises(ValueError):
         C.predict(0, 2, 3, 1.0)
     with pytest.raises(ValueError):
         C.predict(100, 2, 3, -1.0)
 
 
-def test_more_budget_is_never_predicted_much_worse():
-    """A sanity check on the model: the first pick's predicted ratio falls (or holds) as epsilon grows."""
+def test_more_budget_is_never_predicted_worse():
+    """Every algorithm's prediction is non-increasing in epsilon (the model's monotone step), under
+    every separation hypothesis too, where it is available (a fit may time out at a larger epsilon:
+    EUGkM's grid grows with it)."""
     for n, d, k in ((1_000, 2, 3), (10_000, 10, 10), (100_000, 50, 30), (1_000_000, 2, 100)):
-        firsts = [C.predict(n, d, k, e)[0].ratio for e in (0.05, 0.25, 1.0, 5.0)]
-        assert all(b <= a * 1.25 for a, b in zip(firsts, firsts[1:])), (n, d, k, firsts)
+        for sep in (None,) + C.SEPARATIONS:
+            ratios = {e: {p.key: p.ratio for p in C.predict(n, d, k, e, separation=sep)}
+                      for e in (0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 3.2)}
+            for key in C.CANDIDATES:
+                seq = [r for r in (ratios[e][key] for e in sorted(ratios)) if math.isfinite(r)]
+                assert all(b <= a * (1 + 1e-12) for a, b in zip(seq, seq[1:])), (n, d, k, sep, key, seq)
 
 
 def test_leave_one_out_figures_meet_the_issue_floor():
@@ -123,36 +132,54 @@ def blobs10():
     return np.clip(X, -1, 1)
 
 
-def test_auto_ledger_states_the_whole_selection(blobs10):
+def test_auto_ledger_states_the_whole_selection():
+    """Inputs where the plan takes two candidates (DPM for far-apart clusters, a Lloyd for overlapping)."""
+    from sklearn.datasets import make_blobs
+    X, _ = make_blobs(100_000, n_features=10, centers=64, center_box=(-0.8, 0.8), cluster_std=0.01,
+                      random_state=3)
+    X = np.clip(X, -1, 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = AutoKMeans(8, epsilon=1.0, delta=1e-6, bounds=(-1, 1), random_state=0).fit(blobs10)
+        est = AutoKMeans(64, epsilon=2.0, delta=1e-6, bounds=(-1, 1), random_state=0).fit(X)
+    assert len(est.candidates_) >= 2
     names = [e.name for e in est.budget_]
     assert names[0] == "dataset size"
     assert [n for n in names if n.startswith("candidate")] == [f"candidate {i + 1}: {c['key']}"
                                                              for i, c in enumerate(est.candidates_)]
     assert names[-1].startswith("selection")
     eps, delta = est.budget_.total()
-    assert eps == pytest.approx(1.0) and delta <= 1e-6 * (1 + 1e-9)
+    assert eps == pytest.approx(2.0) and delta <= 1e-6 * (1 + 1e-9)
     for c in est.candidates_:
-        assert c["epsilon"] == pytest.approx(0.98 * 0.9 / len(est.candidates_))
+        assert c["epsilon"] == pytest.approx(2.0 * 0.98 * 0.9 / len(est.candidates_))
     # the chosen candidate spent within its share, and the release is its centres
     share = est.candidates_[[c["key"] for c in est.candidates_].index(est.chosen_)]["epsilon"]
     assert 0 < est.selected_budget_.total()[0] <= share * (1 + 1e-9)
-    # the candidates are the advisor's first picks for the released noisy size
-    ranking, _, _ = advisor_ranking(est.n_samples_estimate_, 10, 8, est.candidates_[0]["epsilon"], 1e-6 / 2)
-    keys = [c["key"] for c in est.candidates_]
-    assert keys[0] == ranking[0].key
-    assert min(ranking, key=lambda p: p.low).key in keys     # the optimistic candidate
+    # the candidates are the plan for the released noisy size: public inputs only
+    plan = C.selection_plan(est.n_samples_estimate_, 10, 64, 2.0 * 0.98, allowed=candidate_filter(
+        est.n_samples_estimate_, 10, 64, 1e-6))
+    assert [c["key"] for c in est.candidates_] == list(plan.keys)
 
 
-def test_candidate_order_puts_the_optimistic_pick_second():
-    from dpcore.algorithms.calibrated import Prediction
-    from dpcore.algorithms.selection import candidate_order
-    a, b, c = Prediction("a", 1.2, 1.1, 1.3), Prediction("b", 1.3, 1.2, 1.4), Prediction("c", 2.0, 1.01, 9.0)
-    assert [p.key for p in candidate_order([a, b, c])] == ["a", "c", "b"]
-    assert [p.key for p in candidate_order([c, a])] == ["c", "a"]
-    assert candidate_order([a]) == [a] and candidate_order([]) == []
+def test_selection_plan_is_no_worse_in_the_worst_case_than_any_single_key():
+    """The plan is the minimax choice over the separations: no single key's worst case beats it."""
+    for n, d, k, e in ((100_000, 10, 64, 2.0), (30_000, 20, 6, 1.0), (10_000, 11, 5, 1.0), (1_000, 2, 30, 0.05)):
+        plan = C.selection_plan(n, d, k, e)
+        assert 1 <= len(plan.keys) <= 3 and plan.worst == max(plan.by_separation.values())
+        singles = [C.worst_factor(key, n, d, k, e) for key in C.CANDIDATES]
+        assert plan.worst <= min(singles) * (1 + 1e-12), (n, d, k, e)
+        if len(plan.keys) > 1:    # a larger set must pay for its split by more than 10 %
+            assert plan.worst * 1.1 < min(singles)
+            assert plan.epsilon == pytest.approx(e * 0.9 / len(plan.keys))
+    # DPM's tight-cluster strength is in the plan on DPM's own kind of data (10-d, 64 clusters, eps 2)
+    assert "dpm" in C.selection_plan(100_000, 10, 64, 2.0).keys
+
+
+def test_the_advisor_recommends_auto_where_the_separation_decides():
+    adv = E.advise(100_000, 10, 64, 2.0, delta=1e-6)
+    assert adv.best == "auto" and len(adv.plan.keys) >= 2
+    assert "auto" in adv.reason and all(E.advice_name(q) in adv.reason for q in adv.plan.keys)
+    one = E.advise(30_000, 8, 12, 0.5, delta=1e-6)
+    assert one.best == one.plan.keys[0] and len(one.plan.keys) == 1
 
 
 def test_auto_with_public_size_and_one_candidate_spends_nothing_on_either(blobs10):

@@ -244,3 +244,25 @@ def test_the_account_survives_a_reload_and_refuses_over_the_total():
     run(again)
     assert not again.error and metric(again, "ε spent so far (every draw)") == "1.5"
     assert [r.epsilon for r in ReleaseStore().releases("s1_like")] == [1.0, 0.5]
+
+
+def test_sidebar_advisor_ranks_from_public_inputs_and_names_its_pick():
+    """The advisor beside the picker (issue 25): the ranking with the trivial line, the first pick in words,
+    from the published size of the embedded public set."""
+    from dpcore import evaluation as E
+    from ui.advice import pick_text
+    at = page("1_Explorer.py", algorithm="dplloyd", k="15", epsilon="1.0")
+    box = next(e for e in at.sidebar.expander if e.label.startswith("Advisor"))
+    table = "\n".join(m.value for m in box.markdown)
+    assert "| algorithm | × non-private | range |" in table and "DP mean (trivial)" in table
+    ds = datasets.load("s1_like")
+    adv = E.advise(ds.X.shape[0], ds.X.shape[1], 15, 1.0, delta=1e-6)
+    caption = " ".join(c.value for c in box.caption)
+    assert f"about {ds.X.shape[0]:,} rows (the published size of this public data set)" in caption
+    assert pick_text(adv) in caption
+
+
+def test_explain_page_says_what_the_advisor_reads_and_auto_spends():
+    at = page("7_Explain.py")
+    text = " ".join(m.value for m in at.markdown)
+    assert "only public inputs and spends nothing" in text and "Auto spends the whole ε" in text

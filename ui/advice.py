@@ -32,12 +32,18 @@ def public_size(ds, where) -> tuple[int, str]:
     return int(n), "the public size you entered"
 
 
+def short_name(key: str) -> str:
+    """An algorithm's display name without its parenthesised gloss ("DPM (separation)" -> "DPM"): the
+    sidebar is narrow."""
+    return E.advice_name(key).split(" (")[0]
+
+
 def ranking_frame(advice) -> pd.DataFrame:
     """The advisor's ranking as a table: algorithm, predicted cost ratio and its range, the trivial line."""
-    rows = [{"algorithm": E.advice_name(p.key), "key": p.key, "predicted × non-private": p.ratio,
+    rows = [{"algorithm": short_name(p.key), "key": p.key, "predicted × non-private": p.ratio,
              "range": f"{_ratio(p.low)}–{_ratio(p.high)}"} for p in advice.ranking[:SHOWN]]
     t = advice.trivial
-    rows.append({"algorithm": "— one centre at a DP mean (trivial) —", "key": TRIVIAL,
+    rows.append({"algorithm": "— DP mean (trivial) —", "key": TRIVIAL,
                  "predicted × non-private": t.ratio, "range": f"{_ratio(t.low)}–{_ratio(t.high)}"})
     return pd.DataFrame(rows).sort_values("predicted × non-private", kind="stable").reset_index(drop=True)
 
@@ -55,6 +61,16 @@ def ranking_markdown(advice, chosen: str) -> str:
     return "\n".join(lines)
 
 
+def pick_text(adv) -> str:
+    """The advisor's first pick in words: an algorithm, the DP mean, or Auto with its candidates."""
+    if adv.best == TRIVIAL:
+        return "publish one centre at a DP mean"
+    if adv.best == "auto":
+        return (f"Auto: {' and '.join(short_name(q) for q in adv.plan.keys)} at ε = {adv.plan.epsilon:.3g} each, "
+                "one chosen privately (the ledger shows every share)")
+    return E.advice_name(adv.best)
+
+
 def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) -> None:
     """An expander with the advisor's ranking for the chosen k and ε, and where the chosen algorithm stands.
 
@@ -69,15 +85,31 @@ def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) ->
         L = unit_params(ds).get("max_contributions") or 1
         adv = E.advise(n, len(ds.columns), k, eps, delta=1e-6, max_contributions=L)
         st.markdown(ranking_markdown(adv, algo))
-        first = "publish one centre at a DP mean" if adv.best == TRIVIAL else E.advice_name(adv.best)
         st.caption(f"First pick for about {n:,} rows ({said}), d = {len(ds.columns)}, k = {k}, ε = {eps:g}"
-                   + (f" per person (L = {L}: each sensitivity is L rows')" if L > 1 else "") + f": **{first}**. "
-                   "Cost ratio to non-private k-means (1 = as good), measured on Gaussian mixtures and real "
-                   "sets like these; how separated your clusters are is not public, hence the range. "
-                   "Choose “Auto” to let the data decide among the first two, privately (its ledger "
-                   "shows every candidate's share and the selection's).")
+                   + (f" per person (L = {L}: each sensitivity is L rows')" if L > 1 else "")
+                   + f": **{pick_text(adv)}**. Cost ratio to non-private k-means (1 = as good), measured on "
+                   "Gaussian mixtures and real sets like these; how separated your clusters are is not public, "
+                   "hence the range, and the pick is the one whose worst case over separations is best.")
         own = next((p for p in adv.ranking if p.key == algo), None)
         if algo != "auto" and own is not None and math.isfinite(own.ratio) and \
                 own.ratio > WARN_SHARE * adv.trivial.ratio:
             st.warning(f"{E.advice_name(algo)} is predicted little or no better than one centre at a DP mean here "
                        f"({own.ratio:.3g}× vs {adv.trivial.ratio:.3g}×).")
+
+
+def explain_markdown() -> str:
+    """What the advisor and Auto read and spend, in plain words (the Explain page's section)."""
+    return (
+        "**The advisor reads only public inputs and spends nothing.** It takes a size (a published total, your "
+        "own estimate, or a count already released with noise), the number of columns d, k, ε, δ and how many "
+        "rows one person may have (L). From these it predicts each algorithm's k-means cost against "
+        "non-private k-means, from measurements shipped with the package (Gaussian mixtures and real public "
+        "sets fitted once at each ε). It never looks at your data, so its advice costs no privacy.\n\n"
+        "**How separated your clusters are is not public**, and it decides between algorithms: DPM wins on "
+        "far-apart clusters, zCDP-Lloyd where they overlap. The advisor's first pick is the choice whose worst "
+        "case over separations is best. Where no single algorithm holds up in every case, it picks **Auto**.\n\n"
+        "**Auto spends the whole ε you give it, and says how before it draws:** about 2 % for a noisy count "
+        "(nothing if you give a public size), then equal shares for each candidate algorithm (up to three, "
+        "named from public inputs), and 10 % of the rest to choose one of them privately by its clipped "
+        "k-means cost (with a single candidate, it gets the rest and nothing is spent on a "
+        "choice). Only the chosen centres are published; the release's ledger lists every share.")

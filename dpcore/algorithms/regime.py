@@ -154,23 +154,54 @@ def runnable(key: str, n: float, d: int, k: int, epsilon: float, delta: float = 
     return not (verdict.status == "refuse" and not verdict.utility_only)
 
 
-def advisor_ranking(n: float, d: int, k: int, epsilon: float, delta: float = 0.0):
-    """The calibrated predictions for these public inputs, best first, and the trivial answer's.
+def advisor_ranking(n: float, d: int, k: int, epsilon: float, delta: float = 0.0, *, with_pick: bool = True):
+    """The calibrated predictions for these public inputs, best first, the trivial answer's, and the pick.
 
     Algorithms whose own rule refuses on feasibility or run time (not ``utility_only``) are left
     out, as are those whose calibration neighbours mostly failed or timed out.
 
     Returns
     -------
-    (list of Prediction, Prediction, str)
-        The ranking, the trivial answer's prediction and the first pick (a registry key, or
-        ``"dp_mean"`` when no prediction is below the trivial answer's).
+    (list of Prediction, Prediction, str or None)
+        The ranking, the trivial answer's prediction and the advisor's first pick
+        (:func:`advisor_plan`; None when ``with_pick`` is False).
     """
-    from .calibrated import TRIVIAL, predict, predict_trivial
+    from .calibrated import predict, predict_trivial
     preds = [p for p in predict(n, d, k, epsilon) if p.available and runnable(p.key, n, d, k, epsilon, delta)]
     triv = predict_trivial(n, d, k, epsilon)
-    pick = preds[0].key if preds and preds[0].regret < triv.regret else TRIVIAL
-    return preds, triv, pick
+    return preds, triv, (advisor_plan(n, d, k, epsilon, delta)[0] if with_pick else None)
+
+
+def candidate_filter(n: float, d: int, k: int, delta: float):
+    """``(key, epsilon_c, m) -> bool``: may ``key`` run as one of m candidates at ``epsilon_c``?
+
+    Its own rule must not refuse on feasibility or run time at ``(epsilon_c, delta / m)``, and an
+    algorithm that needs delta is out when ``delta`` is 0.
+    """
+    def allowed(key: str, eps_c: float, m: int) -> bool:
+        cls = ESTIMATORS.get(key)
+        if cls is not None and cls.needs_delta and not delta > 0:
+            return False
+        return runnable(key, n, d, k, eps_c, delta / m)
+    return allowed
+
+
+def advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float = 0.0):
+    """The advisor's first pick and the plan behind it (issue 25):
+    :func:`dpcore.algorithms.calibrated.first_pick` for these public inputs, keys that refuse on
+    feasibility or run time left out.
+
+    ``"auto"`` (:class:`~dpcore.algorithms.selection.AutoKMeans`, when the registry has it) where
+    running two or three candidates on shares of epsilon and selecting one privately is predicted
+    better in the worst case over the clusters' separation than any single key; otherwise the key of
+    lowest predicted regret, or ``"dp_mean"`` for one centre at a DP mean.
+
+    Returns
+    -------
+    (str, SelectionPlan)
+    """
+    from .calibrated import first_pick
+    return first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto="auto" in ESTIMATORS)
 
 
 def with_advice(regime: Regime, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0) -> Regime:
@@ -209,12 +240,13 @@ def with_advice(regime: Regime, *, n: float, d: int, k: int, epsilon: float, del
     True
     """
     from .calibrated import CANDIDATES, TRIVIAL, WARN_SHARE
-    if regime.algorithm not in CANDIDATES:
+    # k = 1 is the trivial answer itself (the DP mean): nothing to compare it with.
+    if regime.algorithm not in CANDIDATES or k == 1:
         return regime
-    preds, triv, pick = advisor_ranking(n, d, k, epsilon, delta)
+    preds, triv, _ = advisor_ranking(n, d, k, epsilon, delta, with_pick=False)
     own = next((p for p in preds if p.key == regime.algorithm), None)
     status, reason = regime.status, regime.reason
-    figures = dict(regime.figures, trivial_ratio=triv.ratio, advisor_pick=pick)
+    figures = dict(regime.figures, trivial_ratio=triv.ratio)
     if own is not None:
         figures["predicted_ratio"] = own.ratio
         measured = (f"Measured on data like these (n, d, k, ε), it costs about {own.ratio:.3g}× non-private "
@@ -231,15 +263,23 @@ def with_advice(regime: Regime, *, n: float, d: int, k: int, epsilon: float, del
             reason = f"{reason} {measured}"
     if status == "ok":
         return Regime(regime.algorithm, status, reason, None, figures, regime.utility_only)
+    # The pick for these inputs with the advisor's delta: an estimator of pure epsilon (delta = 0) may
+    # still be told that an (epsilon, delta) algorithm does better.
+    from .calibrated import DELTA
+    pick, plan = advisor_plan(n, d, k, epsilon, delta or DELTA)
+    figures["advisor_pick"] = pick
     if pick == regime.algorithm:
         tail = "Even so, the advisor ranks it first for these inputs."
     elif pick == TRIVIAL:
-        tail = ("The advisor ranks no algorithm below the trivial answer here: publish one centre at a DP "
+        tail = ("The advisor ranks no algorithm above the trivial answer here: publish one centre at a DP "
                 "mean, or raise ε.")
+    elif pick == "auto":
+        tail = (f"The advisor ranks {_name(pick)} ('auto') first for these inputs: it runs "
+                f"{' and '.join(map(repr, plan.keys))} on shares of ε and releases one chosen privately (how "
+                f"separated the clusters are, which is not public, decides between them).")
     else:
-        best = preds[0]
-        tail = (f"The advisor ranks {_name(pick)} ({pick!r}) first for these inputs (about "
-                f"{best.ratio:.3g}× non-private).")
+        tail = (f"The advisor ranks {_name(pick)} ({pick!r}) first for these inputs (within "
+                f"{plan.worst:.3g}× the best answer whatever the clusters' separation, as calibrated).")
     return Regime(regime.algorithm, status, f"{reason} {tail}", pick, figures, regime.utility_only)
 
 

@@ -73,7 +73,7 @@ def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: f
     >>> from dpcore.algorithms.registry import assess
     >>> r = assess("coreset", n=1000, d=2, k=3, epsilon=1.0, delta=1e-8)
     >>> r.status, r.better
-    ('refuse', 'dpm')
+    ('refuse', 'dplloyd')
     >>> assess("dplloyd", n=1000, d=2, k=3, epsilon=1.0).status
     'ok'
     """

@@ -8,10 +8,11 @@ runs its first ``n_candidates`` and lets the data choose among them, privately.
 The procedure (one privacy unit = one row, or a person with at most L rows):
 
 1. The dataset size: a public ``n_samples`` (free) or ``N + Lap(1/(n_share eps))``.
-2. The candidates: the advisor's first pick for (noisy n, d, k, the per-candidate budget) and the
-   algorithm whose predicted range reaches lowest (:func:`candidate_order`), then the rest of the
-   ranking, ``n_candidates`` in all; algorithms that need delta are skipped when ``delta = 0``.
-   Public and already-released inputs only.
+2. The candidates: at most ``n_candidates`` keys, the set whose predicted worst case over the
+   clusters' separation (each of the calibration's separations a hypothesis) is best
+   (:func:`dpcore.algorithms.calibrated.selection_plan`): the best key for overlapping clusters and
+   the best for far-apart ones, when they differ enough to pay for the split.  Algorithms that
+   need delta are skipped when ``delta = 0``.  Public and already-released inputs only.
 3. Each candidate is fitted on the same rows with ``(eps_c, delta_c)``:
    ``eps_c = (1 - selection_share) eps_left / m``, ``delta_c = delta / m``.  Each is a complete
    estimator with its own ledger; here each is one ``composite`` entry of its share.
@@ -45,7 +46,8 @@ import numpy as np
 from ..exceptions import SeededNoiseWarning
 from ._blocks.size import public_or_noisy_size
 from .base import DPClusterer, fit_doc
-from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking
+from .calibrated import predict, selection_plan
+from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking, candidate_filter
 
 #: Bits of the score lattice: each row's clipped squared distance, over the squared diagonal, is
 #: floored to a multiple of 2^-20 (n up to 2^43 rows before an int64 sum could overflow).
@@ -75,29 +77,6 @@ def clipped_cost_score(X: np.ndarray, centers: np.ndarray, lower: np.ndarray, up
     return int(q.sum())
 
 
-def candidate_order(ranking: list) -> list:
-    """The advisor's ranking reordered for selection: the best prediction, then the best optimistic one.
-
-    The first candidate is the one predicted best (the middle of its range); the second is the one
-    whose range reaches lowest (its best case over what the public inputs do not say, such as how
-    separated the clusters are: DPM's strength), when that is another algorithm; then the rest in
-    ranking order.  The data then choose between them privately.
-
-    Parameters
-    ----------
-    ranking : list of Prediction, sorted by ratio
-
-    Returns
-    -------
-    list of Prediction
-    """
-    if len(ranking) < 2:
-        return list(ranking)
-    optimist = min(ranking, key=lambda p: p.low)
-    rest = [p for p in ranking[1:] if p is not optimist]
-    return [ranking[0]] + ([optimist] if optimist is not ranking[0] else []) + rest
-
-
 class AutoKMeans(DPClusterer):
     """Private selection among the advisor's top candidates: ``algorithm="auto"``.
 
@@ -110,9 +89,9 @@ class AutoKMeans(DPClusterer):
         Split equally over the candidates that need it; 0 leaves only pure-epsilon candidates.
     bounds : (lower, upper), scalars or arrays (d,), data units
         Public bounds; they set every candidate's sensitivity and the score's lattice.
-    n_candidates : int, default 2
-        How many of the advisor's first picks run (1: the advisor's pick on the whole budget,
-        no selection).
+    n_candidates : int, default 3
+        The most candidates that run (the plan may take fewer; 1 runs the plan's single key on the
+        whole budget, no selection).
     selection_share : float in (0, 1), default 0.1
         Share of the budget (after the size) spent on the selection.
     n_samples : float, optional
@@ -166,7 +145,7 @@ class AutoKMeans(DPClusterer):
     needs_delta = False
     family = "centroids"
 
-    def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_candidates=2,
+    def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_candidates=3,
                  selection_share=0.1, n_samples=None, n_share=0.02, random_state=None,
                  max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
@@ -192,18 +171,21 @@ class AutoKMeans(DPClusterer):
     def plan(self, n: float, d: int, eps_left: float):
         """The candidates for a public or noisy size ``n``: ``[(key, eps_c, delta_c, prediction)]``.
 
-        Public inputs only (the size, d, k, epsilon, delta, the privacy unit's L).
+        :func:`~dpcore.algorithms.calibrated.selection_plan` with at most ``n_candidates``: the set
+        whose predicted worst case over the clusters' separation is best.  Public inputs only (the
+        size, d, k, epsilon, delta, the privacy unit's L).
         """
         k, m = int(self.n_clusters), int(self.n_candidates)
-        # A fit with a privacy unit ranks at epsilon / L, as check_fit does (every sensitivity is L rows').
+        # A fit with a privacy unit plans at epsilon / L, as check_fit does (every sensitivity is L rows').
         L = int((getattr(self, "privacy_unit_", None) or {}).get("max_contributions") or 1)
         delta = float(self.delta or 0.0)
-        for size in range(m, 0, -1):
-            eps_c = eps_left * ((1 - float(self.selection_share)) if size > 1 else 1.0) / size
-            ranking, _, _ = advisor_ranking(n, d, k, eps_c / L, delta / size)
-            keys = candidate_order([p for p in ranking if delta > 0 or not ESTIMATORS[p.key].needs_delta])[:size]
-            if len(keys) == size:
-                return [(p.key, eps_c, delta / size if ESTIMATORS[p.key].needs_delta else 0.0, p) for p in keys]
+        plan = selection_plan(n, d, k, eps_left / L, max_candidates=m, selection_share=float(self.selection_share),
+                              allowed=candidate_filter(n, d, k, delta))
+        if plan.keys:
+            size, eps_c = len(plan.keys), plan.epsilon * L
+            preds = {p.key: p for p in predict(n, d, k, plan.epsilon, keys=plan.keys)}
+            return [(key, eps_c, delta / size if ESTIMATORS[key].needs_delta else 0.0, preds[key])
+                    for key in plan.keys]
         raise OutOfRegimeError(f"no calibrated algorithm can run for about {n:,.0f} points, d = {d}, k = {k} at "
                                f"ε = {eps_left:.3g}: publish one centre at a DP mean (zcdp_lloyd with k = 1).")
 
@@ -267,10 +249,12 @@ class AutoKMeans(DPClusterer):
     def regime(cls, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0, **params):
         """Auto's own rule: refuse only when no calibrated algorithm can run (public inputs only)."""
         from .regime import Regime
-        ranking, triv, pick = advisor_ranking(n, d, k, epsilon, delta)
+        ranking, triv, _ = advisor_ranking(n, d, k, epsilon, delta, with_pick=False)
         if not ranking:
             return Regime(cls.key, "refuse", f"no calibrated algorithm can run for about {n:,.0f} points, d = {d}, "
                           f"k = {k} at ε = {epsilon:.3g}.", None, {})
-        return Regime(cls.key, "ok", f"candidates from the advisor's ranking (first: {ranking[0].key}).", None,
-                      dict(predicted_ratio=ranking[0].ratio, trivial_ratio=triv.ratio))
+        plan = selection_plan(n, d, k, epsilon * 0.98, selection_share=0.1, allowed=candidate_filter(n, d, k, delta))
+        return Regime(cls.key, "ok", f"candidates {', '.join(plan.keys)} (within {plan.worst:.3g}× the best "
+                      "answer whatever the clusters' separation, as calibrated).", None,
+                      dict(predicted_ratio=ranking[0].ratio, trivial_ratio=triv.ratio, candidates=plan.keys))
 

@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..algorithms._blocks.lloyd import RHO, auto_schedule
-from ..algorithms.calibrated import Prediction
+from ..algorithms.calibrated import Prediction, SelectionPlan
 from ..algorithms.centroid.hybrid import hybrid_min_epsilon
-from ..algorithms.regime import advisor_ranking
+from ..algorithms.regime import advisor_plan, advisor_ranking
 from ..algorithms.registry import assess
 
 
@@ -88,9 +88,11 @@ class Advice:
     hybrid_min_epsilon : float, Inequality 15's threshold
     hybrid_refines : bool, Inequalities 14 and 15 hold
     best : str
-        The recommendation: the first of ``ranking`` (a registry key), or ``"dp_mean"`` (publish
-        one centre at a DP mean, :data:`TRIVIAL`) when no algorithm is predicted below the trivial
-        answer (``trivial``).
+        The recommendation (:func:`dpcore.algorithms.regime.advisor_plan`): the registry key whose
+        predicted worst case over the clusters' separation is best; ``"auto"`` when running
+        several candidates on shares of epsilon and selecting one privately is predicted better
+        in the worst case (``plan`` names them); or ``"dp_mean"`` (publish one centre at a DP mean,
+        :data:`TRIVIAL`) when that is.
     certain : bool
         False when DPLloyd's MSE lies between EUGkM's variance and its
         variance + bias bound (the bias depends on the data).
@@ -111,6 +113,9 @@ class Advice:
         (:class:`dpcore.algorithms.calibrated.Prediction`).
     trivial : Prediction
         The same prediction for one centre at a DP mean.
+    plan : SelectionPlan
+        The candidate set behind ``best`` (:class:`dpcore.algorithms.calibrated.SelectionPlan`):
+        its keys, each one's epsilon and its predicted worst-case factor over the best answer.
     """
 
     n: float
@@ -131,6 +136,7 @@ class Advice:
     formula_best: str = ""
     ranking: tuple = ()
     trivial: Prediction | None = None
+    plan: SelectionPlan | None = None
 
 
 #: The advisor's key for the trivial answer: one centre at a DP mean (not a registry key).
@@ -263,18 +269,31 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
                   f"at a DP mean, which costs almost nothing. Publish the DP mean, or raise ε. " + reason)
         best, certain = TRIVIAL, True
     formula_best, formula_reason = best, reason
-    ranking, triv, pick = advisor_ranking(n, d, k, epsilon, delta)
+    ranking, triv, _ = advisor_ranking(n, d, k, epsilon, delta, with_pick=False)
+    pick, plan = advisor_plan(n, d, k, epsilon, delta)
+    worst = f"within {plan.worst:.3g}× the best answer whatever the clusters' separation, as calibrated"
     if pick == TRIVIAL:
-        reason = (f"No algorithm is predicted below the trivial answer here (one centre at a DP mean, about "
-                  f"{triv.ratio:.3g}× non-private k-means cost): publish the DP mean, or raise ε.")
+        reason = (f"No algorithm is predicted above the trivial answer here (one centre at a DP mean, about "
+                  f"{triv.ratio:.3g}× non-private k-means cost, {worst}): publish the DP mean, or raise ε.")
+    elif pick == "auto":
+        reason = (f"Which algorithm is best depends on how separated the clusters are, which is not public: "
+                  f"“auto” runs {' and '.join(advice_name(q) for q in plan.keys)} at ε = {plan.epsilon:.3g} each "
+                  f"and releases one chosen privately ({worst}; one centre at a DP mean at {triv.ratio:.3g}×).")
     else:
-        first = ranking[0]
-        reason = (f"{advice_name(pick)} is predicted at about {first.ratio:.3g}× non-private k-means cost "
-                  f"(range {first.low:.3g}–{first.high:.3g} over calibration data like these), one centre at a "
-                  f"DP mean at {triv.ratio:.3g}×.")
+        first = next((p for p in ranking if p.key == pick), None)
+        said = (f"is predicted at about {first.ratio:.3g}× non-private k-means cost (range {first.low:.3g}–"
+                f"{first.high:.3g} over calibration data like these; {worst})" if first else f"is {worst}")
+        reason = f"{advice_name(pick)} {said}, one centre at a DP mean at {triv.ratio:.3g}×."
     reason += f" (Su et al.'s formulas alone: {formula_reason})"
     return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, pick, certain, reason, regimes, su_best, trivial,
-                  formula_best, tuple(ranking), triv)
+                  formula_best, tuple(ranking), triv, plan)
+
+
+def _pick_ratio(a: Advice) -> float:
+    """The pick's predicted ratio at the whole epsilon (for auto: its first candidate's; inf for none)."""
+    keys = (a.best,) + (tuple(a.plan.keys) if a.plan is not None else ())
+    return next((p.ratio for k in keys for p in a.ranking if p.key == k),
+                a.trivial.ratio if a.best == TRIVIAL and a.trivial else math.inf)
 
 
 def advice_frame(n: float, d: int, k: int, epsilons, **kw) -> pd.DataFrame:
@@ -288,7 +307,7 @@ def advice_frame(n: float, d: int, k: int, epsilons, **kw) -> pd.DataFrame:
         rows.append({"epsilon": float(e), "mse_dplloyd": a.mse["dplloyd"], "mse_eugkm": a.mse["eugkm"],
                      "mse_hybrid": a.mse["hybrid"], "mse_zcdp_lloyd": a.mse["zcdp_lloyd"],
                      "eugkm_bias2_bound": a.eugkm_bias2_bound, "trivial_mse": a.trivial_mse, "t": a.t,
-                     "predicted_best": a.best, "predicted_ratio": a.ranking[0].ratio if a.ranking else math.inf,
+                     "predicted_best": a.best, "predicted_ratio": _pick_ratio(a),
                      "trivial_ratio": a.trivial.ratio if a.trivial else math.nan,
                      "formula_best": a.formula_best, "su_best": a.su_best, "certain": a.certain})
     return pd.DataFrame(rows)

@@ -47,7 +47,8 @@ def grid_side(n: float, d: int) -> int:
     -------
     int >= 2
     """
-    side = 2
+    # Python ints and a float: numpy integers (a size read from a table) overflow at 2^63 here.
+    side, d, n = 2, int(d), float(n)
     while side ** d <= n:
         side *= 2
     return side
