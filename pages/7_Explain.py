@@ -37,7 +37,7 @@ st.subheader("This ε beside real deployments")
 W.reference_strip({"the ε chosen here": eps})
 
 st.subheader("Each ε on the slider, in numbers")
-table = pd.DataFrame([{"ε": ", ".join(f"{e:g}" for e in r["epsilons"]), "odds change at most": r["name"][2:],
+table = pd.DataFrame([{"ε": ", ".join(f"{e:g}" for e in r["epsilons"]), "odds change at most": r["name"].removeprefix("odds "),
                        "attacker's advantage at most": f"{r['advantage']:.1%}",
                        "belief from 50 % at most": f"{r['posterior']:.1%}",
                        "beside real deployments": X.deployments_sentence(max(r["epsilons"]))}

@@ -254,7 +254,7 @@ def test_sidebar_advisor_ranks_from_public_inputs_and_names_its_pick():
     at = page("1_Explorer.py", algorithm="dplloyd", k="15", epsilon="1.0")
     box = next(e for e in at.sidebar.expander if e.label.startswith("Advisor"))
     table = "\n".join(m.value for m in box.markdown)
-    assert "| algorithm | × non-private | range |" in table and "DP mean (trivial)" in table
+    assert "| algorithm | × non-private (range) |" in table and "DP mean (trivial)" in table
     ds = datasets.load("s1_like")
     adv = E.advise(ds.X.shape[0], ds.X.shape[1], 15, 1.0, delta=1e-6)
     caption = " ".join(c.value for c in box.caption)

@@ -49,15 +49,16 @@ def ranking_frame(advice) -> pd.DataFrame:
 
 
 def _ratio(v: float) -> str:
-    return f"{v:.2f}" if v < 100 else f"{v:,.0f}"
+    return f"{v:.2f}" if v < 10 else f"{v:.1f}" if v < 100 else f"{v:,.0f}"
 
 
 def ranking_markdown(advice, chosen: str) -> str:
-    """The ranking as a small Markdown table (the chosen algorithm in bold), for the sidebar."""
-    lines = ["| algorithm | × non-private | range |", "|---|---:|---|"]
+    """The ranking as a small Markdown table (the chosen algorithm in bold), for the sidebar: each range
+    kept on one line (the sidebar is narrow)."""
+    lines = ["| algorithm | × non-private (range) |", "|---|---:|"]
     for r in ranking_frame(advice).itertuples(index=False):
         name = f"**{r.algorithm}**" if r.key == chosen else r.algorithm
-        lines.append(f"| {name} | {_ratio(r[2])} | {r.range} |")
+        lines.append(f"| {name} | {_ratio(r[2])}<br><small style='white-space:nowrap'>{r.range}</small> |")
     return "\n".join(lines)
 
 
@@ -84,12 +85,13 @@ def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) ->
         n, said = public_size(ds, st)
         L = unit_params(ds).get("max_contributions") or 1
         adv = E.advise(n, len(ds.columns), k, eps, delta=1e-6, max_contributions=L)
-        st.markdown(ranking_markdown(adv, algo))
+        st.markdown(ranking_markdown(adv, algo), unsafe_allow_html=True)   # our own table: names and figures
         st.caption(f"First pick for about {n:,} rows ({said}), d = {len(ds.columns)}, k = {k}, ε = {eps:g}"
                    + (f" per person (L = {L}: each sensitivity is L rows')" if L > 1 else "")
                    + f": **{pick_text(adv)}**. Cost ratio to non-private k-means (1 = as good), measured on "
                    "Gaussian mixtures and real sets like these; how separated your clusters are is not public, "
-                   "hence the range, and the pick is the one whose worst case over separations is best.")
+                   "hence the range. Where no single algorithm holds up whatever the separation, the pick is "
+                   "Auto.")
         own = next((p for p in adv.ranking if p.key == algo), None)
         if algo != "auto" and own is not None and math.isfinite(own.ratio) and \
                 own.ratio > WARN_SHARE * adv.trivial.ratio:
@@ -106,8 +108,9 @@ def explain_markdown() -> str:
         "non-private k-means, from measurements shipped with the package (Gaussian mixtures and real public "
         "sets fitted once at each ε). It never looks at your data, so its advice costs no privacy.\n\n"
         "**How separated your clusters are is not public**, and it decides between algorithms: DPM wins on "
-        "far-apart clusters, zCDP-Lloyd where they overlap. The advisor's first pick is the choice whose worst "
-        "case over separations is best. Where no single algorithm holds up in every case, it picks **Auto**.\n\n"
+        "far-apart clusters, zCDP-Lloyd where they overlap. Where one algorithm holds up whatever the "
+        "separation, the advisor picks the one predicted best on data like yours; where none does, it "
+        "picks **Auto**.\n\n"
         "**Auto spends the whole ε you give it, and says how before it draws:** about 2 % for a noisy count "
         "(nothing if you give a public size), then equal shares for each candidate algorithm (up to three, "
         "named from public inputs), and 10 % of the rest to choose one of them privately by its clipped "
