@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..exceptions import InfeasibleBudgetError
 
@@ -166,10 +167,18 @@ def advisor_ranking(n: float, d: int, k: int, epsilon: float, delta: float = 0.0
         The ranking, the trivial answer's prediction and the advisor's first pick
         (:func:`advisor_plan`; None when ``with_pick`` is False).
     """
+    preds, triv = _ranking(float(f"{float(n):.3g}"), int(d), int(k), float(f"{float(epsilon):.3g}"), float(delta),
+                           len(ESTIMATORS))
+    return list(preds), triv, (advisor_plan(n, d, k, epsilon, delta)[0] if with_pick else None)
+
+
+@lru_cache(maxsize=4096)
+def _ranking(n: float, d: int, k: int, epsilon: float, delta: float, registered: int):
+    # Asked on every fit: the size and epsilon rounded to 3 significant digits (as in advisor_plan)
+    # let repeated fits share it.  Rounding public inputs is post-processing.
     from .calibrated import predict, predict_trivial
     preds = [p for p in predict(n, d, k, epsilon) if p.available and runnable(p.key, n, d, k, epsilon, delta)]
-    triv = predict_trivial(n, d, k, epsilon)
-    return preds, triv, (advisor_plan(n, d, k, epsilon, delta)[0] if with_pick else None)
+    return tuple(preds), predict_trivial(n, d, k, epsilon)
 
 
 def candidate_filter(n: float, d: int, k: int, delta: float):
@@ -200,8 +209,17 @@ def advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float = 0.0):
     -------
     (str, SelectionPlan)
     """
+    # A coarse function of its inputs (log-scaled neighbours), asked on every fit that warns: a noisy
+    # size and epsilon rounded to 3 significant digits let repeated fits (audits, curves, simulated
+    # releases) share one plan.  Rounding public inputs is post-processing.
+    return _advisor_plan(float(f"{float(n):.3g}"), int(d), int(k), float(f"{float(epsilon):.3g}"), float(delta),
+                         "auto" in ESTIMATORS, len(ESTIMATORS))
+
+
+@lru_cache(maxsize=4096)
+def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: bool, registered: int):
     from .calibrated import first_pick
-    return first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto="auto" in ESTIMATORS)
+    return first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=auto)
 
 
 def with_advice(regime: Regime, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0) -> Regime:
