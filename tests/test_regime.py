@@ -6,7 +6,7 @@ import pytest
 
 import dpcore
 from dpcore import evaluation as E
-from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning, advisor_ranking
+from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning, advisor_ranking, runnable
 from dpcore.algorithms.registry import assess
 
 
@@ -92,3 +92,19 @@ def test_pgkm_refuses_work_it_cannot_finish():
     X = _blobs(2_000, 11)
     with pytest.raises(OutOfRegimeError, match="advisor ranks|DP mean"):
         dpcore.ALGORITHMS["pgkm"](5, epsilon=1.0, bounds=(-100, 100), n_samples=100_000, random_state=0).fit(X)
+
+
+def test_grid_row_passes_too_heavy_to_finish_are_refused_for_run_time():
+    """EUGkM on 10^5 points, 10 columns, 64 clusters at eps 2: 4^10 cells, each Lloyd pass over the grid's
+    rows weighs 4^9 * 64^2 (row, centre pair) intervals (2.7 s a pass, 100 s a fit measured): refused for
+    run time (not utility_only, so no calibration overrules it).  30 clusters, or 5 columns, run."""
+    from dpcore.algorithms._blocks.grid import grid_regime
+    from dpcore.algorithms.regime import GRID_MAX_PASS_WORK
+    heavy = grid_regime("eugkm", 100_000, 10, 64, 2.0)
+    assert heavy.status == "refuse" and not heavy.utility_only and "fewer columns or clusters" in heavy.reason
+    assert heavy.figures["pass_work"] == pytest.approx(4.0 ** 9 * 64 ** 2) and heavy.figures["pass_work"] > GRID_MAX_PASS_WORK
+    for d, k in ((10, 30), (5, 30)):
+        r = grid_regime("eugkm", 100_000, d, k, 2.0)
+        assert r.figures["pass_work"] <= GRID_MAX_PASS_WORK and (r.status != "refuse" or r.utility_only)
+    assert grid_regime("eugkm", 100, 2, 500, 1.0).figures["pass_work"] == 0.0   # a few cells: point passes
+    assert not runnable("eugkm", 100_000, 10, 64, 2.0) and runnable("zcdp_lloyd", 100_000, 10, 64, 2.0)

@@ -56,6 +56,13 @@ GRID_SMALL = 64
 #: passes run on blocks, then on the grid's rows: about 1.5 s at 2^22 cells); refused beyond, so a fit
 #: ends in seconds or not at all.  Equal to ``grid.MAX_CELLS``: only a larger ``max_cells`` reaches it.
 GRID_MAX_CELLS_FAST = 1 << 22
+#: Grids above this many cells run their Lloyd passes on the grid's rows (``grid_kmeans``); below, on
+#: the cells themselves (a few thousand weighted points: instant).
+GRID_ROW_PASS_CELLS = 8_000
+#: ... and a row pass costs ``m^(d-1) k^2`` (rows times centre pairs: each centre's interval on a row).
+#: Above this, each pass takes over a second on one core (10-d, k = 64, 4^10 cells: 2.7 s a pass,
+#: 100 s a fit), so the fit is refused for run time; 5-d, k = 30, 17^5 cells (7.5e7) takes 6-8 s.
+GRID_MAX_PASS_WORK = float(1 << 28)
 
 
 class OutOfRegimeError(InfeasibleBudgetError):

@@ -15,8 +15,10 @@ from ...sources import DataSource
 from ...utils.fixedpoint import FixedPoint
 from ..regime import (
     GRID_MAX_CELLS_FAST,
+    GRID_MAX_PASS_WORK,
     GRID_REFUSE,
     GRID_REFUSE_HARD,
+    GRID_ROW_PASS_CELLS,
     GRID_SMALL,
     GRID_WARN,
     Regime,
@@ -129,6 +131,13 @@ def grid_regime(key: str, n: float, d: int, k: int, epsilon: float, *, theta: fl
     if cells > GRID_MAX_CELLS_FAST:
         return Regime(key, "refuse", f"{where}, and k-means over that many noisy cells cannot finish in "
                       f"seconds; use fewer columns.", None, figs)
+    # Large grids run Lloyd on the grid's rows, m^(d-1) rows times k^2 centre pairs a pass (grid_kmeans).
+    work = float(m) ** (d - 1) * float(k) ** 2 if cells > GRID_ROW_PASS_CELLS else 0.0
+    figs["pass_work"] = work
+    if work > GRID_MAX_PASS_WORK:
+        return Regime(key, "refuse", f"{where}, and each k-means pass over them with k = {k} centres weighs "
+                      f"{work:.2g} (row, centre pair) intervals: the fit cannot finish in seconds; use fewer "
+                      "columns or clusters.", None, figs)
     if ratio > GRID_REFUSE and cells > GRID_SMALL:
         return Regime(key, "refuse", f"{where}; above {GRID_REFUSE:.0%} the synopsis is mostly noise and "
                       f"k-means on it places centres in empty space (a larger ε or fewer columns help).", None, figs,
