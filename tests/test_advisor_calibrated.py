@@ -228,3 +228,17 @@ def test_auto_rejects_bad_parameters_before_spending(blobs10):
         est = AutoKMeans(8, epsilon=1.0, bounds=(-1, 1), **kw)
         with pytest.raises(ValueError):
             est.fit(blobs10)
+
+
+def test_auto_regime_states_the_plan_fit_runs_for_its_parameters(blobs10):
+    """The regime verdict (shown before a fit) names the candidates fit() will run, for the estimator's own
+    n_share, n_candidates, selection_share and public n_samples, not for fixed defaults."""
+    for kw in (dict(), dict(n_candidates=1), dict(n_share=0.2, selection_share=0.3), dict(n_samples=20_000)):
+        est = AutoKMeans(8, epsilon=1.0, delta=1e-6, bounds=(-1, 1), random_state=0, **kw)
+        n = kw.get("n_samples", 20_000)
+        params = {key: v for key, v in est.get_params().items() if key not in ("n_clusters", "epsilon", "delta")}
+        verdict = AutoKMeans.regime(n=n, d=2, k=8, epsilon=1.0, delta=1e-6, **params)
+        share = 0.0 if "n_samples" in kw else est.n_share
+        assert list(verdict.figures["candidates"]) == [key for key, *_ in est.plan(n, 2, 1.0 * (1 - share))]
+    big = AutoKMeans.regime(n=100_000, d=10, k=64, epsilon=2.0, delta=1e-6, n_share=0.5, n_candidates=1)
+    assert len(big.figures["candidates"]) == 1

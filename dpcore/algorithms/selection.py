@@ -253,7 +253,11 @@ class AutoKMeans(DPClusterer):
         if not ranking:
             return Regime(cls.key, "refuse", f"no calibrated algorithm can run for about {n:,.0f} points, d = {d}, "
                           f"k = {k} at ε = {epsilon:.3g}.", None, {})
-        plan = selection_plan(n, d, k, epsilon * 0.98, selection_share=0.1, allowed=candidate_filter(n, d, k, delta))
+        # The plan fit() would make: the estimator's defaults overridden by the caller's parameters.
+        p = {**cls().get_params(), **{key: v for key, v in params.items() if key in cls().get_params()}}
+        share = 0.0 if p["n_samples"] is not None else float(p["n_share"])
+        plan = selection_plan(n, d, k, epsilon * (1.0 - share), max_candidates=int(p["n_candidates"]),
+                              selection_share=float(p["selection_share"]), allowed=candidate_filter(n, d, k, delta))
         return Regime(cls.key, "ok", f"candidates {', '.join(plan.keys)} (within {plan.worst:.3g}× the best "
                       "answer whatever the clusters' separation, as calibrated).", None,
                       dict(predicted_ratio=ranking[0].ratio, trivial_ratio=triv.ratio, candidates=plan.keys))
