@@ -8,8 +8,8 @@ centres is fitted once per (data, epsilon) and its k-means cost is divided by no
 
 What is not public, and therefore not a model input, varies across the design: the separation of
 the mixture (Dasgupta's c-separation, ``|mu_i - mu_j| >= c sigma sqrt(d)`` for the closest pair,
-c in {1, 2, 4}, cycled over the grid; ``--tight`` adds c = 16 on a sub-grid and ``--complete`` every
-c in {1, 2, 4, 16} at every (n, d, k) up to 10^5 rows), the cluster sizes (Dirichlet(2) weights) and the centres.
+c in {1, 2, 4}, cycled over the grid; ``--tight`` adds c = 16 on a sub-grid, ``--complete`` every
+c in {1, 2, 4, 16} at every (n, d, k) up to 10^5 rows and ``--wide`` c = 32 on a sub-grid), the cluster sizes (Dirichlet(2) weights) and the centres.
 The advisor's uncertainty is their spread.
 
 Refusals are **bypassed** here (the regime verdict is recorded in ``regime``): the advisor must know
@@ -21,7 +21,9 @@ Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
 :mod:`dpcore.algorithms.calibrated`), one row per (data, epsilon, algorithm).
 
     python -m benchmarks.advisor_calibration [--quick] [--timeout 15] [--out PATH]
-    python -m benchmarks.advisor_calibration --tight --complete   # the supplements, appended
+    python -m benchmarks.advisor_calibration --tight          # the supplements, each appended:
+    python -m benchmarks.advisor_calibration --complete       #   run one at a time
+    python -m benchmarks.advisor_calibration --wide
     python -m benchmarks.advisor_calibration --loo      # the model's leave-one-out table (docs)
 
 Takes about 25 minutes on 2 cores (``--quick``: n <= 10^4, a few minutes); ``--complete``, 36 minutes.
@@ -76,6 +78,12 @@ def mixture(n: int, d: int, k: int, c: float, seed: int) -> np.ndarray:
 #: The tight-cluster supplement: separation 16 (clusters like scikit-learn's make_blobs in a wide box,
 #: DPM's regime), on a sub-grid.
 TIGHT = (16.0, ((1_000, (2, 15, 50), (3, 30)), (10_000, (2, 5, 15, 50), (3, 30)), (100_000, (2, 15), (3, 30, 100))))
+
+#: The wide-box supplement: separation 32 (make_blobs with unit spread in a box a hundred times wider,
+#: DPM's own benchmarks: issue 16's ``synth_10d`` is c = 46), on the tight sub-grid plus d = 5 and
+#: k = 10 at 10^5 rows, where the two regimes (Lloyd-type vs DPM's splits) part.
+WIDE = (32.0, ((1_000, (2, 15, 50), (3, 30)), (10_000, (2, 5, 15, 50), (3, 30)),
+               (100_000, (2, 5, 15), (3, 10, 30, 100))))
 
 
 def design(quick: bool):
@@ -235,6 +243,7 @@ def main(argv=None):
     ap.add_argument("--no-real", action="store_true")
     ap.add_argument("--loo", action="store_true", help="print the leave-one-out validation of the stored table")
     ap.add_argument("--tight", action="store_true", help="append the tight-cluster supplement (separation 16)")
+    ap.add_argument("--wide", action="store_true", help="append the wide-box supplement (separation 32)")
     ap.add_argument("--complete", action="store_true",
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
     args = ap.parse_args(argv)
@@ -243,22 +252,24 @@ def main(argv=None):
     keys = list(CANDIDATES) + ["trivial"]
     rows = []
     jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3]) for i, (n, d, k) in enumerate(design(args.quick))]
-    if args.tight:         # only the tight-cluster supplement, appended to the table
-        c, grid = TIGHT
+    supplement = TIGHT if args.tight else WIDE if args.wide else None
+    if supplement:         # only a supplement's separation on its sub-grid, appended to the table
+        c, grid = supplement
         jobs = [("synthetic", (n, d, k), c) for n, ds, ks in grid for d in ds for k in ks]
         rows = pd.read_csv(args.out).to_dict("records")
     if args.complete:      # every separation at every (n, d, k) up to 10^5 rows, appended to the table
         rows = pd.read_csv(args.out).to_dict("records")
         jobs = complete_jobs(pd.DataFrame(rows))
         print(f"{len(jobs)} data sets to add", flush=True)
-    if not args.no_real and not (args.tight or args.complete):
+    if not args.no_real and not (supplement or args.complete):
         jobs += [(name, (X, k), np.nan) for name, X, k in real_sets()]
     t_all = time.perf_counter()
     warm_up(keys)
     for j, (source, spec, sep) in enumerate(jobs):
         if source == "synthetic":
             n, d, k = spec
-            X = mixture(n, d, k, sep, seed=j + (1000 if args.tight else 2000 if args.complete else 0))
+            X = mixture(n, d, k, sep, seed=j + (1000 if args.tight else 2000 if args.complete
+                                                else 3000 if args.wide else 0))
         else:
             X, k = spec
             n, d = X.shape
