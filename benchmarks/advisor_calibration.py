@@ -25,6 +25,7 @@ Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
     python -m benchmarks.advisor_calibration --complete       #   run one at a time
     python -m benchmarks.advisor_calibration --wide
     python -m benchmarks.advisor_calibration --loo      # the model's leave-one-out table (docs)
+    python -m benchmarks.advisor_calibration --refit eugkm,hybrid,dplloyd   # after a change to their grid code
 
 Takes about 25 minutes on 2 cores (``--quick``: n <= 10^4, a few minutes); ``--complete``, 36 minutes.
 """
@@ -115,6 +116,53 @@ def complete_jobs(done: pd.DataFrame) -> list:
     jobs = [("synthetic", cell, sep) for cell in sorted(cells, key=lambda t: (order[t[0]], t))
             for sep in SEPARATIONS + (c,) if (*cell, sep) not in have]
     return jobs
+
+
+def table_data_sets(cal: pd.DataFrame):
+    """The stored table's data sets in its order, each as ``(source, n, d, k, separation, seed, fit_seed)``.
+
+    The table is written in job order: the grid and the real sets, the tight supplement, then
+    ``--complete``; the j-th data set of a run was drawn with seed j (+ 1000 tight, + 2000 complete)
+    and fitted with random_state j: a data set is redrawn, and its fits reseeded, from that.
+    """
+    first = cal.drop_duplicates(["source", "n", "d", "k", "separation"])
+    base = len(design(False)) + int((first.source != "synthetic").sum())
+    tight = sum(len(ds) * len(ks) for _, ds, ks in TIGHT[1])
+    out = []
+    for i, r in enumerate(first.itertuples()):
+        j, offset = (i, 0) if i < base else (i - base, 1000) if i < base + tight else (i - base - tight, 2000)
+        out.append((r.source, int(r.n), int(r.d), int(r.k), r.separation, offset + j, j))
+    return out
+
+
+def refit_jobs(cal: pd.DataFrame, keys) -> list:
+    """The data sets whose EUGkM grid (any calibrated epsilon) runs its Lloyd passes on the grid's rows:
+    where ``grid_kmeans``' post-processing changed; every other fit is reproduced exactly."""
+    from dpcore.algorithms._blocks.grid import eug_cells_per_dim
+    from dpcore.algorithms.regime import GRID_ROW_PASS_CELLS
+    return [job for job in table_data_sets(cal)
+            if any(eug_cells_per_dim(job[1] * 0.98, e, job[2]) ** job[2] > GRID_ROW_PASS_CELLS for e in EPSILONS)]
+
+
+def refit(path: Path, keys: list, timeout: float) -> None:
+    """Re-measure ``keys`` on :func:`refit_jobs`' data sets, redrawn with their seeds; rows replaced in place."""
+    cal = pd.read_csv(path)
+    jobs = refit_jobs(cal, keys)
+    real = {name: (X, k) for name, X, k in real_sets()}
+    print(f"{len(jobs)} data sets to refit for {', '.join(keys)}", flush=True)
+    t_all = time.perf_counter()
+    warm_up(keys)
+    for i, (source, n, d, k, sep, seed, fit_seed) in enumerate(jobs):
+        X = mixture(n, d, k, sep, seed=seed) if source == "synthetic" else real[source][0]
+        ref = _reference(X, k)
+        res = run_all(X, k, EPSILONS, keys, timeout, seed=fit_seed)
+        at = (cal.source == source) & (cal.n == n) & (cal.d == d) & (cal.k == k) & (
+            cal.separation.eq(sep) | (cal.separation.isna() & pd.isna(sep)))
+        for (key, e), (cost, status, reg, sec) in res.items():
+            row = at & (cal.key == key) & (cal.epsilon == e)
+            cal.loc[row, ["ratio", "status", "regime", "seconds"]] = [cost / ref, status, reg, round(sec, 3)]
+        print(f"[{i + 1}/{len(jobs)} {time.perf_counter() - t_all:6.0f}s] {source} n={n} d={d} k={k} c={sep}", flush=True)
+        cal.to_csv(path, index=False, float_format="%.5g")
 
 
 def real_sets():
@@ -246,9 +294,13 @@ def main(argv=None):
     ap.add_argument("--wide", action="store_true", help="append the wide-box supplement (separation 32)")
     ap.add_argument("--complete", action="store_true",
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
+    ap.add_argument("--refit", default="", help="comma-separated keys to re-measure in place where EUGkM's "
+                    "grid Lloyd runs on rows (e.g. eugkm,hybrid,dplloyd after a change to grid_kmeans)")
     args = ap.parse_args(argv)
     if args.loo:
         return print_loo()
+    if args.refit:
+        return refit(args.out, args.refit.split(","), args.timeout)
     keys = list(CANDIDATES) + ["trivial"]
     rows = []
     jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3]) for i, (n, d, k) in enumerate(design(args.quick))]
