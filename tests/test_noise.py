@@ -248,3 +248,17 @@ def test_the_samplers_draw_nothing_when_asked_for_nothing(scale):
     assert discrete_laplace(rng, scale, 0).shape == (0,)
     assert discrete_laplace(rng, scale, (0, 3)).shape == (0, 3)
     assert discrete_gaussian(rng, scale, 0).shape == (0,)
+
+
+@pytest.mark.parametrize("method", ["laplace", "gaussian"])
+def test_integer_queries_beyond_int64_keep_their_value(method):
+    """A whole-number float of 2^63 or more, or a uint64 above int64, was cast to INT64_MIN: one count more
+    there moved the query by 2^64, not by its sensitivity.  Such values are carried exactly (as the real
+    lattice does), and get ordinary noise."""
+    src = NoiseSource(np.random.default_rng(0), BudgetLedger(100.0, 1e-2))
+    kw = dict(delta=1e-6) if method == "gaussian" else {}
+    for v in (np.array([2.0 ** 70, 2.0 ** 63, 3.0]), np.array([2 ** 64 - 1, 5], dtype=np.uint64)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            out = getattr(src, method)(v, sensitivity=1.0, epsilon=5.0, name="q", integer=True, **kw)
+        assert all(abs(int(o) - int(x)) < 50 for o, x in zip(out, v))

@@ -53,6 +53,19 @@ def _on_lattice(values, gamma: float) -> np.ndarray:
     return x.astype(np.int64)
 
 
+def _integer_indices(arr: np.ndarray) -> np.ndarray:
+    """An integer query's whole-number values as int64, or as Python integers beyond int64's range.
+
+    ``astype(np.int64)`` turns a whole float of 2^63 or more (or a uint64 above 2^63 - 1) into
+    INT64_MIN: one more count there would move the query by 2^64, not by its sensitivity.  As
+    :func:`_on_lattice` does, such values are carried exactly; nothing about them changes the
+    scale or the ledger.
+    """
+    if arr.size and arr.dtype.kind in "fu" and np.abs(arr).max() >= _INT64_SAFE:
+        return np.array([int(v) for v in arr.ravel()], dtype=object).reshape(arr.shape)
+    return arr.astype(np.int64)
+
+
 def _from_lattice(k: np.ndarray, gamma: float) -> np.ndarray:
     """Noisy lattice indices back to values (post-processing)."""
     if k.dtype == object:

@@ -58,7 +58,7 @@ import numpy as np
 from ..utils.fixedpoint import FixedPoint
 from .accountant import BudgetLedger
 from .calibration import _check_epsilon, _check_sensitivity, _lattice, discrete_gaussian_sigma
-from .lattice import _check_scale, _from_lattice, _integer_query, _on_lattice, _sampled, _size
+from .lattice import _check_scale, _from_lattice, _integer_indices, _integer_query, _on_lattice, _sampled, _size
 from .samplers import _gumbel, discrete_gaussian, discrete_laplace, uniform
 
 
@@ -148,7 +148,7 @@ class NoiseSource:
             arr = np.asarray(values)
             if _integer_query(arr, integer):
                 _check_scale(sensitivity / epsilon, "discrete Laplace")
-                return arr.astype(np.int64), None, sensitivity, sensitivity / epsilon
+                return _integer_indices(arr), None, sensitivity, sensitivity / epsilon
         m = max(int(_size(values) if m is None else m), 1)
         finest = 2.0 ** -values.bits if isinstance(values, FixedPoint) else 0.0
         gamma = _lattice(min(sensitivity / epsilon, sensitivity / m), finest=finest)
@@ -324,7 +324,7 @@ class NoiseSource:
             arr = np.asarray(values)
             if _integer_query(arr, integer):
                 record("discrete gaussian", sensitivity, 1.0, _sampled("gaussian", sigma0, 1.0))
-                k = self._noised(arr.astype(np.int64), sensitivity, "l2")
+                k = self._noised(_integer_indices(arr), sensitivity, "l2")
                 return k + discrete_gaussian(self.rng, sigma0, k.shape)
         m = max(_size(values), 1)
         finest = 2.0 ** -values.bits if isinstance(values, FixedPoint) else 0.0
