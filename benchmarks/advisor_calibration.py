@@ -135,7 +135,7 @@ def table_data_sets(cal: pd.DataFrame):
     return out
 
 
-def refit_jobs(cal: pd.DataFrame, keys) -> list:
+def refit_jobs(cal: pd.DataFrame) -> list:
     """The data sets whose EUGkM grid (any calibrated epsilon) runs its Lloyd passes on the grid's rows:
     where ``grid_kmeans``' post-processing changed; every other fit is reproduced exactly."""
     from dpcore.algorithms._blocks.grid import eug_cells_per_dim
@@ -147,13 +147,14 @@ def refit_jobs(cal: pd.DataFrame, keys) -> list:
 def refit(path: Path, keys: list, timeout: float) -> None:
     """Re-measure ``keys`` on :func:`refit_jobs`' data sets, redrawn with their seeds; rows replaced in place."""
     cal = pd.read_csv(path)
-    jobs = refit_jobs(cal, keys)
-    real = {name: (X, k) for name, X, k in real_sets()}
+    jobs = refit_jobs(cal)
+    # the real sets are read only when one of them is to be refitted
+    real = {name: X for name, X, _ in real_sets()} if any(job[0] != "synthetic" for job in jobs) else {}
     print(f"{len(jobs)} data sets to refit for {', '.join(keys)}", flush=True)
     t_all = time.perf_counter()
     warm_up(keys)
     for i, (source, n, d, k, sep, seed, fit_seed) in enumerate(jobs):
-        X = mixture(n, d, k, sep, seed=seed) if source == "synthetic" else real[source][0]
+        X = mixture(n, d, k, sep, seed=seed) if source == "synthetic" else real[source]
         ref = _reference(X, k)
         res = run_all(X, k, EPSILONS, keys, timeout, seed=fit_seed)
         at = (cal.source == source) & (cal.n == n) & (cal.d == d) & (cal.k == k) & (

@@ -254,7 +254,8 @@ class AutoKMeans(DPClusterer):
             return Regime(cls.key, "refuse", f"no calibrated algorithm can run for about {n:,.0f} points, d = {d}, "
                           f"k = {k} at ε = {epsilon:.3g}.", None, {})
         # The plan fit() would make: the estimator's defaults overridden by the caller's parameters.
-        p = {**cls().get_params(), **{key: v for key, v in params.items() if key in cls().get_params()}}
+        defaults = cls().get_params()
+        p = {**defaults, **{key: v for key, v in params.items() if key in defaults}}
         share = 0.0 if p["n_samples"] is not None else float(p["n_share"])
         plan = selection_plan(n, d, k, epsilon * (1.0 - share), max_candidates=int(p["n_candidates"]),
                               selection_share=float(p["selection_share"]), allowed=candidate_filter(n, d, k, delta))

@@ -47,10 +47,7 @@ def _on_lattice(values, gamma: float) -> np.ndarray:
     """
     if isinstance(values, FixedPoint):
         return values.on_lattice(gamma)
-    x = np.rint(_as_float(values) / gamma)
-    if x.size and np.abs(x).max() >= _INT64_SAFE:
-        return np.array([int(v) for v in x.ravel()], dtype=object).reshape(x.shape)
-    return x.astype(np.int64)
+    return _integer_indices(np.rint(_as_float(values) / gamma))
 
 
 def _integer_indices(arr: np.ndarray) -> np.ndarray:
