@@ -9,8 +9,11 @@ centres is fitted once per (data, epsilon) and its k-means cost is divided by no
 What is not public, and therefore not a model input, varies across the design: the separation of
 the mixture (Dasgupta's c-separation, ``|mu_i - mu_j| >= c sigma sqrt(d)`` for the closest pair,
 c in {1, 2, 4}, cycled over the grid; ``--tight`` adds c = 16 on a sub-grid, ``--complete`` every
-c in {1, 2, 4, 16} at every (n, d, k) up to 10^5 rows and ``--wide`` c = 32 on a sub-grid), the cluster sizes (Dirichlet(2) weights) and the centres.
-The advisor's uncertainty is their spread.
+c in {1, 2, 4, 16} at every (n, d, k) up to 10^5 rows, ``--mid`` the same at 10^5 rows in 5 and 10
+dimensions with 10-64 clusters, and ``--wide`` c = 32 on a sub-grid), the cluster sizes
+(Dirichlet(2) weights) and the centres.  The advisor's uncertainty is their spread.  Every row
+records the seed its mixture was drawn with and the fits' random_state (columns ``seed``,
+``fit_seed``).
 
 Refusals are **bypassed** here (the regime verdict is recorded in ``regime``): the advisor must know
 what a refused algorithm would have given, to refuse only where it would have been worse than the
@@ -23,7 +26,8 @@ Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
     python -m benchmarks.advisor_calibration [--quick] [--timeout 15] [--out PATH]
     python -m benchmarks.advisor_calibration --tight          # the supplements, each appended:
     python -m benchmarks.advisor_calibration --complete       #   run one at a time
-    python -m benchmarks.advisor_calibration --wide
+    python -m benchmarks.advisor_calibration --mid            #   (23 minutes)
+    python -m benchmarks.advisor_calibration --wide --out benchmarks/results/advisor_calibration_wide32.csv
     python -m benchmarks.advisor_calibration --loo      # the model's leave-one-out table (docs)
     python -m benchmarks.advisor_calibration --refit eugkm,hybrid,dplloyd   # after a change to their grid code
 
@@ -86,6 +90,22 @@ TIGHT = (16.0, ((1_000, (2, 15, 50), (3, 30)), (10_000, (2, 5, 15, 50), (3, 30))
 WIDE = (32.0, ((1_000, (2, 15, 50), (3, 30)), (10_000, (2, 5, 15, 50), (3, 30)),
                (100_000, (2, 5, 15), (3, 10, 30, 100))))
 
+#: The mid-dimension supplement: 10^5 rows in 5 and 10 dimensions with 10-64 clusters, where the
+#: grid had no point (its 10^5 rows are d in {2, 15, 50}, k in {3, 30, 100}) and where DPM's budget
+#: threshold and zCDP-Lloyd's failure on far-apart clusters decide the pick (DPM's 10-d benchmark
+#: ``synth_10d`` is 10^5 rows, d = 10, k = 64); every separation of the grid, then c = 32.
+MID = ((1.0, 2.0, 4.0, 16.0), 32.0, ((100_000, (5, 10), (10, 30, 64)),))
+
+
+def mid_jobs() -> list:
+    """The mid-dimension supplement's data sets ``(n, d, k, separation, seed, fit_seed)``, in run order:
+    each (n, d, k) at separations 1-16, then each at 32; the j-th drawn with seed 4000 + j, fitted with
+    random_state j."""
+    seps, wide, grid = MID
+    cells = [(n, d, k) for n, ds, ks in grid for d in ds for k in ks]
+    jobs = [cell + (c,) for cell in cells for c in seps] + [cell + (wide,) for cell in cells]
+    return [job + (4000 + j, j) for j, job in enumerate(jobs)]
+
 
 def design(quick: bool):
     """(n, d, k) of the synthetic grid; the separation is cycled over it."""
@@ -121,18 +141,12 @@ def complete_jobs(done: pd.DataFrame) -> list:
 def table_data_sets(cal: pd.DataFrame):
     """The stored table's data sets in its order, each as ``(source, n, d, k, separation, seed, fit_seed)``.
 
-    The table is written in job order: the grid and the real sets, the tight supplement, then
-    ``--complete``; the j-th data set of a run was drawn with seed j (+ 1000 tight, + 2000 complete)
-    and fitted with random_state j: a data set is redrawn, and its fits reseeded, from that.
+    Every row records the seed its mixture was drawn with (empty for a real set) and the fits'
+    random_state: a data set is redrawn, and its fits reseeded, from them.
     """
     first = cal.drop_duplicates(["source", "n", "d", "k", "separation"])
-    base = len(design(False)) + int((first.source != "synthetic").sum())
-    tight = sum(len(ds) * len(ks) for _, ds, ks in TIGHT[1])
-    out = []
-    for i, r in enumerate(first.itertuples()):
-        j, offset = (i, 0) if i < base else (i - base, 1000) if i < base + tight else (i - base - tight, 2000)
-        out.append((r.source, int(r.n), int(r.d), int(r.k), r.separation, offset + j, j))
-    return out
+    return [(r.source, int(r.n), int(r.d), int(r.k), r.separation, None if pd.isna(r.seed) else int(r.seed),
+             int(r.fit_seed)) for r in first.itertuples()]
 
 
 def refit_jobs(cal: pd.DataFrame) -> list:
@@ -292,7 +306,10 @@ def main(argv=None):
     ap.add_argument("--no-real", action="store_true")
     ap.add_argument("--loo", action="store_true", help="print the leave-one-out validation of the stored table")
     ap.add_argument("--tight", action="store_true", help="append the tight-cluster supplement (separation 16)")
-    ap.add_argument("--wide", action="store_true", help="append the wide-box supplement (separation 32)")
+    ap.add_argument("--wide", action="store_true", help="append the wide-box supplement (separation 32; "
+                    "kept apart from the package table: --out benchmarks/results/advisor_calibration_wide32.csv)")
+    ap.add_argument("--mid", action="store_true", help="append the mid-dimension supplement (10^5 rows, "
+                    "d 5 and 10, k 10-64, separations 1-16)")
     ap.add_argument("--complete", action="store_true",
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
     ap.add_argument("--refit", default="", help="comma-separated keys to re-measure in place where EUGkM's "
@@ -304,37 +321,48 @@ def main(argv=None):
         return refit(args.out, args.refit.split(","), args.timeout)
     keys = list(CANDIDATES) + ["trivial"]
     rows = []
-    jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3]) for i, (n, d, k) in enumerate(design(args.quick))]
+    # (source, spec, separation, seed, fit_seed): the j-th data set of a run is drawn with seed
+    # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
+    jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3], i, i) for i, (n, d, k) in enumerate(design(args.quick))]
     supplement = TIGHT if args.tight else WIDE if args.wide else None
-    if supplement:         # only a supplement's separation on its sub-grid, appended to the table
+    if supplement or args.mid or args.complete:     # appended to the table
+        rows = pd.read_csv(args.out).to_dict("records")
+    have = {(r["n"], r["d"], r["k"], r["separation"]) for r in rows if r["source"] == "synthetic"}
+    if supplement:         # a supplement's separation on its sub-grid
         c, grid = supplement
-        jobs = [("synthetic", (n, d, k), c) for n, ds, ks in grid for d in ds for k in ks]
-        rows = pd.read_csv(args.out).to_dict("records")
-    if args.complete:      # every separation at every (n, d, k) up to 10^5 rows, appended to the table
-        rows = pd.read_csv(args.out).to_dict("records")
-        jobs = complete_jobs(pd.DataFrame(rows))
+        offset = 1000 if args.tight else 3000
+        jobs = [("synthetic", (n, d, k), c, offset + j, j)
+                for j, (n, d, k) in enumerate((n, d, k) for n, ds, ks in grid for d in ds for k in ks)]
+    if args.mid:
+        jobs = []
+    if args.mid or args.wide:   # the mid-dimension cells at separations 1-16 (--mid) or 32 (--wide)
+        jobs += [("synthetic", job[:3], job[3], job[4], job[5]) for job in mid_jobs()
+                 if (job[3] == MID[1]) == bool(args.wide)]
+    if args.complete:      # every separation at every (n, d, k) up to 10^5 rows
+        jobs = [(src, spec, sep, 2000 + j, j) for j, (src, spec, sep) in enumerate(complete_jobs(pd.DataFrame(rows)))]
+    if supplement or args.mid or args.complete:     # only what the table does not hold yet
+        jobs = [job for job in jobs if (*job[1], job[2]) not in have]
         print(f"{len(jobs)} data sets to add", flush=True)
-    if not args.no_real and not (supplement or args.complete):
-        jobs += [(name, (X, k), np.nan) for name, X, k in real_sets()]
+    elif not args.no_real:
+        jobs += [(name, (X, k), np.nan, None, len(jobs) + i) for i, (name, X, k) in enumerate(real_sets())]
     t_all = time.perf_counter()
     warm_up(keys)
-    for j, (source, spec, sep) in enumerate(jobs):
+    for j, (source, spec, sep, seed, fit_seed) in enumerate(jobs):
         if source == "synthetic":
             n, d, k = spec
-            X = mixture(n, d, k, sep, seed=j + (1000 if args.tight else 2000 if args.complete
-                                                else 3000 if args.wide else 0))
+            X = mixture(n, d, k, sep, seed=seed)
         else:
             X, k = spec
             n, d = X.shape
         ref = _reference(X, k)
-        res = run_all(X, k, EPSILONS, keys, args.timeout, seed=j)
+        res = run_all(X, k, EPSILONS, keys, args.timeout, seed=fit_seed)
         for e in EPSILONS:
             triv = res[("trivial", e)][0] / ref
             for key in CANDIDATES:
                 cost, status, reg, sec = res[(key, e)]
                 rows.append(dict(source=source, n=n, d=d, k=k, separation=sep, epsilon=e, key=key,
                                  ratio=cost / ref, trivial_ratio=triv, status=status, regime=reg,
-                                 seconds=round(sec, 3)))
+                                 seconds=round(sec, 3), seed=seed, fit_seed=fit_seed))
         done = pd.DataFrame(rows)
         last = done[done.source.eq(source) & done.n.eq(n) & done.d.eq(d) & done.k.eq(k)
                     & (done.separation.eq(sep) | (done.separation.isna() & pd.isna(sep)))]

@@ -73,14 +73,14 @@ def test_advisor_never_picks_a_refused_algorithm():
 
 
 def test_dplloyd_paper_warning_is_overruled_where_it_measures_far_below_the_trivial_answer():
-    """Su et al. (2017)'s rule warns DPLloyd off 64 clusters of 5,000 points in 10-d; the calibration
-    predicts it well below one centre at a DP mean, and on these data it is (about 15x vs 2,000x)."""
+    """Su et al. (2017)'s rule warns DPLloyd off 64 clusters of 10,000 points in 10-d; the calibration
+    predicts it well below one centre at a DP mean, and on these data it is (about 5x vs 2,000x)."""
     from dpcore.metrics import inertia
-    X = _blobs(5_000, 10)
+    X = _blobs(10_000, 10)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RegimeWarning)
         warnings.simplefilter("ignore", dpcore.SeededNoiseWarning)
-        est = dpcore.ALGORITHMS["dplloyd"](64, epsilon=1.0, bounds=(-100, 100), n_samples=5_000,
+        est = dpcore.ALGORITHMS["dplloyd"](64, epsilon=1.0, bounds=(-100, 100), n_samples=10_000,
                                            random_state=0).fit(X)
         mean = dpcore.ALGORITHMS["zcdp_lloyd"](1, epsilon=1.0, bounds=(-100, 100), random_state=0).fit(X)
     assert est.regime_.status == "ok" and "overruled by the measurements" in est.regime_.reason
