@@ -242,3 +242,48 @@ def test_auto_regime_states_the_plan_fit_runs_for_its_parameters(blobs10):
         assert list(verdict.figures["candidates"]) == [key for key, *_ in est.plan(n, 2, 1.0 * (1 - share))]
     big = AutoKMeans.regime(n=100_000, d=10, k=64, epsilon=2.0, delta=1e-6, n_share=0.5, n_candidates=1)
     assert len(big.figures["candidates"]) == 1
+
+
+def test_auto_with_one_candidate_runs_the_advisors_single_pick():
+    """Where no set of keys is worth its split, auto runs the key the advisor names (lowest regret),
+    on the whole budget, not the minimax single key (8-d, k = 12, eps = 1 held out: DPM 4.8x there)."""
+    from dpcore.algorithms.selection import auto_plan
+    differs = 0
+    for n, d, k, e in ((30_000, 8, 12, 0.98), (30_000, 8, 12, 0.49), (10_000, 11, 6, 1.0)):
+        plan = auto_plan(n, d, k, e, 1e-6)
+        minimax = C.selection_plan(n, d, k, e, allowed=candidate_filter(n, d, k, 1e-6))
+        if len(plan.keys) > 1:
+            assert plan.keys == minimax.keys
+            continue
+        differs += plan.keys != minimax.keys
+        pick, single = C.first_pick(n, d, k, e, allowed=candidate_filter(n, d, k, 1e-6), auto=False)
+        assert plan.keys == (pick,) and plan.epsilon == pytest.approx(e)
+        est = AutoKMeans(k, epsilon=e, delta=1e-6, bounds=(-1, 1), n_samples=n)
+        assert [c[0] for c in est.plan(n, d, e)] == [pick]
+    assert differs        # on the 8-d inputs the two rules part (zCDP-Lloyd by regret, DPM by minimax)
+
+
+def test_the_calibration_table_records_how_each_data_set_was_drawn():
+    """Every row names its mixture's seed and its fits' random_state, and they reproduce the stored
+    ratio: what ``--refit`` relies on (a 10^3-row set of the grid and a 10^5-row one of ``--mid``)."""
+    import multiprocessing as mp
+
+    from benchmarks.advisor_calibration import _fit, _reference, mixture, table_data_sets
+    cal = C.calibration()
+    syn = cal.source == "synthetic"
+    assert cal.fit_seed.notna().all() and cal[syn].seed.notna().all() and cal[~syn].seed.isna().all()
+    sets = table_data_sets(cal)
+    seeds = [s[5] for s in sets if s[0] == "synthetic"]
+    assert len(set(seeds)) == len(seeds)                 # no two mixtures share a draw
+    pick = [s for s in sets if s[1:5] in ((1_000, 2, 3, 1.0), (100_000, 5, 10, 2.0))]
+    assert len(pick) == 2
+    for _, n, d, k, sep, seed, fit_seed in pick:
+        X = mixture(n, d, k, sep, seed=seed)
+        row = cal[syn & (cal.n == n) & (cal.d == d) & (cal.k == k) & (cal.separation == sep)
+                  & (cal.key == "zcdp_lloyd") & (cal.epsilon == 1.0)].iloc[0]
+        a, b = mp.get_context("fork").Pipe(duplex=False)
+        p = mp.get_context("fork").Process(target=_fit, args=("zcdp_lloyd", X, k, 1.0, fit_seed, b))
+        p.start()
+        cost = a.recv()[0]
+        p.join()
+        assert cost / _reference(X, k) == pytest.approx(row.ratio, rel=1e-3)
