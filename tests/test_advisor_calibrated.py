@@ -287,3 +287,31 @@ def test_the_calibration_table_records_how_each_data_set_was_drawn():
         cost = a.recv()[0]
         p.join()
         assert cost / _reference(X, k) == pytest.approx(row.ratio, rel=1e-3)
+
+
+def test_predictions_do_not_depend_on_the_calibration_tables_row_order():
+    """The separations of one (n, d, k) share their coordinates: a tied group is taken whole, not by
+    row order (which changed with every supplement appended to the table)."""
+    inputs = [(100_000, 10, 64, 1.0), (30_000, 8, 12, 0.98), (1_000, 2, 30, 0.05), (50_000, 3, 20, 0.5)]
+
+    def snapshot():
+        out = []
+        for a in inputs:
+            out.append({p.key: (p.ratio, p.regret) for p in C.predict(*a)})
+            out.append({h: C.predict(*a, separation=h)[0].key for h in C.SEPARATIONS})
+        return out
+    before = snapshot()
+    shuffled = C.calibration().sample(frac=1.0, random_state=0).reset_index(drop=True)
+    original = C.calibration
+    C._tables.cache_clear()
+    C.calibration = lambda: shuffled
+    try:
+        after = snapshot()
+    finally:
+        C.calibration = original
+        C._tables.cache_clear()
+    for b, a in zip(before[::2], after[::2]):
+        assert b.keys() == a.keys()
+        for key in b:
+            assert a[key] == pytest.approx(b[key], rel=1e-9), key
+    assert before[1::2] == after[1::2]

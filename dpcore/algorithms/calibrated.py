@@ -11,15 +11,16 @@ the real sets of the project's data folder, and stores each fit's cost ratio to 
 The model
 ---------
 For public inputs ``(n, d, k, epsilon)`` and one algorithm, the prediction is a distance-weighted
-average of the log cost ratios of the :data:`NEIGHBOURS` calibration points nearest in the scaled
+average of the log cost ratios of the :data:`NEIGHBOURS` calibration points nearest (and every
+point as near as the last of them: the separations of one (n, d, k) tie) in the scaled
 coordinates :func:`features` (log10 of n*epsilon, log10 n, log2 d, log2 k; the budget acts mostly
 through n*epsilon, the noisy sums' signal-to-noise), with weights ``1 / (distance + 0.25)^2``,
 made non-increasing in epsilon (the best of the raw predictions at epsilon / 2^j).
 Its uncertainty is the weighted spread of those neighbours' log ratios: what is not public
 (separation, cluster sizes) varies among them.  A point whose fit timed out or failed counts as
-unavailable; the algorithm is predicted unavailable where :data:`MAX_FAILED` (2) of its neighbours
-are.  The trivial answer (one centre at a DP mean, ``zcdp_lloyd`` with k = 1) is predicted the
-same way.
+unavailable; the algorithm is predicted unavailable where :data:`MAX_FAILED` (2) in
+:data:`NEIGHBOURS` (6) of its neighbours are.  The trivial answer (one centre at a DP mean,
+``zcdp_lloyd`` with k = 1) is predicted the same way.
 
 The pick
 --------
@@ -64,9 +65,9 @@ EPSILONS: tuple[float, ...] = (0.05, 0.25, 1.0, 5.0)
 DELTA = 1e-6
 #: An algorithm is warned about when its prediction exceeds this share of the trivial answer's: the
 #: predictions are coarse (separation is not public), so a warning at the line itself stays silent on
-#: 456 of the 3,435 calibration fits (of 7,967) that measured worse than the trivial answer
-#: (leave-one-out); at 0.8, on 215 (26 of the 1,795 worse than twice the trivial answer), for 825
-#: warnings on fits that measured better (444 at the line).  Issue 25 asks for no silent garbage.
+#: 355 of the 3,435 calibration fits (of 7,967) that measured worse than the trivial answer
+#: (leave-one-out); at 0.8, on 156 (29 of the 1,795 worse than twice the trivial answer), for 740
+#: warnings on fits that measured better (338 at the line).  Issue 25 asks for no silent garbage.
 WARN_SHARE = 0.8
 #: Neighbours averaged per prediction.
 NEIGHBOURS = 6
@@ -193,23 +194,23 @@ def _predict(key: str, x: np.ndarray, exclude: str | None = None, separation: fl
     shifts = np.zeros((steps + 1, x.size))
     shifts[:, 0] = np.arange(steps + 1) * math.log10(2.0) / SCALES[0]
     dist = np.sqrt((((X[None, :, :] - (x - shifts)[:, None, :]) ** 2).sum(axis=2)) + gap ** 2)   # (steps+1, rows)
+    # The neighbours: every row within the NEIGHBOURS-th smallest distance, ties included.  The
+    # separations of one (n, d, k) share their coordinates exactly; taking six of a tied group by
+    # row order made a prediction depend on the order the supplements were appended in.
     m = min(NEIGHBOURS, dist.shape[1])
-    near = np.argpartition(dist, m - 1, axis=1)[:, :m] if dist.shape[1] > m else np.tile(np.arange(m), (steps + 1, 1))
-    # the same neighbours as a stable sort would give (ties broken by row order)
-    order = np.lexsort((near, np.take_along_axis(dist, near, axis=1)), axis=1)
-    near = np.take_along_axis(near, order, axis=1)
-    dn, yn = np.take_along_axis(dist, near, axis=1), y[near]
-    ok = np.isfinite(yn)
-    usable = (~ok).sum(axis=1) < MAX_FAILED
+    near = dist <= np.partition(dist, m - 1, axis=1)[:, m - 1:m] + 1e-9     # (steps+1, rows)
+    finite = np.isfinite(y)[None, :]
+    ok = near & finite
+    usable = (near & ~finite).sum(axis=1) * NEIGHBOURS < MAX_FAILED * near.sum(axis=1)
     if not usable[0]:
         return Prediction(key, math.inf, math.inf, math.inf, False, math.inf)
-    w = np.where(ok, 1.0 / (dn + 0.25) ** 2, 0.0)
-    v = np.where(ok, yn, 0.0)
+    w = np.where(ok, 1.0 / (dist + 0.25) ** 2, 0.0)
+    v = np.where(ok, y[None, :], 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):     # rows with no finite neighbour: unusable
         mean = (w * v).sum(axis=1) / w.sum(axis=1)
     j = int(np.argmin(np.where(usable, mean, np.inf)))
     spread = float(np.sqrt((w[j] * (v[j] - mean[j]) ** 2).sum() / w[j].sum()))
-    g = float(np.exp((w[0] * np.where(ok[0], regret[near[0]], 0.0)).sum() / w[0].sum()))
+    g = float(np.exp((w[0] * np.where(ok[0], regret, 0.0)).sum() / w[0].sum()))
     r = math.exp(float(mean[j]))
     return Prediction(key, r, r / math.exp(spread), r * math.exp(spread), True, g)
 
