@@ -324,23 +324,21 @@ def main(argv=None):
     # (source, spec, separation, seed, fit_seed): the j-th data set of a run is drawn with seed
     # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
     jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3], i, i) for i, (n, d, k) in enumerate(design(args.quick))]
-    supplement = TIGHT if args.tight else WIDE if args.wide else None
-    if supplement or args.mid or args.complete:     # appended to the table
+    appending = args.tight or args.wide or args.mid or args.complete
+    if appending:
         rows = pd.read_csv(args.out).to_dict("records")
-    have = {(r["n"], r["d"], r["k"], r["separation"]) for r in rows if r["source"] == "synthetic"}
-    if supplement:         # a supplement's separation on its sub-grid
-        c, grid = supplement
+    if args.tight or args.wide:     # a supplement's separation on its sub-grid
+        c, grid = TIGHT if args.tight else WIDE
         offset = 1000 if args.tight else 3000
         jobs = [("synthetic", (n, d, k), c, offset + j, j)
                 for j, (n, d, k) in enumerate((n, d, k) for n, ds, ks in grid for d in ds for k in ks)]
-    if args.mid:
-        jobs = []
-    if args.mid or args.wide:   # the mid-dimension cells at separations 1-16 (--mid) or 32 (--wide)
-        jobs += [("synthetic", job[:3], job[3], job[4], job[5]) for job in mid_jobs()
-                 if (job[3] == MID[1]) == bool(args.wide)]
-    if args.complete:      # every separation at every (n, d, k) up to 10^5 rows
+    if args.mid or args.wide:       # the mid cells: separations 1-16 alone (--mid), or 32 beside the sub-grid (--wide)
+        mid = [("synthetic", job[:3], job[3], job[4], job[5]) for job in mid_jobs() if (job[3] == MID[1]) == args.wide]
+        jobs = jobs + mid if args.wide else mid
+    if args.complete:               # every separation at every (n, d, k) up to 10^5 rows
         jobs = [(src, spec, sep, 2000 + j, j) for j, (src, spec, sep) in enumerate(complete_jobs(pd.DataFrame(rows)))]
-    if supplement or args.mid or args.complete:     # only what the table does not hold yet
+    if appending:                   # only what the table does not hold yet
+        have = {(r["n"], r["d"], r["k"], r["separation"]) for r in rows if r["source"] == "synthetic"}
         jobs = [job for job in jobs if (*job[1], job[2]) not in have]
         print(f"{len(jobs)} data sets to add", flush=True)
     elif not args.no_real:

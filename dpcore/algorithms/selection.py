@@ -79,7 +79,7 @@ def auto_plan(n: float, d: int, k: int, epsilon: float, delta: float, *, max_can
     if len(plan.keys) == 1:
         # The minimax single key hedges against every separation at once; the advisor's pick, by
         # average regret, is within 1.25x of the best more often (held-out: 8-d, k = 12, eps = 1,
-        # DPM 4.8x where the pick measures 1.4x).  The trivial answer is not a candidate here.
+        # DPM 4.8x where the pick measures 1.2x).  The trivial answer is not a candidate here.
         key, single = first_pick(n, d, k, epsilon, allowed=allowed, auto=False)
         if key in ESTIMATORS:
             return single
