@@ -149,8 +149,7 @@ def test_auto_ledger_states_the_whole_selection():
     assert names[-1].startswith("selection")
     eps, delta = est.budget_.total()
     assert eps == pytest.approx(2.0) and delta <= 1e-6 * (1 + 1e-9)
-    for c in est.candidates_:
-        assert c["epsilon"] == pytest.approx(2.0 * 0.98 * 0.9 / len(est.candidates_))
+    assert sum(c["epsilon"] for c in est.candidates_) == pytest.approx(2.0 * 0.98 * 0.9)
     # the chosen candidate spent within its share, and the release is its centres
     share = est.candidates_[[c["key"] for c in est.candidates_].index(est.chosen_)]["epsilon"]
     assert 0 < est.selected_budget_.total()[0] <= share * (1 + 1e-9)
@@ -158,6 +157,30 @@ def test_auto_ledger_states_the_whole_selection():
     plan = C.selection_plan(est.n_samples_estimate_, 10, 64, 2.0 * 0.98, allowed=candidate_filter(
         est.n_samples_estimate_, 10, 64, 1e-6))
     assert [c["key"] for c in est.candidates_] == list(plan.keys)
+    assert [c["epsilon"] for c in est.candidates_] == pytest.approx(list(plan.budgets()))
+
+
+def test_auto_can_split_the_budget_unequally_and_the_ledger_says_so():
+    """3-d, 20 clusters, eps 1: DPM needs the larger share (it degrades faster as eps falls) and gets it."""
+    from sklearn.datasets import make_blobs
+    X, _ = make_blobs(50_000, n_features=3, centers=20, center_box=(-0.8, 0.8), cluster_std=0.03, random_state=4)
+    X = np.clip(X, -1, 1)
+    plan = C.selection_plan(50_000, 3, 20, 1.0, allowed=candidate_filter(50_000, 3, 20, 1e-6))
+    budgets = dict(zip(plan.keys, plan.budgets()))
+    assert len(budgets) == 2 and budgets["dpm"] == pytest.approx(2 * min(budgets.values()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = AutoKMeans(20, epsilon=1.0, delta=1e-6, bounds=(-1, 1), n_samples=50_000).fit(X)
+    entries = {e.name: e.epsilon for e in est.budget_}
+    assert entries == pytest.approx({**{f"candidate {i + 1}: {key}": budgets[key] for i, key in enumerate(plan.keys)},
+                                     next(n for n in entries if n.startswith("selection")): 0.1})
+    assert est.budget_.total()[0] == pytest.approx(1.0)
+    # the release is no worse than twice non-private k-means: the selection found a good candidate
+    from sklearn.cluster import KMeans
+
+    from dpcore.metrics import inertia
+    base = inertia(X, KMeans(20, n_init=3, random_state=0).fit(X).cluster_centers_)
+    assert inertia(X, est.cluster_centers_) < 2 * base
 
 
 def test_selection_plan_is_no_worse_in_the_worst_case_than_any_single_key():
@@ -169,7 +192,9 @@ def test_selection_plan_is_no_worse_in_the_worst_case_than_any_single_key():
         assert plan.worst <= min(singles) * (1 + 1e-12), (n, d, k, e)
         if len(plan.keys) > 1:    # a larger set must pay for its split by more than 10 %
             assert plan.worst * 1.1 < min(singles)
-            assert plan.epsilon == pytest.approx(e * 0.9 / len(plan.keys))
+            assert sum(plan.budgets()) == pytest.approx(e * 0.9) and plan.epsilon == max(plan.budgets())
+            shares = tuple(b / (e * 0.9) for b in plan.budgets())
+            assert any(np.allclose(sorted(shares), sorted(s)) for s in C.SPLITS.get(len(shares), ((1 / 3,) * 3,)))
     # DPM's tight-cluster strength is in the plan on DPM's own kind of data (10-d, 64 clusters, eps 2)
     assert "dpm" in C.selection_plan(100_000, 10, 64, 2.0).keys
 
@@ -178,7 +203,7 @@ def test_the_advisor_recommends_auto_where_the_separation_decides():
     adv = E.advise(100_000, 10, 64, 2.0, delta=1e-6)
     assert adv.best == "auto" and len(adv.plan.keys) >= 2
     assert "auto" in adv.reason and all(E.advice_name(q) in adv.reason for q in adv.plan.keys)
-    one = E.advise(30_000, 8, 12, 0.5, delta=1e-6)
+    one = E.advise(20_000, 16, 26, 1.0, delta=1e-6)
     assert one.best == one.plan.keys[0] and len(one.plan.keys) == 1
 
 
@@ -249,7 +274,7 @@ def test_auto_with_one_candidate_runs_the_advisors_single_pick():
     on the whole budget, not the minimax single key (8-d, k = 12, eps = 1 held out: DPM 4.8x there)."""
     from dpcore.algorithms.selection import auto_plan
     differs = 0
-    for n, d, k, e in ((30_000, 8, 12, 0.98), (30_000, 8, 12, 0.49), (10_000, 11, 6, 1.0)):
+    for n, d, k, e in ((30_000, 8, 12, 0.98), (30_000, 8, 6, 0.49), (10_000, 11, 6, 1.0)):
         plan = auto_plan(n, d, k, e, 1e-6)
         minimax = C.selection_plan(n, d, k, e, allowed=candidate_filter(n, d, k, 1e-6))
         if len(plan.keys) > 1:
@@ -260,7 +285,7 @@ def test_auto_with_one_candidate_runs_the_advisors_single_pick():
         assert plan.keys == (pick,) and plan.epsilon == pytest.approx(e)
         est = AutoKMeans(k, epsilon=e, delta=1e-6, bounds=(-1, 1), n_samples=n)
         assert [c[0] for c in est.plan(n, d, e)] == [pick]
-    assert differs        # on the 8-d inputs the two rules part (zCDP-Lloyd by regret, DPM by minimax)
+    assert differs        # on the 8-d, k = 6 inputs the two rules part (zCDP-Lloyd by regret, Hybrid by minimax)
 
 
 def test_the_calibration_table_records_how_each_data_set_was_drawn():

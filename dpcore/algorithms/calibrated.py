@@ -83,6 +83,12 @@ SEPARATIONS: tuple[float, ...] = (1.0, 2.0, 4.0, 16.0)
 #: calibrated epsilon) and at most MONOTONE_STEPS halvings: non-increasing in epsilon.
 EPSILON_FLOOR = EPSILONS[0] / 2
 MONOTONE_STEPS = 16
+#: Candidate sets whose predicted worst cases are within this fraction of the least are equally good
+#: on that criterion; :func:`selection_plan` takes the one of lowest mean regret among them.
+WORST_TIE = 0.01
+#: The budget shares two candidates may take (of the candidates' total): algorithms lose accuracy at
+#: different rates as epsilon falls, so an unequal split can hedge at a lower cost.
+SPLITS = {2: ((0.5, 0.5), (2 / 3, 1 / 3), (1 / 3, 2 / 3), (0.75, 0.25), (0.25, 0.75))}
 #: log2 of the separation per unit of distance in a hypothesis's prediction.
 SEPARATION_SCALE = 1.0
 #: Scales of :func:`features`: one unit is a step of the calibration grid.
@@ -282,19 +288,27 @@ class SelectionPlan:
     keys : tuple of str
         Registry keys, best predicted (over the whole calibration) first.
     epsilon : float
-        Each candidate's budget (``(1 - selection_share) epsilon / m``; the whole epsilon for one).
+        The largest candidate's budget (the whole epsilon for one key).
     worst : float
         The plan's predicted factor over the best answer, under the separation where it is largest:
         ``max_h min_j ratio_h(j, epsilon_c) / best_h(epsilon)`` (1 = as good as the best algorithm
         fitted alone on the whole budget, whichever separation the data have).
     by_separation : dict
         That factor under each of :data:`SEPARATIONS`.
+    epsilons : tuple of float
+        Each candidate's budget, aligned with ``keys`` (they add up to ``(1 - selection_share)
+        epsilon``); empty means ``epsilon`` each.  :meth:`budgets` reads either form.
     """
 
     keys: tuple[str, ...]
     epsilon: float
     worst: float
     by_separation: dict
+    epsilons: tuple[float, ...] = ()
+
+    def budgets(self) -> tuple[float, ...]:
+        """Each candidate's epsilon, aligned with ``keys``."""
+        return self.epsilons or (self.epsilon,) * len(self.keys)
 
 
 def worst_factor(key: str, n: float, d: int, k: int, epsilon: float) -> float:
@@ -315,11 +329,13 @@ def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: 
     dimensions, zCDP-Lloyd where they overlap).  For each hypothesis h in :data:`SEPARATIONS` the
     calibration predicts every algorithm's ratio from the mixtures, nearest first in (the public
     coordinates, log2 separation) (:func:`predict` with ``separation=h``).  A set
-    S of m candidates, each fitted on ``eps_c = (1 - selection_share) epsilon / m``, is predicted to
-    give, under h, its best member's ratio at ``eps_c`` (the selection is assumed to find it: its
-    score is a sum over n rows, its noise about ``1 / (selection_share epsilon)`` rows').  The plan
-    minimises the largest factor over hypotheses of that ratio over the best predicted answer at the
-    whole epsilon; a larger set must beat a smaller one by more than 10 % (the selection is not free).
+    S of m candidates sharing ``(1 - selection_share) epsilon`` (equally, or for two candidates 2:1,
+    3:1 either way: :data:`SPLITS`) is predicted to give, under h, its best member's ratio at that
+    member's share (the selection is assumed to find it: its score is a sum over n rows, its noise
+    about ``1 / (selection_share epsilon)`` rows').  The plan minimises the largest factor over
+    hypotheses of that ratio over the best predicted answer at the whole epsilon; among sets within
+    :data:`WORST_TIE` of that least worst case, the lowest mean log factor; a larger set must beat a
+    smaller one by more than 10 % (the selection is not free).
 
     Parameters
     ----------
@@ -355,19 +371,38 @@ def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: 
         full = [_predict(key, x, exclude, h).ratio for key in CANDIDATES] + [_predict(TRIVIAL, x, exclude, h).ratio]
         best[h] = math.log(min(full))
     chosen = SelectionPlan((), float(epsilon), math.inf, {})
+    cache: dict = {}
+
+    def logr(key, eps_c):                 # log predicted ratio under each hypothesis, at eps_c
+        if (key, eps_c) not in cache:
+            xc = features(n, d, k, eps_c)[0]
+            cache[key, eps_c] = {h: math.log(_predict(key, xc, exclude, h).ratio) for h in SEPARATIONS}
+        return cache[key, eps_c]
+
     for m in range(1, int(max_candidates) + 1):
-        eps_c = float(epsilon) * ((1.0 - float(selection_share)) if m > 1 else 1.0) / m
-        xc = features(n, d, k, eps_c)[0]
+        total = float(epsilon) * ((1.0 - float(selection_share)) if m > 1 else 1.0)
+        eps_c = total / m
         usable = [key for key in keys if (allowed is None or allowed(key, eps_c, m)) and (m == 1 or key != TRIVIAL)]
-        logr = {key: {h: math.log(_predict(key, xc, exclude, h).ratio) for h in SEPARATIONS} for key in usable}
         # The pool of sets: each hypothesis's three best keys (a set's best member is one of them).
-        top = sorted({key for h in SEPARATIONS for key in sorted(usable, key=lambda q: logr[q][h])[:3]})
+        top = sorted({key for h in SEPARATIONS for key in sorted(usable, key=lambda q: logr(q, eps_c)[h])[:3]})
+        sets = []
         for S in combinations(top, m):
-            by = {h: math.exp(min(logr[q][h] for q in S) - best[h]) for h in SEPARATIONS}
-            worst = max(by.values())
-            if not chosen.keys or worst * (1.1 if m > len(chosen.keys) else 1.0) < chosen.worst:
-                order = [p.key for p in predict(n, d, k, eps_c, keys=S, exclude=exclude)] or list(S)
-                chosen = SelectionPlan(tuple(order), eps_c, worst, by)
+            for shares in SPLITS.get(m, ((1.0 / m,) * m,)):
+                budgets = tuple(total * w for w in shares)
+                if allowed is not None and not all(allowed(q, e, m) for q, e in zip(S, budgets)):
+                    continue
+                by = {h: math.exp(min(logr(q, e)[h] for q, e in zip(S, budgets)) - best[h]) for h in SEPARATIONS}
+                sets.append((max(by.values()), sum(math.log(v) for v in by.values()), S, budgets, by))
+        if not sets:
+            continue
+        # Sets whose worst cases are equal (often the same member decides it, e.g. DPM under far-apart
+        # clusters) are told apart by their mean regret over the separations, not by the keys' order.
+        least = min(s[0] for s in sets)
+        worst, _, S, budgets, by = min((s for s in sets if s[0] <= least * (1 + WORST_TIE)), key=lambda s: s[1])
+        if not chosen.keys or worst * (1.1 if m > len(chosen.keys) else 1.0) < chosen.worst:
+            eps_of = dict(zip(S, budgets))
+            order = [p.key for p in predict(n, d, k, eps_c, keys=S, exclude=exclude)] or list(S)
+            chosen = SelectionPlan(tuple(order), max(budgets), worst, by, tuple(eps_of[q] for q in order))
     return chosen
 
 
@@ -474,7 +509,7 @@ def leave_one_out(allowed=None) -> pd.DataFrame:
             if pick == TRIVIAL:
                 pick_measured = r0.trivial_ratio
             elif pick == "auto":
-                pick_measured = min(measured_at(data, key, plan.epsilon) for key in plan.keys)
+                pick_measured = min(measured_at(data, key, e) for key, e in zip(plan.keys, plan.budgets()))
             else:
                 pick_measured = measured[pick]
             for key, p in preds.items():

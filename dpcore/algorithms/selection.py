@@ -15,9 +15,10 @@ The procedure (one privacy unit = one row, or a person with at most L rows):
    do, it is the advisor's single pick (:func:`dpcore.algorithms.calibrated.first_pick`, lowest
    predicted regret), as :func:`dpcore.evaluation.advise` names it.  Algorithms that need delta are
    skipped when ``delta = 0``.  Public and already-released inputs only.
-3. Each candidate is fitted on the same rows with ``(eps_c, delta_c)``:
-   ``eps_c = (1 - selection_share) eps_left / m``, ``delta_c = delta / m``.  Each is a complete
-   estimator with its own ledger; here each is one ``composite`` entry of its share.
+3. Each candidate is fitted on the same rows with ``(eps_j, delta_c)``: the candidates share
+   ``(1 - selection_share) eps_left`` equally, or two of them 2:1 or 3:1 where the plan predicts that
+   hedges better (DPM loses accuracy faster than zCDP-Lloyd as epsilon falls); ``delta_c = delta / m``.
+   Each is a complete estimator with its own ledger; here each is one ``composite`` entry of its share.
 4. The score of candidate j is its clipped k-means cost on a public lattice,
    ``S_j = sum_i floor(2^20 min_c ||x_i - c||^2 / D^2)`` with ``D`` the box's diagonal (every term in
    [0, 2^20], an exact int64 sum).  Adding one row raises every ``S_j`` by at most ``2^20``
@@ -213,10 +214,10 @@ class AutoKMeans(DPClusterer):
         delta = float(self.delta or 0.0)
         plan = auto_plan(n, d, k, eps_left / L, delta, max_candidates=m, selection_share=float(self.selection_share))
         if plan.keys:
-            size, eps_c = len(plan.keys), plan.epsilon * L
-            preds = {p.key: p for p in predict(n, d, k, plan.epsilon, keys=plan.keys)}
-            return [(key, eps_c, delta / size if ESTIMATORS[key].needs_delta else 0.0, preds[key])
-                    for key in plan.keys]
+            size = len(plan.keys)
+            return [(key, eps_c * L, delta / size if ESTIMATORS[key].needs_delta else 0.0,
+                     predict(n, d, k, eps_c, keys=(key,))[0])
+                    for key, eps_c in zip(plan.keys, plan.budgets())]
         raise OutOfRegimeError(f"no calibrated algorithm can run for about {n:,.0f} points, d = {d}, k = {k} at "
                                f"ε = {eps_left:.3g}: publish one centre at a DP mean (zcdp_lloyd with k = 1).")
 

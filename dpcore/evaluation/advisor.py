@@ -276,8 +276,9 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
         reason = (f"No algorithm is predicted above the trivial answer here (one centre at a DP mean, about "
                   f"{triv.ratio:.3g}× non-private k-means cost, {worst}): publish the DP mean, or raise ε.")
     elif pick == "auto":
+        runs = " and ".join(f"{advice_name(q)} at ε = {e:.3g}" for q, e in zip(plan.keys, plan.budgets()))
         reason = (f"Which algorithm is best depends on how separated the clusters are, which is not public: "
-                  f"“auto” runs {' and '.join(advice_name(q) for q in plan.keys)} at ε = {plan.epsilon:.3g} each "
+                  f"“auto” runs {runs} "
                   f"and releases one chosen privately ({worst}; one centre at a DP mean at {triv.ratio:.3g}×).")
     else:
         first = next((p for p in ranking if p.key == pick), None)
