@@ -389,7 +389,7 @@ def test_the_batch_pipeline_adds_every_batch_once_and_raises_a_kernel_error():
     rng = np.random.default_rng(3)
     batches = [rng.uniform(-1, 2, size=(int(m), 2)) for m in rng.integers(1, 500, size=23)]
     lo, hi = np.zeros(2), np.ones(2)
-    acc = K.GridAccumulator(lo, hi, (7, 5))
+    acc = K.GridAccumulator(lo, hi, (7, 5), workers=2)      # one partial per worker, whatever numba's threads
     seen = K.Pipeline(acc.add, workers=2).run(iter(batches))
     X = np.vstack(batches)
     assert seen == X.shape[0]
