@@ -112,6 +112,23 @@ def test_a_key_worse_than_trivial_warns_and_names_the_advisors_pick():
     assert inertia(X, est.cluster_centers_) > 0.8 * inertia(X, mean.cluster_centers_)
 
 
+def test_a_key_that_fails_on_one_kind_of_clusters_warns_and_says_which():
+    """DPM on overlapping clusters in 20-d (c = 1): worse than one centre at the DP mean.  Predictions pooled
+    over separations put it far below the trivial answer (far-apart mixtures, where the trivial answer is
+    very poor, dominate) and were silent; the comparison under each separation warns, naming it."""
+    from benchmarks.advisor_calibration import mixture
+    from dpcore.metrics import inertia
+    X = mixture(30_000, 20, 6, 1.0, seed=7)
+    pooled = C.predict(30_000, 20, 6, 1.0, keys=("dpm",))[0].ratio / C.predict_trivial(30_000, 20, 6, 1.0).ratio
+    factor, where = C.trivial_factor("dpm", 30_000, 20, 6, 1.0)
+    assert pooled < C.WARN_SHARE < factor and where == 1.0
+    with pytest.warns(RegimeWarning, match="overlapping"):
+        est = dpcore.ALGORITHMS["dpm"](6, epsilon=1.0, delta=1e-6, bounds=(-1, 1), random_state=0).fit(X)
+    assert est.regime_.status == "warn" and est.regime_.figures["trivial_factor"] > C.WARN_SHARE
+    mean = dpcore.ALGORITHMS["zcdp_lloyd"](1, epsilon=1.0, bounds=(-1, 1), random_state=0).fit(X)
+    assert inertia(X, est.cluster_centers_) > inertia(X, mean.cluster_centers_)
+
+
 def test_every_warning_and_refusal_names_the_advisors_first_pick():
     for key in C.CANDIDATES:
         for n, d, k, e in ((1_000, 2, 10, 0.05), (100_000, 11, 5, 0.5), (100_000, 16, 26, 1.0),

@@ -262,6 +262,18 @@ def test_sidebar_advisor_ranks_from_public_inputs_and_names_its_pick():
     assert pick_text(adv) in caption
 
 
+def test_the_pick_in_words_gives_each_auto_candidates_own_share():
+    """3-d, 20 clusters, eps 1: auto runs the Hybrid and DPM on unequal shares; the words say which gets what."""
+    from dpcore import evaluation as E
+    from ui.advice import pick_text, short_name
+    adv = E.advise(50_000, 3, 20, 1.0, delta=1e-6)
+    assert adv.best == "auto" and len(set(adv.plan.budgets())) == 2
+    text = pick_text(adv)
+    for key, e in zip(adv.plan.keys, adv.plan.budgets()):
+        assert f"{short_name(key)} at ε = {e:.3g}" in text
+    assert "each" not in text
+
+
 def test_explain_page_says_what_the_advisor_reads_and_auto_spends():
     at = page("7_Explain.py")
     text = " ".join(m.value for m in at.markdown)

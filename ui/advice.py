@@ -8,7 +8,8 @@ import streamlit as st
 
 import dpcore
 from dpcore import evaluation as E
-from dpcore.algorithms.calibrated import TRIVIAL, WARN_SHARE
+from dpcore.algorithms.calibrated import TRIVIAL, WARN_SHARE, trivial_factor
+from dpcore.algorithms.regime import near_trivial_sentence
 
 from .accuracy import DEFAULT_PUBLIC_N
 from .data_picker import unit_params
@@ -67,8 +68,8 @@ def pick_text(adv) -> str:
     if adv.best == TRIVIAL:
         return "publish one centre at a DP mean"
     if adv.best == "auto":
-        return (f"Auto: {' and '.join(short_name(q) for q in adv.plan.keys)} at ε = {adv.plan.epsilon:.3g} each, "
-                "one chosen privately (the ledger shows every share)")
+        runs = " and ".join(f"{short_name(q)} at ε = {e:.3g}" for q, e in zip(adv.plan.keys, adv.plan.budgets()))
+        return f"Auto: {runs}, one chosen privately (the ledger shows every share)"
     return E.advice_name(adv.best)
 
 
@@ -93,10 +94,10 @@ def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) ->
                    "hence the range. Where no single algorithm holds up whatever the separation, the pick is "
                    "Auto.")
         own = next((p for p in adv.ranking if p.key == algo), None)
-        if algo != "auto" and own is not None and math.isfinite(own.ratio) and \
-                own.ratio > WARN_SHARE * adv.trivial.ratio:
-            st.warning(f"{E.advice_name(algo)} is predicted little or no better than one centre at a DP mean here "
-                       f"({own.ratio:.3g}× vs {adv.trivial.ratio:.3g}×).")
+        if algo != "auto" and own is not None and math.isfinite(own.ratio):
+            factor, where = trivial_factor(algo, n, len(ds.columns), k, eps / L)    # as the fit's own warning
+            if factor > WARN_SHARE:
+                st.warning(f"{E.advice_name(algo)}: {near_trivial_sentence(factor, where)}")
 
 
 def explain_markdown() -> str:
@@ -112,7 +113,8 @@ def explain_markdown() -> str:
         "separation, the advisor picks the one predicted best on data like yours; where none does, it "
         "picks **Auto**.\n\n"
         "**Auto spends the whole ε you give it, and says how before it draws:** about 2 % for a noisy count "
-        "(nothing if you give a public size), then equal shares for each candidate algorithm (up to three, "
-        "named from public inputs), and 10 % of the rest to choose one of them privately by its clipped "
+        "(nothing if you give a public size), then a share for each candidate algorithm (up to three, "
+        "named from public inputs; equal shares, or 2:1 or 3:1 between two where one loses more as ε falls), "
+        "and 10 % of the rest to choose one of them privately by its clipped "
         "k-means cost (with a single candidate, it gets the rest and nothing is spent on a "
         "choice). Only the chosen centres are published; the release's ledger lists every share.")

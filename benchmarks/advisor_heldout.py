@@ -1,0 +1,116 @@
+"""Issue 25's warning and refusal goals on held-out data: does every estimator warn where it is no better than the trivial answer?
+
+On :mod:`benchmarks.advisor_auto`'s data (DPM's ``synth_10d`` and ten held-out Gaussian mixtures the
+calibration never used), at epsilon 0.5, 1 and 2 (delta = 1e-6), every centre-releasing registry
+algorithm is fitted as a user would fit it (no public size: the fit releases a noisy count and
+judges its regime on it) and the verdict its fit gave is recorded: ``ok``, ``warn``
+(``RegimeWarning``), ``refuse`` for utility (bypassed here, to measure what it would have given) or
+``refuse`` for feasibility or run time (not bypassed: no answer).  Its k-means cost is divided by
+non-private k-means' (scikit-learn, 3 restarts); the median over ``--seeds`` is compared with the
+trivial answer's (one centre at a DP mean: zCDP-Lloyd with k = 1).  The goals:
+
+* no silent garbage: every (key, data, epsilon) whose median ratio exceeds the trivial answer's warns
+  or refuses;
+* no refusal where the refused algorithm's median ratio would have been under the trivial answer.
+
+A fit slower than 30 s counts as no answer, as in ``advisor_auto``.
+
+    python -m benchmarks.advisor_heldout [--seeds 3] [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import dpcore  # noqa: E402
+from dpcore.algorithms import regime as regime_module  # noqa: E402
+from dpcore.algorithms.calibrated import CANDIDATES  # noqa: E402
+from dpcore.metrics import inertia  # noqa: E402
+
+from .advisor_auto import TIME_LIMIT, _alarm, cases  # noqa: E402
+
+
+def fit(key: str, X: np.ndarray, k: int, eps: float, seed: int):
+    """(fitted estimator or None, verdict): a utility refusal is recorded and bypassed, any other raises."""
+    verdicts: list[str] = []
+    enforce = regime_module.enforce
+
+    def record(reg, *, stacklevel=3):
+        if reg.status == "refuse" and not reg.utility_only:
+            verdicts.append("refuse (run time/feasibility)")
+            return enforce(reg, stacklevel=stacklevel)
+        verdicts.append("refuse (utility)" if reg.status == "refuse" else reg.status)
+        return reg
+    cls = dpcore.ALGORITHMS[key]
+    kw = dict(epsilon=eps, bounds=(-1.0, 1.0), random_state=seed)
+    if cls.needs_delta:
+        kw["delta"] = 1e-6
+    regime_module.enforce = record
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(TIME_LIMIT)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = cls(k, **kw).fit(X)
+    except Exception as exc:          # noqa: BLE001 - a refusal, a timeout or a failure is no answer
+        est = None
+        if not (verdicts and verdicts[-1].startswith("refuse (run")):
+            verdicts.append(f"no answer: {type(exc).__name__}")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+        regime_module.enforce = enforce
+    return est, (verdicts[-1] if verdicts else "ok")
+
+
+def median_ratio(key: str, X: np.ndarray, k: int, eps: float, scale: float, seeds: int):
+    """(median cost ratio over seeds, the first fit's verdict); no answer counts as inf."""
+    out = [fit(key, X, k, eps, s) for s in range(seeds)]
+    costs = [inertia(X, e.cluster_centers_) * scale if e is not None else np.inf for e, _ in out]
+    return float(np.median(costs)), out[0][1]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    from sklearn.cluster import KMeans
+    silent, wrong, refused_run, cells = [], [], 0, 0
+    print(f"{'data':<40} {'eps':>4} {'trivial':>8}  key: median ratio (verdict), worse than trivial marked *")
+    for name, X, k, (lo, hi) in cases(args.quick):
+        ref = KMeans(k, n_init=3, random_state=0).fit(X).inertia_
+        Xn = np.clip((X - lo) / (hi - lo) * 2 - 1, -1.0, 1.0)
+        scale = ((hi - lo) / 2) ** 2 / ref
+        for eps in (0.5, 1.0, 2.0):
+            triv, _ = median_ratio("zcdp_lloyd", Xn, 1, eps, scale, args.seeds)
+            parts = []
+            for key in CANDIDATES:
+                r, verdict = median_ratio(key, Xn, k, eps, scale, args.seeds)
+                cells += 1
+                worse = r > triv
+                if verdict.startswith(("refuse (run", "no answer")):
+                    refused_run += 1
+                elif verdict == "ok" and worse:
+                    silent.append((name, eps, key, r, triv))
+                elif verdict == "refuse (utility)" and not worse:
+                    wrong.append((name, eps, key, r, triv))
+                parts.append(f"{key} {r:.3g}{'*' if worse else ''} ({verdict})")
+            print(f"{name:<40} {eps:>4g} {triv:>8.3g}  " + "; ".join(parts), flush=True)
+    print(f"\n{cells} (key, data, eps) cells; refused for run time or feasibility, or no answer in 30 s: {refused_run}")
+    print(f"silent garbage (median above the trivial answer's, no warning): {len(silent)}")
+    for s in silent:
+        print(f"  {s[0]} eps {s[1]:g}: {s[2]} {s[3]:.3g} vs trivial {s[4]:.3g}")
+    print(f"refused for utility where the median would have been under the trivial answer: {len(wrong)}")
+    for s in wrong:
+        print(f"  {s[0]} eps {s[1]:g}: {s[2]} {s[3]:.3g} vs trivial {s[4]:.3g}")
+
+
+if __name__ == "__main__":
+    main()
