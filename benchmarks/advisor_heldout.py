@@ -95,15 +95,16 @@ def main(argv=None):
                 r, verdict = median_ratio(key, Xn, k, eps, scale, args.seeds)
                 cells += 1
                 worse = r > triv
-                if verdict.startswith(("refuse (run", "no answer")):
-                    refused_run += 1
+                if verdict.startswith(("refuse (run", "no answer")) or not np.isfinite(r):
+                    refused_run += 1                     # most seeds gave no answer: nothing to judge
                 elif verdict == "ok" and worse:
                     silent.append((name, eps, key, r, triv))
                 elif verdict == "refuse (utility)" and not worse:
                     wrong.append((name, eps, key, r, triv))
                 parts.append(f"{key} {r:.3g}{'*' if worse else ''} ({verdict})")
             print(f"{name:<40} {eps:>4g} {triv:>8.3g}  " + "; ".join(parts), flush=True)
-    print(f"\n{cells} (key, data, eps) cells; refused for run time or feasibility, or no answer in 30 s: {refused_run}")
+    print(f"\n{cells} (key, data, eps) cells; refused for run time or feasibility, or no answer in 30 s "
+          f"for most seeds: {refused_run}")
     print(f"silent garbage (median above the trivial answer's, no warning): {len(silent)}")
     for s in silent:
         print(f"  {s[0]} eps {s[1]:g}: {s[2]} {s[3]:.3g} vs trivial {s[4]:.3g}")
