@@ -274,9 +274,7 @@ def predict_trivial(n: float, d: int, k: int, epsilon: float, *, exclude: str | 
     return _predict(TRIVIAL, _check(n, d, k, epsilon), exclude, separation)
 
 
-# Every verdict (each fit, the app's panel on each rerun) asks it for the same public inputs: eight
-# neighbour searches each time without the cache.
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096)     # every verdict and app rerun asks it again: eight neighbour searches
 def trivial_factor(key: str, n: float, d: int, k: int, epsilon: float, *, exclude: str | None = None
                    ) -> tuple[float, float]:
     """How close ``key`` comes to the trivial answer under the least favourable separation.
