@@ -254,14 +254,35 @@ def test_the_score_is_an_exact_integer_with_sensitivity_one_lattice_step_per_row
     lo, hi = np.array([-1.0, 0.0]), np.array([1.0, 5.0])
     X = rng.uniform(lo, hi, (500, 2))
     Cs = rng.uniform(lo, hi, (4, 2))
-    s = clipped_cost_score(X, Cs, lo, hi)
-    assert isinstance(s, int) and 0 <= s <= 500 * (1 << SCORE_BITS)
-    # adding any row raises it by at most one lattice step, never lowers it
-    for x in (lo, hi, rng.uniform(lo, hi, 2)):
-        s2 = clipped_cost_score(np.vstack([X, x]), Cs, lo, hi)
-        assert 0 <= s2 - s <= (1 << SCORE_BITS)
-    # a far centre outside the box is clipped onto it first
-    assert clipped_cost_score(X, Cs + 100, lo, hi) <= 500 * (1 << SCORE_BITS)
+    for k in (1, 4, 50):
+        s = clipped_cost_score(X, Cs, lo, hi, k)
+        assert isinstance(s, int) and 0 <= s <= 500 * (1 << SCORE_BITS)
+        # adding any row raises it by at most one lattice step, never lowers it
+        for x in (lo, hi, rng.uniform(lo, hi, 2)):
+            s2 = clipped_cost_score(np.vstack([X, x]), Cs, lo, hi, k)
+            assert 0 <= s2 - s <= (1 << SCORE_BITS)
+        # a far centre outside the box is clipped onto it first
+        assert clipped_cost_score(X, Cs + 100, lo, hi, k) <= 500 * (1 << SCORE_BITS)
+    with pytest.raises(ValueError):
+        clipped_cost_score(X, Cs, lo, hi, 0)
+
+
+def test_the_score_caps_at_one_cell_so_tight_clusters_stay_resolvable():
+    """The cap is the diagonal of one of k cells tiling the box: each row counts k^(2/d) times more
+    than under the box's diagonal (a gap the selection's noise can see), a row beyond it one unit."""
+    rng = np.random.default_rng(1)
+    lo, hi = np.zeros(3), np.ones(3)
+    centres = rng.uniform(0.1, 0.9, (20, 3))
+    X = np.clip(centres[rng.integers(0, 20, 20_000)] + 0.01 * rng.standard_normal((20_000, 3)), 0, 1)
+    off = centres + 0.02                                     # a slightly worse candidate
+    box = clipped_cost_score(X, off, lo, hi, 1) - clipped_cost_score(X, centres, lo, hi, 1)
+    cell = clipped_cost_score(X, off, lo, hi, 20) - clipped_cost_score(X, centres, lo, hi, 20)
+    assert cell == pytest.approx(20 ** (2 / 3) * box, rel=1e-3) and box > 0
+    # one row beyond every centre's cell is a single lattice unit, as the box's far corner is for k = 1
+    far = np.vstack([X, [[0.0, 0.0, 0.0]]])
+    corner = np.array([[1.0, 1.0, 1.0]])
+    assert (clipped_cost_score(far, corner, lo, hi, 20) - clipped_cost_score(X, corner, lo, hi, 20)
+            == 1 << SCORE_BITS)
 
 
 def test_auto_rejects_bad_parameters_before_spending(blobs10):
