@@ -199,6 +199,27 @@ def test_auto_can_split_the_budget_unequally_and_the_ledger_says_so():
     assert inertia(X, est.cluster_centers_) < 0.1 * inertia(X, mean.cluster_centers_)
 
 
+def test_the_advice_names_the_plan_auto_runs():
+    """Where the advisor says auto, it names the keys and shares auto's own plan gives (after the noisy
+    size's share); where auto would run one key, the advice is that key (8-d, k = 12, eps 0.5 named
+    two candidates while auto ran zCDP-Lloyd alone)."""
+    from dpcore.algorithms.selection import auto_plan
+    seen = set()
+    for n, d, k, e in ((30_000, 8, 12, 0.5), (30_000, 8, 12, 1.0), (100_000, 10, 64, 1.0), (100_000, 10, 64, 2.0),
+                       (50_000, 3, 20, 1.0), (20_000, 16, 26, 1.0), (2_000, 2, 5, 0.5)):
+        adv = E.advise(n, d, k, e, delta=1e-6)
+        run = AutoKMeans(k, epsilon=e, delta=1e-6, bounds=(-1, 1)).plan(n, d, e * 0.98)
+        if adv.best == "auto":
+            assert tuple(key for key, _, _, _ in run) == adv.plan.keys
+            assert [eps_c for _, eps_c, _, _ in run] == pytest.approx(list(adv.plan.budgets()))
+            assert len(run) >= 2
+        elif len(run) == 1:
+            assert auto_plan(n, d, k, e * 0.98, 1e-6).keys == (run[0][0],)
+        seen.add(adv.best == "auto")
+    assert seen == {True, False}
+    assert E.advise(30_000, 8, 12, 0.5, delta=1e-6).best == "zcdp_lloyd"
+
+
 def test_selection_plan_is_no_worse_in_the_worst_case_than_any_single_key():
     """The plan is the minimax choice over the separations: no single key's worst case beats it."""
     for n, d, k, e in ((100_000, 10, 64, 2.0), (30_000, 20, 6, 1.0), (10_000, 11, 5, 1.0), (1_000, 2, 30, 0.05)):

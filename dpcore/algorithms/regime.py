@@ -210,7 +210,10 @@ def advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float = 0.0):
     ``"auto"`` (:class:`~dpcore.algorithms.selection.AutoKMeans`, when the registry has it) where
     running two or three candidates on shares of epsilon and selecting one privately is predicted
     better in the worst case over the clusters' separation than any single key; otherwise the key of
-    lowest predicted regret, or ``"dp_mean"`` for one centre at a DP mean.
+    lowest predicted regret, or ``"dp_mean"`` for one centre at a DP mean.  With ``"auto"`` the plan
+    is the one auto makes itself with its defaults (:func:`~dpcore.algorithms.selection.auto_plan`
+    after the noisy size's share): the keys and shares its ledger will show.  Where that plan is a
+    single key, the pick is the single key instead.
 
     Returns
     -------
@@ -226,7 +229,20 @@ def advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float = 0.0):
 @lru_cache(maxsize=4096)
 def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: bool, registered: int):
     from .calibrated import first_pick
-    return first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=auto)
+    pick, plan = first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=auto)
+    if pick != "auto":
+        return pick, plan
+    # The plan auto itself makes with its defaults (after its size's share), so that the advice names
+    # the keys and shares the ledger will show; near a boundary that plan may be one key, then the
+    # advice is that key on the whole epsilon (advise at eps 0.5, 8-d, k = 12 named two candidates
+    # where auto at 0.49 ran one).
+    from .selection import auto_plan
+    p = ESTIMATORS["auto"]().get_params()
+    run = auto_plan(n, d, k, epsilon * (1.0 - float(p["n_share"])), delta, max_candidates=int(p["n_candidates"]),
+                    selection_share=float(p["selection_share"]))
+    if len(run.keys) > 1:
+        return pick, run
+    return first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=False)
 
 
 def near_trivial_sentence(factor: float, separation: float) -> str:
