@@ -19,7 +19,6 @@ DPM's ``synth_10d``; only cells where the plan takes two or more candidates are 
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import warnings
 from pathlib import Path
@@ -28,23 +27,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dpcore.algorithms.regime import ESTIMATORS  # noqa: E402
-from dpcore.algorithms.selection import SCORE_BITS, AutoKMeans, clipped_cost_score  # noqa: E402
+from dpcore.algorithms.selection import AutoKMeans, clipped_cost_score, release_probabilities  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
 from .advisor_calibration import mixture  # noqa: E402
-
-
-def release_probabilities(scores: np.ndarray, epsilon: float) -> np.ndarray:
-    """Exact probability that monotone permute-and-flip releases each candidate (scores: higher is better)."""
-    p = np.exp(epsilon * (scores - scores.max()) / float(1 << SCORE_BITS))
-    out = np.zeros(len(scores))
-    orders = list(itertools.permutations(range(len(scores))))
-    for order in orders:                          # the best is accepted when reached: each order ends
-        reach = 1.0
-        for r in order:
-            out[r] += reach * p[r] / len(orders)
-            reach *= 1.0 - p[r]
-    return out
 
 
 def cases():

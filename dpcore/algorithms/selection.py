@@ -136,6 +136,44 @@ def clipped_cost_score(X: np.ndarray, centers: np.ndarray, lower: np.ndarray, up
     return int(q.sum())
 
 
+def release_probabilities(scores, epsilon: float, sensitivity: float = float(1 << SCORE_BITS)) -> np.ndarray:
+    """The exact law of monotone permute-and-flip: the probability that each candidate is released.
+
+    For analysis only (tests, ``benchmarks/advisor_selection.py``): it reads the exact scores, so
+    what it returns is not private.  Candidate ``r`` is accepted when visited with probability
+    ``exp(epsilon (q_r - q_max) / sensitivity)`` (McKenna & Sheldon 2020, Alg. 1, monotone score);
+    every order of the candidates is enumerated.
+
+    Parameters
+    ----------
+    scores : array (m,), higher is better (``-S_j`` in :class:`AutoKMeans`); m <= 8
+    epsilon : float > 0, the selection's budget
+    sensitivity : float > 0, one row's largest change of a score (default one lattice unit)
+
+    Returns
+    -------
+    ndarray (m,), non-negative, summing to 1.
+
+    Raises
+    ------
+    ValueError
+        For more than 8 candidates (m! orders) or non-positive epsilon / sensitivity.
+    """
+    from itertools import permutations
+    q = np.asarray(scores, dtype=float).ravel()
+    if not 1 <= q.size <= 8 or not epsilon > 0 or not sensitivity > 0:
+        raise ValueError("release_probabilities needs 1-8 scores and positive epsilon and sensitivity")
+    p = np.exp(float(epsilon) * (q - q.max()) / float(sensitivity))
+    out = np.zeros(q.size)
+    orders = list(permutations(range(q.size)))
+    for order in orders:                  # the best accepts with probability 1: each order ends
+        reach = 1.0
+        for r in order:
+            out[r] += reach * p[r] / len(orders)
+            reach *= 1.0 - p[r]
+    return out
+
+
 class AutoKMeans(DPClusterer):
     """Private selection among the advisor's top candidates: ``algorithm="auto"``.
 
