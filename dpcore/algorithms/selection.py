@@ -54,42 +54,14 @@ import numpy as np
 from ..exceptions import SeededNoiseWarning
 from ._blocks.size import public_or_noisy_size
 from .base import DPClusterer, fit_doc
-from .calibrated import SelectionPlan, first_pick, predict, selection_plan
-from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking, candidate_filter
+from .calibrated import predict
+from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking, auto_plan
+
+__all__ = ["AutoKMeans", "auto_plan", "clipped_cost_score", "release_probabilities", "SCORE_BITS"]
 
 #: Bits of the score lattice: each row's clipped squared distance, over the squared diagonal, is
 #: floored to a multiple of 2^-20 (n up to 2^43 rows before an int64 sum could overflow).
 SCORE_BITS = 20
-
-
-def auto_plan(n: float, d: int, k: int, epsilon: float, delta: float, *, max_candidates: int = 3,
-              selection_share: float = 0.1) -> SelectionPlan:
-    """The candidates ``auto`` runs for public inputs (epsilon already divided by a privacy unit's L).
-
-    :func:`~dpcore.algorithms.calibrated.selection_plan` (minimax over the separations) when it takes
-    two or more keys; otherwise the advisor's single pick (lowest predicted regret, the key
-    :func:`~dpcore.algorithms.calibrated.first_pick` names when no set is worth its split), on the
-    whole epsilon.  Keys that refuse for these inputs (feasibility, run time, delta) are skipped.
-
-    Returns
-    -------
-    SelectionPlan (``keys`` empty when no calibrated algorithm can run).
-
-    Notes
-    -----
-    **Privacy.** Public inputs and public calibration data only: post-processing, no cost.
-    """
-    allowed = candidate_filter(n, d, k, delta)
-    plan = selection_plan(n, d, k, epsilon, max_candidates=max_candidates, selection_share=selection_share,
-                          allowed=allowed)
-    if len(plan.keys) == 1:
-        # The minimax single key hedges against every separation at once; the advisor's pick, by
-        # average regret, is within 1.25x of the best more often (held-out: 8-d, k = 12, eps = 1,
-        # DPM 4.8x where the pick measures 1.2x).  The trivial answer is not a candidate here.
-        key, single = first_pick(n, d, k, epsilon, allowed=allowed, auto=False)
-        if key in ESTIMATORS:
-            return single
-    return plan
 
 
 def clipped_cost_score(X: np.ndarray, centers: np.ndarray, lower: np.ndarray, upper: np.ndarray,
