@@ -246,7 +246,7 @@ def advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float = 0.0):
     running two or three candidates on shares of epsilon and selecting one privately is predicted
     better in the worst case over the clusters' separation than any single key; otherwise the key of
     lowest predicted regret, or ``"dp_mean"`` for one centre at a DP mean.  With ``"auto"`` the plan
-    is the one auto makes itself with its defaults (:func:`~dpcore.algorithms.selection.auto_plan`
+    is the one auto makes itself with its defaults (:func:`auto_plan`
     after the noisy size's share): the keys and shares its ledger will show.  Where that plan is a
     single key, the pick is the single key instead.
 

@@ -26,8 +26,9 @@ The procedure (one privacy unit = one row, or a person with at most L rows):
    (``L 2^20`` for a unit of L rows) and never lowers one: a monotone score of that sensitivity.
    Capping at a cell rather than the whole box keeps the noise the same in rows' worth but makes
    each row count ``k^(2/d)`` times more: with tight clusters in few dimensions the box-capped
-   cost was only tens of rows' worth and the selection released a 2.5x candidate over a 1.0x one in
-   about one run in ten (3-d, 20 clusters, eps 1); capped at a cell, no such error in those runs.
+   cost was only tens of rows' worth and the selection released the Hybrid (2.5x non-private) over
+   DPM (1.0x) in 5.7 % (eps 1) and 8.5 % (eps 2) of draws (3-d, 20 clusters); capped at a cell, in
+   none (``benchmarks/advisor_selection.py``, exact release probabilities over ten seeds).
 5. Permute-and-flip (McKenna & Sheldon 2020), the score ``-S_j``, ``selection_share eps_left``:
    the chosen candidate's centres are released, the others are discarded.
 
@@ -59,7 +60,7 @@ from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking
 
 __all__ = ["AutoKMeans", "auto_plan", "clipped_cost_score", "release_probabilities", "SCORE_BITS"]
 
-#: Bits of the score lattice: each row's clipped squared distance, over the squared diagonal, is
+#: Bits of the score lattice: each row's clipped squared distance, over a cell's squared diagonal, is
 #: floored to a multiple of 2^-20 (n up to 2^43 rows before an int64 sum could overflow).
 SCORE_BITS = 20
 
