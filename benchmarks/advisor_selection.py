@@ -14,7 +14,7 @@ Data: the 3-d mixture of 20 tight clusters the unequal-split test uses, three he
 ``benchmarks.advisor_auto`` (2-d c = 3 with 16 clusters, 8-d c = 2 with 12, 12-d c = 8 with 40) and
 DPM's ``synth_10d``; only cells where the plan takes two or more candidates are reported.
 
-    python -m benchmarks.advisor_selection [--seeds 5]
+    python -m benchmarks.advisor_selection [--seeds 5] [--selection-share 0.05]
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from dpcore.algorithms.calibrated import SELECTION_SHARE  # noqa: E402
 from dpcore.algorithms.regime import ESTIMATORS  # noqa: E402
 from dpcore.algorithms.selection import AutoKMeans, clipped_cost_score, release_probabilities  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
@@ -48,6 +49,8 @@ def cases():
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--selection-share", type=float, default=SELECTION_SHARE,
+                    help=f"auto's selection_share (default {SELECTION_SHARE})")
     args = ap.parse_args(argv)
     from sklearn.cluster import KMeans
     print(f"{'data':<32} {'eps':>4} {'candidates':<24} {'best':>6} {'box: E ratio':>12} {'P>1.25x':>8} "
@@ -56,7 +59,7 @@ def main(argv=None):
         ref = inertia(X, KMeans(k, n_init=3, random_state=0).fit(X).cluster_centers_)
         lower, upper = np.full(X.shape[1], lo), np.full(X.shape[1], hi)
         for eps in (0.5, 1.0, 2.0):
-            auto = AutoKMeans(k, epsilon=eps, bounds=(lo, hi), n_samples=len(X))
+            auto = AutoKMeans(k, epsilon=eps, bounds=(lo, hi), n_samples=len(X), selection_share=args.selection_share)
             plan = auto.plan(float(len(X)), X.shape[1], eps)
             if len(plan) < 2:
                 continue

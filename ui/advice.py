@@ -120,6 +120,6 @@ def explain_markdown() -> str:
         "**Auto spends the whole ε you give it, and says how before it draws:** about 2 % for a noisy count "
         "(nothing if you give a public size), then a share for each candidate algorithm (up to three, "
         "named from public inputs; equal shares, or 2:1 or 3:1 between two where one loses more as ε falls), "
-        "and 10 % of the rest to choose one of them privately by its clipped "
+        "and 5 % of the rest to choose one of them privately by its clipped "
         "k-means cost (with a single candidate, it gets the rest and nothing is spent on a "
         "choice). Only the chosen centres are published; the release's ledger lists every share.")

@@ -85,12 +85,13 @@ SEPARATIONS: tuple[float, ...] = (1.0, 2.0, 4.0, 16.0)
 #: calibrated epsilon) and at most MONOTONE_STEPS halvings: non-increasing in epsilon.
 EPSILON_FLOOR = EPSILONS[0] / 2
 MONOTONE_STEPS = 16
-#: Candidate sets whose predicted worst cases are within this fraction of the least are equally good
-#: on that criterion; :func:`selection_plan` takes the one of lowest mean regret among them.
+#: Candidate sets with worst cases within this fraction of the least tie: the lowest mean regret wins.
 WORST_TIE = 0.01
 #: The budget shares two candidates may take (of the candidates' total): algorithms lose accuracy at
 #: different rates as epsilon falls, so an unequal split can hedge at a lower cost.
 SPLITS = {2: ((0.5, 0.5), (2 / 3, 1 / 3), (1 / 3, 2 / 3), (0.75, 0.25), (0.25, 0.75))}
+#: auto's selection share (of epsilon after the size); benchmarks/advisor_selection.py measures it.
+SELECTION_SHARE = 0.05
 #: log2 of the separation per unit of distance in a hypothesis's prediction.
 SEPARATION_SCALE = 1.0
 #: Scales of :func:`features`: one unit is a step of the calibration grid.
@@ -363,20 +364,19 @@ def worst_factor(key: str, n: float, d: int, k: int, epsilon: float) -> float:
 
 
 def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: int = 3,
-                   selection_share: float = 0.1, allowed=None, pool=None, exclude: str | None = None
+                   selection_share: float = SELECTION_SHARE, allowed=None, pool=None, exclude: str | None = None
                    ) -> SelectionPlan:
     """The candidate set whose worst case over the clusters' separation is best (minimax regret).
 
     Separation is not public and decides between algorithms (DPM wins on far-apart clusters in mid
     dimensions, zCDP-Lloyd where they overlap).  For each hypothesis h in :data:`SEPARATIONS` the
     calibration predicts every algorithm's ratio from the mixtures, nearest first in (the public
-    coordinates, log2 separation) (:func:`predict` with ``separation=h``).  A set
-    S of m candidates sharing ``(1 - selection_share) epsilon`` (equally, or for two candidates 2:1,
-    3:1 either way: :data:`SPLITS`) is predicted to give, under h, its best member's ratio at that
-    member's share (the selection is assumed to find it: its score is a sum over n rows, its noise
-    about ``1 / (selection_share epsilon)`` rows').  The plan minimises the largest factor over
-    hypotheses of that ratio over the best predicted answer at the whole epsilon; among sets within
-    :data:`WORST_TIE` of that least worst case, the lowest mean log factor; a larger set must beat a
+    coordinates, log2 separation) (:func:`predict` with ``separation=h``).  A set S of m candidates
+    sharing ``(1 - selection_share) epsilon`` (equally, or two 2:1, 3:1 either way: :data:`SPLITS`)
+    is predicted to give, under h, its best member's ratio at that member's share (the selection is
+    assumed to find it: ``benchmarks/advisor_selection.py``).  The plan minimises the largest factor
+    over hypotheses of that ratio over the best predicted answer at the whole epsilon; among sets
+    within :data:`WORST_TIE` of the least, the lowest mean log factor; a larger set must beat a
     smaller one by more than 10 % (the selection is not free).
 
     Parameters

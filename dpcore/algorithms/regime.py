@@ -207,13 +207,14 @@ def candidate_filter(n: float, d: int, k: int, delta: float):
 
 
 def auto_plan(n: float, d: int, k: int, epsilon: float, delta: float, *, max_candidates: int = 3,
-              selection_share: float = 0.1) -> SelectionPlan:
+              selection_share: float | None = None) -> SelectionPlan:
     """The candidates ``auto`` runs for public inputs (epsilon already divided by a privacy unit's L).
 
     :func:`~dpcore.algorithms.calibrated.selection_plan` (minimax over the separations) when it takes
     two or more keys; otherwise the advisor's single pick (lowest predicted regret, the key
     :func:`~dpcore.algorithms.calibrated.first_pick` names when no set is worth its split), on the
     whole epsilon.  Keys that refuse for these inputs (feasibility, run time, delta) are skipped.
+    ``selection_share`` None is :data:`~dpcore.algorithms.calibrated.SELECTION_SHARE`.
 
     Returns
     -------
@@ -223,10 +224,10 @@ def auto_plan(n: float, d: int, k: int, epsilon: float, delta: float, *, max_can
     -----
     **Privacy.** Public inputs and public calibration data only: post-processing, no cost.
     """
-    from .calibrated import first_pick, selection_plan
+    from .calibrated import SELECTION_SHARE, first_pick, selection_plan
     allowed = candidate_filter(n, d, k, delta)
-    plan = selection_plan(n, d, k, epsilon, max_candidates=max_candidates, selection_share=selection_share,
-                          allowed=allowed)
+    share = SELECTION_SHARE if selection_share is None else float(selection_share)
+    plan = selection_plan(n, d, k, epsilon, max_candidates=max_candidates, selection_share=share, allowed=allowed)
     if len(plan.keys) == 1:
         # The minimax single key hedges against every separation at once; the advisor's pick, by
         # average regret, is within 1.25x of the best more often (held-out: 8-d, k = 12, eps = 1,
