@@ -445,3 +445,18 @@ def test_predictions_do_not_depend_on_the_calibration_tables_row_order():
         for key in b:
             assert a[key] == pytest.approx(b[key], rel=1e-9), key
     assert before[1::2] == after[1::2]
+
+
+def test_the_advice_words_name_the_calibrated_range_and_do_not_contradict_the_pick():
+    """The predicted worst case is over the calibrated separations (c = 1 to 16), not "whatever the
+    separation": data packed tighter (DPM's own benchmark, c = 46) lie beyond them.  Where Su et al.'s
+    formula pick refuses, their fallback is told in the rule's own words, not beside the calibrated
+    pick ("ranks zCDP-Lloyd first ... So dplloyd instead")."""
+    lo, hi = min(C.SEPARATIONS), max(C.SEPARATIONS)
+    adv = E.advise(100_000, 10, 64, 0.5, delta=1e-6)
+    words = f"at every separation calibrated, from overlapping (c = {lo:g}) to far apart (c = {hi:g})"
+    assert words in adv.reason and "whatever" not in adv.reason
+    formulas = adv.reason.split("Su et al.'s formulas alone:", 1)[1]
+    assert "The advisor ranks" not in formulas and "fall back to" in formulas
+    verdict = assess("dpm", n=20_000, d=16, k=26, epsilon=1.0, delta=1e-6)     # DPM warns, names a single key
+    assert verdict.status == "warn" and verdict.better == "zcdp_lloyd" and words in verdict.reason

@@ -280,6 +280,19 @@ def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: 
     return first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=False)
 
 
+def within_words(worst: float) -> str:
+    """How a plan's predicted worst case reads: over which separations the calibration speaks.
+
+    The calibration's separations are hypotheses from overlapping clusters to far-apart ones
+    (:data:`~dpcore.algorithms.calibrated.SEPARATIONS`); data packed tighter still (DPM's own
+    benchmark, c = 46) lie beyond them, so the words name the range rather than "whatever the
+    separation".
+    """
+    from .calibrated import SEPARATIONS
+    return (f"within {worst:.3g}× the best answer at every separation calibrated, from overlapping "
+            f"(c = {min(SEPARATIONS):g}) to far apart (c = {max(SEPARATIONS):g})")
+
+
 def near_trivial_sentence(factor: float, separation: float) -> str:
     """The warning's sentence: under which separation an algorithm nears or passes the trivial answer.
 
@@ -368,8 +381,7 @@ def with_advice(regime: Regime, *, n: float, d: int, k: int, epsilon: float, del
                 f"{' and '.join(map(repr, plan.keys))} on shares of ε and releases one chosen privately (how "
                 f"separated the clusters are, which is not public, decides between them).")
     else:
-        tail = (f"The advisor ranks {_name(pick)} ({pick!r}) first for these inputs (within "
-                f"{plan.worst:.3g}× the best answer whatever the clusters' separation, as calibrated).")
+        tail = f"The advisor ranks {_name(pick)} ({pick!r}) first for these inputs ({within_words(plan.worst)})."
     return Regime(regime.algorithm, status, f"{reason} {tail}", pick, figures, regime.utility_only)
 
 

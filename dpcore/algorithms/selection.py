@@ -56,7 +56,7 @@ from ..exceptions import SeededNoiseWarning
 from ._blocks.size import public_or_noisy_size
 from .base import DPClusterer, fit_doc
 from .calibrated import SELECTION_SHARE, predict
-from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking, auto_plan
+from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking, auto_plan, within_words
 
 __all__ = ["AutoKMeans", "auto_plan", "clipped_cost_score", "release_probabilities", "SCORE_BITS"]
 
@@ -333,7 +333,6 @@ class AutoKMeans(DPClusterer):
         share = 0.0 if p["n_samples"] is not None else float(p["n_share"])
         plan = auto_plan(n, d, k, epsilon * (1.0 - share), delta, max_candidates=int(p["n_candidates"]),
                          selection_share=float(p["selection_share"]))
-        return Regime(cls.key, "ok", f"candidates {', '.join(plan.keys)} (within {plan.worst:.3g}× the best "
-                      "answer at every separation calibrated, c = 1 to 16).", None,
+        return Regime(cls.key, "ok", f"candidates {', '.join(plan.keys)} ({within_words(plan.worst)}).", None,
                       dict(predicted_ratio=ranking[0].ratio, trivial_ratio=triv.ratio, candidates=plan.keys))
 

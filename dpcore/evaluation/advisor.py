@@ -43,7 +43,7 @@ import pandas as pd
 from ..algorithms._blocks.lloyd import RHO, auto_schedule
 from ..algorithms.calibrated import Prediction, SelectionPlan
 from ..algorithms.centroid.hybrid import hybrid_min_epsilon
-from ..algorithms.regime import advisor_plan, advisor_ranking
+from ..algorithms.regime import advisor_plan, advisor_ranking, within_words
 from ..algorithms.registry import assess
 
 
@@ -243,7 +243,11 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
         allowed = [a for a in ("hybrid", "eugkm", "dplloyd") if regimes[a].status != "refuse"]
         if allowed:
             new = min(allowed, key=lambda a: mse[a])
-            reason = f"{regimes[best].reason} So {new} instead. (Formula pick was {best}: {reason})"
+            # The rule's own words: the verdict in ``regimes`` also names the calibrated pick, which
+            # read as a contradiction inside this formula-only account ("ranks X first ... so Y instead").
+            from ..algorithms.registry import ALGORITHMS
+            own = ALGORITHMS[best].regime(n=n, d=d, k=k, epsilon=epsilon, theta=theta).reason
+            reason = f"{own} So the formulas fall back to {new}. (Their pick was {best}: {reason})"
             best, certain = new, False
     su_best = best
     from ..algorithms.highdim.zcdp_lloyd import predicted_mse
@@ -271,10 +275,7 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
     formula_best, formula_reason = best, reason
     ranking, triv, _ = advisor_ranking(n, d, k, epsilon, delta, with_pick=False)
     pick, plan = advisor_plan(n, d, k, epsilon, delta)
-    # The calibration's separations end at c = 16: say so, data packed tighter than that (DPM's own
-    # benchmark, c = 46) favour DPM beyond what the advice sees (docs/guide/advisor.rst, synth_10d).
-    worst = (f"within {plan.worst:.3g}× the best answer at every separation calibrated, from overlapping "
-             "(c = 1) to far apart (c = 16)")
+    worst = within_words(plan.worst)
     if pick == TRIVIAL:
         reason = (f"No algorithm is predicted above the trivial answer here (one centre at a DP mean, about "
                   f"{triv.ratio:.3g}× non-private k-means cost, {worst}): publish the DP mean, or raise ε.")
