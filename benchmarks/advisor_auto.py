@@ -9,7 +9,7 @@ epsilon): the median over ``--seeds`` of the k-means cost ratio to non-private k
 the advisor ranks in its top four, auto's candidates, DPM, zCDP-Lloyd and DPLloyd, each alone at
 the whole epsilon ("best key" is the best of those; a fit over 30 s counts as no answer).
 
-    python -m benchmarks.advisor_auto [--seeds 3] [--quick]
+    python -m benchmarks.advisor_auto [--seeds 5] [--quick]
 """
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def fit(key, X, k, eps, bounds, seed):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     from sklearn.cluster import KMeans
