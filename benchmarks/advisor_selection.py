@@ -27,7 +27,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dpcore.algorithms.calibrated import SELECTION_SHARE  # noqa: E402
-from dpcore.algorithms.regime import ESTIMATORS  # noqa: E402
 from dpcore.algorithms.selection import AutoKMeans, clipped_cost_score, release_probabilities  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
@@ -69,15 +68,10 @@ def main(argv=None):
             for seed in range(args.seeds):
                 centres = []
                 for j, (key, eps_c, delta_c, _) in enumerate(plan):
-                    cls = ESTIMATORS[key]
-                    kw = dict(epsilon=eps_c, bounds=(lo, hi), random_state=1000 * seed + j)
-                    if cls.needs_delta:
-                        kw["delta"] = delta_c
-                    if "n_samples" in cls().get_params():
-                        kw["n_samples"] = float(len(X))
+                    est = auto.candidate(key, eps_c, delta_c, float(len(X)), (lo, hi), 1000 * seed + j)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        centres.append(cls(k, **kw).fit(X).cluster_centers_)
+                        centres.append(est.fit(X).cluster_centers_)
                 ratio = np.array([inertia(X, C) / ref for C in centres])
                 bests.append(ratio.min())
                 for cap, kk in (("box", 1), ("cell", k)):

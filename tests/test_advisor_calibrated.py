@@ -333,15 +333,14 @@ def test_the_cell_cap_lets_auto_find_the_good_candidate_on_tight_clusters():
     X, _ = make_blobs(50_000, n_features=3, centers=20, center_box=(-0.8, 0.8), cluster_std=0.03, random_state=4)
     X = np.clip(X, -1, 1)
     lo, hi = np.full(3, -1.0), np.full(3, 1.0)
-    plan = AutoKMeans(20, epsilon=1.0, delta=1e-6, bounds=(-1, 1), n_samples=50_000).plan(50_000.0, 3, 1.0)
+    auto = AutoKMeans(20, epsilon=1.0, delta=1e-6, bounds=(-1, 1), n_samples=50_000)
+    plan = auto.plan(50_000.0, 3, 1.0)
     assert {key for key, *_ in plan} == {"dpm", "hybrid"}
     centres, cost = [], []
     for j, (key, eps_c, delta_c, _) in enumerate(plan):
-        cls = dpcore.ALGORITHMS[key]
-        kw = dict(delta=delta_c) if cls.needs_delta else {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fitted = cls(20, epsilon=eps_c, bounds=(-1, 1), random_state=7 + j, n_samples=50_000.0, **kw).fit(X).cluster_centers_
+            fitted = auto.candidate(key, eps_c, delta_c, 50_000.0, (-1, 1), 7 + j).fit(X).cluster_centers_
         centres.append(fitted)
         cost.append(inertia(X, fitted))
     cost = np.array(cost)

@@ -277,16 +277,7 @@ class AutoKMeans(DPClusterer):
         fitted, self.candidates_ = [], []
         for (key, eps_c, delta_c, pred), seed in zip(plan, seeds):
             noise.sub(f"candidate {len(fitted) + 1}: {key}", eps_c, delta_c)   # charged in full up front
-            cls = ESTIMATORS[key]
-            params = cls().get_params()
-            kw = dict(n_clusters=int(self.n_clusters), epsilon=eps_c, bounds=(dom.lower, dom.upper),
-                      random_state=seed, max_contributions=self.max_contributions,
-                      contribution_bounding=self.contribution_bounding)
-            if cls.needs_delta:
-                kw["delta"] = delta_c
-            if "n_samples" in params:
-                kw["n_samples"] = n_est                   # released above: the candidate spends nothing on it
-            est = cls(**kw)
+            est = self.candidate(key, eps_c, delta_c, n_est, (dom.lower, dom.upper), seed)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", SeededNoiseWarning)
                 warnings.simplefilter("ignore", RegimeWarning)
@@ -310,6 +301,22 @@ class AutoKMeans(DPClusterer):
         self.selected_budget_ = chosen.budget_
         self.cluster_centers_ = np.asarray(chosen.cluster_centers_, dtype=float)
         return self
+
+    def candidate(self, key: str, epsilon: float, delta: float, n_samples: float, bounds, random_state=None):
+        """One candidate of the plan as ``fit`` runs it: an unfitted estimator of registry ``key``.
+
+        ``epsilon`` / ``delta`` its share, ``n_samples`` the public or released size (the candidate
+        spends nothing on it), ``bounds`` the public box; this estimator's ``n_clusters`` and privacy
+        unit.  ``random_state`` None (OS entropy) for a release.
+        """
+        cls = ESTIMATORS[key]
+        kw = dict(n_clusters=int(self.n_clusters), epsilon=epsilon, bounds=bounds, random_state=random_state,
+                  max_contributions=self.max_contributions, contribution_bounding=self.contribution_bounding)
+        if cls.needs_delta:
+            kw["delta"] = delta
+        if "n_samples" in cls().get_params():
+            kw["n_samples"] = n_samples
+        return cls(**kw)
 
     def _child_seeds(self, m: int) -> list:
         """Each candidate's random_state: None (OS entropy) for a private fit; spawned seeds in a simulation."""
