@@ -3,7 +3,8 @@
 Data: DPM's 10-d benchmark (``make_blobs(10**5, 10, centers=64, center_box=(-100, 100),
 random_state=42)``, bounds +-100, k = 64: issue 16's ``synth_10d``) and ten held-out Gaussian
 mixtures drawn like the calibration suite's but with seeds and (n, d, k, c) it never used (four of
-them shaped like the issue's held-out real sets, three with 2,000-5,000 rows).  For each (data,
+them shaped like the issue's held-out real sets, three with 2,000-5,000 rows, three with equal
+cluster sizes).  For each (data,
 epsilon): the median over ``--seeds`` of the k-means cost ratio to non-private k-means for auto
 (total epsilon, delta = 1e-6), for the advisor's first pick (a key, or auto), and for the keys
 the advisor ranks in its top four, auto's candidates, DPM, zCDP-Lloyd and DPLloyd, each alone at
@@ -41,9 +42,13 @@ def cases(quick: bool):
             (50_000, 2, 16, 3.0, 107),
             # a third group with few rows, where the selection's noise (about 1 / (0.1 eps) rows' worth
             # of the clipped cost) is no longer small beside the differences between candidates
-            (2_000, 2, 5, 2.0, 108), (5_000, 5, 10, 4.0, 109), (3_000, 8, 4, 16.0, 110)]
-    for n, d, k, c, seed in held[: 1 if quick else None]:
-        out.append((f"held-out mixture n={n} d={d} k={k} c={c:g}", mixture(n, d, k, c, seed), k, (-1.0, 1.0)))
+            (2_000, 2, 5, 2.0, 108), (5_000, 5, 10, 4.0, 109), (3_000, 8, 4, 16.0, 110),
+            # a fourth group with equal cluster sizes (make_blobs-like), one of them beyond the
+            # calibration's separations like synth_10d
+            (60_000, 6, 24, 8.0, 111, True), (40_000, 14, 32, 24.0, 112, True), (20_000, 4, 8, 2.0, 113, True)]
+    for n, d, k, c, seed, *equal in held[: 1 if quick else None]:
+        name = f"held-out mixture n={n} d={d} k={k} c={c:g}" + (" equal" if equal else "")
+        out.append((name, mixture(n, d, k, c, seed, equal=bool(equal)), k, (-1.0, 1.0)))
     return out
 
 
@@ -79,7 +84,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     from sklearn.cluster import KMeans
-    print(f"{'data':<40} {'eps':>5} {'auto':>8} {'pick':>16} {'pick x':>8} {'best key':>16} {'best x':>8} "
+    print(f"{'data':<46} {'eps':>5} {'auto':>8} {'pick':>16} {'pick x':>8} {'best key':>16} {'best x':>8} "
           f"{'auto/best':>9}  auto chose")
     for name, X, k, bounds in cases(args.quick):
         ref = KMeans(k, n_init=3, random_state=0).fit(X).inertia_
@@ -102,7 +107,7 @@ def main(argv=None):
             chose = ",".join(sorted({e.chosen_ for e in autos}))
             med["auto"] = auto
             best = min((key for key in med if key != "auto"), key=med.get)
-            print(f"{name:<40} {eps:>5g} {auto:>8.3g} {adv.best:>16} {med.get(adv.best, np.nan):>8.3g} "
+            print(f"{name:<46} {eps:>5g} {auto:>8.3g} {adv.best:>16} {med.get(adv.best, np.nan):>8.3g} "
                   f"{best:>16} {med[best]:>8.3g} {auto / med[best]:>9.2f}  {chose} "
                   f"({time.perf_counter() - t:.0f} s)", flush=True)
 

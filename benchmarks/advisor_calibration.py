@@ -11,7 +11,8 @@ the mixture (Dasgupta's c-separation, ``|mu_i - mu_j| >= c sigma sqrt(d)`` for t
 c in {1, 2, 4}, cycled over the grid; ``--tight`` adds c = 16 on a sub-grid, ``--complete`` every
 c in {1, 2, 4, 16} at every (n, d, k) up to 10^5 rows, ``--mid`` the same at 10^5 rows in 5 and 10
 dimensions with 10-64 clusters, and ``--wide`` c = 32 on a sub-grid), the cluster sizes
-(Dirichlet(2) weights) and the centres.  The advisor's uncertainty is their spread.  Every row
+(Dirichlet(2) weights; ``--equal`` adds the same mixtures with equal weights at every separation on
+a sub-grid, source ``synthetic_equal``) and the centres.  The advisor's uncertainty is their spread.  Every row
 records the seed its mixture was drawn with and the fits' random_state (columns ``seed``,
 ``fit_seed``).
 
@@ -27,6 +28,7 @@ Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
     python -m benchmarks.advisor_calibration --tight          # the supplements, each appended:
     python -m benchmarks.advisor_calibration --complete       #   run one at a time
     python -m benchmarks.advisor_calibration --mid            #   (23 minutes)
+    python -m benchmarks.advisor_calibration --equal          #   (96 data sets, about 50 minutes)
     python -m benchmarks.advisor_calibration --wide --out benchmarks/results/advisor_calibration_wide32.csv
     python -m benchmarks.advisor_calibration --loo      # the model's leave-one-out table (docs)
     python -m benchmarks.advisor_calibration --refit eugkm,hybrid,dplloyd   # after a change to their grid code
@@ -64,18 +66,25 @@ from ._common import data_dir  # noqa: E402
 SEPARATIONS = (1.0, 2.0, 4.0)
 
 
-def mixture(n: int, d: int, k: int, c: float, seed: int) -> np.ndarray:
+#: The source name of the equal-sized mixtures (``--equal``); the grid's mixtures are "synthetic".
+EQUAL_SOURCE = "synthetic_equal"
+
+
+def mixture(n: int, d: int, k: int, c: float, seed: int, *, equal: bool = False) -> np.ndarray:
     """n points of a k-component Gaussian mixture in [-1, 1]^d, clipped to the box.
 
     ``sigma = g / (c sqrt(d))`` with g the median distance from a centre to its nearest other centre:
-    a typical pair is c-separated (Dasgupta 1999), c = 1 overlapping, 4 well separated.
+    a typical pair is c-separated (Dasgupta 1999), c = 1 overlapping, 4 well separated.  The
+    components' weights are Dirichlet(2) draws (some clusters several times larger than others), or
+    equal with ``equal=True`` (like scikit-learn's ``make_blobs``, DPM's benchmarks).
     """
     rng = np.random.default_rng(seed)
     centres = rng.uniform(-0.6, 0.6, (k, d))
     gaps = np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(-1))
     np.fill_diagonal(gaps, np.inf)
     sigma = np.median(gaps.min(axis=1)) / (c * np.sqrt(d))
-    labels = rng.choice(k, size=n, p=rng.dirichlet(np.full(k, 2.0)))
+    weights = np.full(k, 1.0 / k) if equal else rng.dirichlet(np.full(k, 2.0))
+    labels = rng.choice(k, size=n, p=weights)
     X = centres[labels] + sigma * rng.standard_normal((n, d))
     return np.clip(X, -1.0, 1.0)
 
@@ -95,6 +104,23 @@ WIDE = (32.0, ((1_000, (2, 15, 50), (3, 30)), (10_000, (2, 5, 15, 50), (3, 30)),
 #: threshold and zCDP-Lloyd's failure on far-apart clusters decide the pick (DPM's 10-d benchmark
 #: ``synth_10d`` is 10^5 rows, d = 10, k = 64); every separation of the grid, then c = 32.
 MID = ((1.0, 2.0, 4.0, 16.0), 32.0, ((100_000, (5, 10), (10, 30, 64)),))
+
+
+#: The equal-sizes supplement (source ``synthetic_equal``): the same mixtures with equal weights, at
+#: every separation of the grid, where cluster sizes part the algorithms most (measured at 10^5 rows,
+#: d = 10, k = 64, epsilon 1, c = 16: DPM 1.1x with equal sizes, 9x with Dirichlet(2) ones; zCDP-Lloyd
+#: 35x and 23x).  Run order: the mid cells first, then 10^4 and 10^3 rows, then 10^5 rows in 2 and 15
+#: dimensions.
+EQUAL = ((1.0, 2.0, 4.0, 16.0), ((100_000, (5, 10), (10, 30, 64)), (10_000, (2, 5, 15, 50), (3, 30)),
+                                 (1_000, (2, 15, 50), (3, 30)), (100_000, (2, 15), (3, 30))))
+
+
+def equal_jobs() -> list:
+    """The equal-sizes supplement's data sets ``(source, (n, d, k), separation, seed, fit_seed)`` in run
+    order; the j-th drawn with seed 5000 + j, fitted with random_state j."""
+    seps, grid = EQUAL
+    cells = [(n, d, k) for n, ds, ks in grid for d in ds for k in ks]
+    return [(EQUAL_SOURCE, cell, c, 5000 + j, j) for j, (cell, c) in enumerate((cell, c) for cell in cells for c in seps)]
 
 
 def mid_jobs() -> list:
@@ -163,12 +189,12 @@ def refit(path: Path, keys: list, timeout: float) -> None:
     cal = pd.read_csv(path)
     jobs = refit_jobs(cal)
     # the real sets are read only when one of them is to be refitted
-    real = {name: X for name, X, _ in real_sets()} if any(job[0] != "synthetic" for job in jobs) else {}
+    real = {name: X for name, X, _ in real_sets()} if any(pd.isna(job[4]) for job in jobs) else {}
     print(f"{len(jobs)} data sets to refit for {', '.join(keys)}", flush=True)
     t_all = time.perf_counter()
     warm_up(keys)
     for i, (source, n, d, k, sep, seed, fit_seed) in enumerate(jobs):
-        X = mixture(n, d, k, sep, seed=seed) if source == "synthetic" else real[source]
+        X = real[source] if pd.isna(sep) else mixture(n, d, k, sep, seed=seed, equal=source == EQUAL_SOURCE)
         ref = _reference(X, k)
         res = run_all(X, k, EPSILONS, keys, timeout, seed=fit_seed)
         at = (cal.source == source) & (cal.n == n) & (cal.d == d) & (cal.k == k) & (
@@ -310,6 +336,8 @@ def main(argv=None):
                     "kept apart from the package table: --out benchmarks/results/advisor_calibration_wide32.csv)")
     ap.add_argument("--mid", action="store_true", help="append the mid-dimension supplement (10^5 rows, "
                     "d 5 and 10, k 10-64, separations 1-16)")
+    ap.add_argument("--equal", action="store_true", help="append the equal-sizes supplement (equal weights, "
+                    "separations 1-16, source synthetic_equal)")
     ap.add_argument("--complete", action="store_true",
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
     ap.add_argument("--refit", default="", help="comma-separated keys to re-measure in place where EUGkM's "
@@ -324,7 +352,7 @@ def main(argv=None):
     # (source, spec, separation, seed, fit_seed): the j-th data set of a run is drawn with seed
     # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
     jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3], i, i) for i, (n, d, k) in enumerate(design(args.quick))]
-    appending = args.tight or args.wide or args.mid or args.complete
+    appending = args.tight or args.wide or args.mid or args.complete or args.equal
     if appending:
         rows = pd.read_csv(args.out).to_dict("records")
     if args.tight or args.wide:     # a supplement's separation on its sub-grid
@@ -337,18 +365,20 @@ def main(argv=None):
         jobs = jobs + mid if args.wide else mid
     if args.complete:               # every separation at every (n, d, k) up to 10^5 rows
         jobs = [(src, spec, sep, 2000 + j, j) for j, (src, spec, sep) in enumerate(complete_jobs(pd.DataFrame(rows)))]
+    if args.equal:
+        jobs = equal_jobs()
     if appending:                   # only what the table does not hold yet
-        have = {(r["n"], r["d"], r["k"], r["separation"]) for r in rows if r["source"] == "synthetic"}
-        jobs = [job for job in jobs if (*job[1], job[2]) not in have]
+        have = {(r["source"], r["n"], r["d"], r["k"], r["separation"]) for r in rows}
+        jobs = [job for job in jobs if (job[0], *job[1], job[2]) not in have]
         print(f"{len(jobs)} data sets to add", flush=True)
     elif not args.no_real:
         jobs += [(name, (X, k), np.nan, None, len(jobs) + i) for i, (name, X, k) in enumerate(real_sets())]
     t_all = time.perf_counter()
     warm_up(keys)
     for j, (source, spec, sep, seed, fit_seed) in enumerate(jobs):
-        if source == "synthetic":
+        if source in ("synthetic", EQUAL_SOURCE):
             n, d, k = spec
-            X = mixture(n, d, k, sep, seed=seed)
+            X = mixture(n, d, k, sep, seed=seed, equal=source == EQUAL_SOURCE)
         else:
             X, k = spec
             n, d = X.shape
@@ -375,7 +405,7 @@ def main(argv=None):
 
 def print_loo():
     """The leave-one-data-set-out table: per algorithm, and the first pick's quality (docs/guide/advisor.rst)."""
-    from dpcore.algorithms.calibrated import leave_one_out, loo_summary
+    from dpcore.algorithms.calibrated_loo import leave_one_out, loo_summary
     from dpcore.algorithms.regime import runnable
     loo = leave_one_out(allowed=runnable)
     s = loo_summary(loo)
@@ -392,7 +422,7 @@ def print_loo():
     by = ok.groupby("key").factor.agg(fits="size", median="median", p90=lambda v: np.quantile(v, 0.9))
     print("\nper algorithm (leave-one-data-set-out):")
     print(by.round(2).to_string())
-    real = loo[loo.source != "synthetic"].drop_duplicates(["source", "epsilon"])
+    real = loo[loo.separation == 0.0].drop_duplicates(["source", "epsilon"])
     print("\nreal sets, first pick vs best measured:")
     for r in real.itertuples():
         cell = loo[(loo.source == r.source) & (loo.epsilon == r.epsilon)]

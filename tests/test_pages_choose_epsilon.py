@@ -263,7 +263,7 @@ def test_sidebar_advisor_ranks_from_public_inputs_and_names_its_pick():
 
 
 def test_the_pick_in_words_gives_each_auto_candidates_own_share():
-    """3-d, 20 clusters, eps 1: auto runs the Hybrid and DPM on unequal shares; the words say which gets what."""
+    """3-d, 20 clusters, eps 1: auto runs DPM and the Hybrid on unequal shares; the words say which gets what."""
     from dpcore import evaluation as E
     from ui.advice import pick_text, short_name
     adv = E.advise(50_000, 3, 20, 1.0, delta=1e-6)

@@ -90,14 +90,15 @@ def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) ->
         st.caption(f"First pick for about {n:,} rows ({said}), d = {len(ds.columns)}, k = {k}, ε = {eps:g}"
                    + (f" per person (L = {L}: each sensitivity is L rows')" if L > 1 else "")
                    + f": **{pick_text(adv)}**. Cost ratio to non-private k-means (1 = as good), measured on "
-                   "Gaussian mixtures and real sets like these; how separated your clusters are is not public, "
-                   "hence the range. Where no single algorithm holds up at every separation calibrated "
-                   "(overlapping, c = 1, to far apart, c = 16), the pick is Auto.")
+                   "Gaussian mixtures and real sets like these; how separated your clusters are, and whether "
+                   "their sizes are equal, is not public, hence the range. Where no single algorithm holds up "
+                   "at every separation calibrated (overlapping, c = 1, to far apart, c = 16) with equal or "
+                   "unequal sizes, the pick is Auto.")
         own = next((p for p in adv.ranking if p.key == algo), None)
         if algo != "auto" and own is not None and math.isfinite(own.ratio):
             factor, where = trivial_factor(algo, n, len(ds.columns), k, eps / L)    # as the fit's own warning
             if factor > WARN_SHARE:
-                st.warning(f"{E.advice_name(algo)}: {near_trivial_sentence(factor, where)}")
+                st.warning(f"{E.advice_name(algo)}: {near_trivial_sentence(factor, *where)}")
 
 
 def explain_markdown() -> str:
@@ -109,13 +110,15 @@ def explain_markdown() -> str:
         "non-private k-means, from measurements shipped with the package (Gaussian mixtures and real public "
         "sets fitted once at each ε). It never looks at your data, so its advice costs no privacy.\n\n"
         "**How separated your clusters are is not public**, and it decides between algorithms: DPM wins on "
-        "far-apart clusters, zCDP-Lloyd where they overlap. Where one algorithm holds up whatever the "
-        "separation, the advisor picks the one predicted best on data like yours; where none does, it "
-        "picks **Auto**. The measurements run from overlapping clusters (separation c = 1: neighbouring "
-        "centres about one cluster radius apart) to far-apart ones (c = 16). Points packed more "
+        "far-apart clusters, zCDP-Lloyd where they overlap. **Nor is whether your clusters hold about the "
+        "same number of points**: on far-apart clusters of equal sizes DPM wins by far, on unequal ones "
+        "much less. Where one algorithm holds up whatever the separation and sizes, the advisor picks the "
+        "one predicted best on data like yours; where none does, it picks **Auto**. The measurements run "
+        "from overlapping clusters (separation c = 1: neighbouring centres about one cluster radius apart) "
+        "to far-apart ones (c = 16). Points packed more "
         "tightly still around far-apart centres favour DPM more than the advisor predicts (DPM's "
         "own 10-d benchmark, 100,000 points in 64 tight clusters: DPM 1.3× "
-        "non-private k-means at ε = 1, the advisor's pick 1.9×): if you know your data are like that, "
+        "non-private k-means at ε = 1, the advisor's pick 1.8×): if you know your data are like that, "
         "try DPM.\n\n"
         "**Auto spends the whole ε you give it, and says how before it draws:** about 2 % for a noisy count "
         "(nothing if you give a public size), then a share for each candidate algorithm (up to three, "

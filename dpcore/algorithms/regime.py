@@ -281,27 +281,30 @@ def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: 
 
 
 def within_words(worst: float) -> str:
-    """How a plan's predicted worst case reads: over which separations the calibration speaks.
+    """How a plan's predicted worst case reads: over which separations and sizes the calibration speaks.
 
-    The calibration's separations are hypotheses from overlapping clusters to far-apart ones
-    (:data:`~dpcore.algorithms.calibrated.SEPARATIONS`); data packed tighter still (DPM's own
-    benchmark, c = 46) lie beyond them, so the words name the range rather than "whatever the
-    separation".
+    The calibration's hypotheses run from overlapping clusters to far-apart ones
+    (:data:`~dpcore.algorithms.calibrated.SEPARATIONS`), each with equal or unequal cluster sizes
+    (:data:`~dpcore.algorithms.calibrated.SIZES`); data packed tighter still (DPM's own benchmark,
+    c = 46) lie beyond them, so the words name the range rather than "whatever the separation".
     """
     from .calibrated import SEPARATIONS
     return (f"within {worst:.3g}× the best answer at every separation calibrated, from overlapping "
-            f"(c = {min(SEPARATIONS):g}) to far apart (c = {max(SEPARATIONS):g})")
+            f"(c = {min(SEPARATIONS):g}) to far apart (c = {max(SEPARATIONS):g}), with clusters of equal "
+            "or unequal sizes")
 
 
-def near_trivial_sentence(factor: float, separation: float) -> str:
+def near_trivial_sentence(factor: float, separation: float, sizes: str | None = None) -> str:
     """The warning's sentence: under which separation an algorithm nears or passes the trivial answer.
 
-    ``factor`` and ``separation`` as :func:`~dpcore.algorithms.calibrated.trivial_factor` returns them.
+    ``factor`` and ``(separation, sizes)`` as :func:`~dpcore.algorithms.calibrated.trivial_factor`
+    returns them (sizes None: both size laws alike, said no more).
     """
     kind = "overlapping" if separation <= 1 else ("far apart" if separation >= 16 else "moderately separated")
     verdict = "no better than" if factor >= 1 else "little better than"
-    return (f"If the clusters are {kind} (separation c ≈ {separation:g}), data like these put it at "
-            f"{factor:.2g}× the trivial answer's cost: {verdict} one centre at a DP mean.")
+    of_sizes = f" and of {sizes} sizes" if sizes else ""
+    return (f"If the clusters are {kind} (separation c ≈ {separation:g}){of_sizes}, data like these "
+            f"put it at {factor:.2g}× the trivial answer's cost: {verdict} one centre at a DP mean.")
 
 
 def with_advice(regime: Regime, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0) -> Regime:
@@ -357,7 +360,7 @@ def with_advice(regime: Regime, *, n: float, d: int, k: int, epsilon: float, del
         worse = factor > WARN_SHARE
         figures["trivial_factor"] = factor
         if status == "ok" and worse:
-            status, reason = "warn", (f"{measured} {near_trivial_sentence(factor, where)} (Paper rule: {reason})")
+            status, reason = "warn", (f"{measured} {near_trivial_sentence(factor, *where)} (Paper rule: {reason})")
         elif status == "warn" and regime.utility_only and not worse:
             status, reason = "ok", f"{measured} (Paper rule, overruled by the measurements: {reason})"
         elif status == "refuse" and regime.utility_only and not own.low > triv.high:

@@ -281,7 +281,8 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
                   f"{triv.ratio:.3g}× non-private k-means cost, {worst}): publish the DP mean, or raise ε.")
     elif pick == "auto":
         runs = " and ".join(f"{advice_name(q)} at ε = {e:.3g}" for q, e in zip(plan.keys, plan.budgets()))
-        reason = (f"Which algorithm is best depends on how separated the clusters are, which is not public: "
+        reason = (f"Which algorithm is best depends on how separated the clusters are and whether their sizes "
+                  f"are equal, which are not public: "
                   f"“auto” runs {runs} "
                   f"and releases one chosen privately ({worst}; one centre at a DP mean at {triv.ratio:.3g}×).")
     else:

@@ -1,0 +1,134 @@
+"""Leave-one-data-set-out validation of the calibrated advisor (issue 25): the figures in the docs.
+
+Every calibration fit is predicted without its own data set (:func:`leave_one_out`), the advisor's
+first pick is made for its cell the same way, and :func:`loo_summary` counts what issue 25 sets goals
+on (first pick within 1.25x and 2x of the best answer, silent garbage, false alarms).
+``python -m benchmarks.advisor_calibration --loo`` prints the table tabled in docs/guide/advisor.rst.
+
+Privacy: analysis of public calibration data only; nothing here is on a release path.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .calibrated import (
+    DELTA,
+    TRIVIAL,
+    WARN_SHARE,
+    _group_ids,
+    _predict,
+    calibration,
+    features,
+    first_pick,
+    trivial_factor,
+)
+
+
+def measured_at(rows: pd.DataFrame, key: str, epsilon: float) -> float:
+    """One calibration data set's measured ratio for ``key`` at any epsilon, by log-log interpolation.
+
+    ``rows`` are that data set's calibration rows (every epsilon).  Between grid epsilons the log
+    ratio is interpolated linearly in log epsilon; below the grid it is extrapolated with the first
+    slope, never improving; above it, it is held.  inf where fewer than two fits finished.  Used to
+    score the advisor's ``auto`` plan in :func:`leave_one_out` (its candidates run on shares of epsilon).
+    """
+    g = rows[rows.key == key].sort_values("epsilon")
+    le, lr = np.log(g.epsilon.to_numpy(float)), np.log(g.ratio.to_numpy(float))
+    ok = np.isfinite(lr)
+    le, lr = le[ok], lr[ok]
+    if len(le) < 2:
+        return math.inf
+    x = math.log(epsilon)
+    if x >= le[-1]:
+        return float(math.exp(lr[-1]))
+    if x <= le[0]:
+        slope = min((lr[1] - lr[0]) / (le[1] - le[0]), 0.0)
+        return float(math.exp(lr[0] + slope * (x - le[0])))
+    return float(math.exp(np.interp(x, le, lr)))
+
+
+def leave_one_out(allowed=None) -> pd.DataFrame:
+    """The model's leave-one-data-set-out validation: every calibration fit predicted without its data set.
+
+    Parameters
+    ----------
+    allowed : callable ``(key, n, d, k, epsilon, delta) -> bool``, optional
+        Which keys may be picked for a cell (the advisor passes
+        :func:`dpcore.algorithms.regime.runnable`: not refused for feasibility or run time).
+
+    Returns
+    -------
+    DataFrame, one row per (data set, epsilon, key) with columns source, n, d, k, separation,
+    epsilon, key, measured, predicted, trivial_measured, trivial_predicted, trivial_factor
+    (:func:`trivial_factor`, which the warnings read), first_pick (the
+    advisor's pick for the cell, fitted without it: a key, :data:`TRIVIAL`, or ``"auto"``),
+    candidates (the plan's keys) and pick_measured (what the pick measured there; for ``auto``, the
+    best of its candidates at its share of epsilon, :func:`measured_at`, the selection assumed exact).
+    """
+    cal = calibration()
+    cal = cal.assign(group=_group_ids(cal))
+    rows = []
+    for group, data in cal.groupby("group", sort=False):
+        for eps, cell in data.groupby("epsilon", sort=False):
+            r0 = cell.iloc[0]
+            x = features(r0.n, r0.d, r0.k, eps)[0]
+            preds = {key: _predict(key, x, group) for key in cell.key}
+            triv = _predict(TRIVIAL, x, group)
+
+            def ok(key, eps_c, m, r0=r0):
+                return allowed is None or allowed(key, r0.n, r0.d, r0.k, eps_c, DELTA / m)
+            # The advisor's pick, as regime.advisor_plan makes it (after a 2 % share for a noisy size).
+            pick, plan = first_pick(r0.n, r0.d, r0.k, eps, allowed=ok, exclude=group)
+            measured = dict(zip(cell.key, cell.ratio))
+            if pick == TRIVIAL:
+                pick_measured = r0.trivial_ratio
+            elif pick == "auto":
+                pick_measured = min(measured_at(data, key, e) for key, e in zip(plan.keys, plan.budgets()))
+            else:
+                pick_measured = measured[pick]
+            for key, p in preds.items():
+                factor = trivial_factor(key, r0.n, r0.d, r0.k, eps, exclude=group)[0]
+                rows.append(dict(source=r0.source, n=r0.n, d=r0.d, k=r0.k, epsilon=eps, key=key,
+                                 trivial_factor=factor,
+                                 separation=0.0 if pd.isna(r0.separation) else r0.separation,
+                                 measured=measured[key], predicted=p.ratio, trivial_measured=r0.trivial_ratio,
+                                 trivial_predicted=triv.ratio, first_pick=pick, candidates="+".join(plan.keys),
+                                 pick_measured=pick_measured))
+    return pd.DataFrame(rows)
+
+
+def loo_summary(loo: pd.DataFrame) -> dict:
+    """The figures of :func:`leave_one_out` that issue 25 sets goals on.
+
+    Returns
+    -------
+    dict with ``cells`` (data set x epsilon), ``pick_within_1_25`` (share of cells whose first pick
+    measured at most 1.25x the best measured answer, trivial included), ``pick_within_2``,
+    ``pick_unfinished`` (cells whose pick did not finish in the calibration's time limit: counted as
+    infinitely worse above), ``pick_worst`` (the largest factor of a pick that finished),
+    ``median_factor`` and ``p90_factor`` (of ``exp|log predicted - log measured|`` over
+    available fits), ``silent_garbage`` (fits measured worse than the trivial answer whose prediction
+    did not warn about: ``trivial_factor`` at most :data:`WARN_SHARE`) and ``false_alarms`` (warned
+    about, measured better).
+    """
+    cell = ["source", "n", "d", "k", "separation", "epsilon"]
+    cells = loo.drop_duplicates(cell)
+    best = loo.groupby(cell).apply(
+        lambda c: min(c.measured.min(), c.trivial_measured.iloc[0]), include_groups=False)
+    cells = cells.set_index(cell)
+    # A pick that did not finish in the calibration (timeout, failure) counts as infinitely worse.
+    factor = (cells.pick_measured / best.loc[cells.index]).fillna(np.inf)
+    ok = loo[np.isfinite(loo.measured) & np.isfinite(loo.predicted)]
+    err = np.exp(np.abs(np.log(ok.predicted) - np.log(ok.measured)))
+    meas = loo[np.isfinite(loo.measured)]
+    warned = meas.trivial_factor > WARN_SHARE
+    worse = meas.measured > meas.trivial_measured
+    return dict(cells=len(cells), pick_within_1_25=float((factor <= 1.25).mean()),
+                pick_within_2=float((factor <= 2).mean()), pick_unfinished=int(np.isinf(factor).sum()),
+                pick_worst=float(factor[np.isfinite(factor)].max()),
+                median_factor=float(np.median(err)), p90_factor=float(np.quantile(err, 0.9)),
+                silent_garbage=int((worse & ~warned).sum()), false_alarms=int((~worse & warned).sum()),
+                fits=len(meas))
