@@ -28,7 +28,7 @@ Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
     python -m benchmarks.advisor_calibration --tight          # the supplements, each appended:
     python -m benchmarks.advisor_calibration --complete       #   run one at a time
     python -m benchmarks.advisor_calibration --mid            #   (23 minutes)
-    python -m benchmarks.advisor_calibration --equal          #   (96 data sets, about 50 minutes)
+    python -m benchmarks.advisor_calibration --equal          #   (96 data sets, 40 minutes)
     python -m benchmarks.advisor_calibration --wide --out benchmarks/results/advisor_calibration_wide32.csv
     python -m benchmarks.advisor_calibration --loo      # the model's leave-one-out table (docs)
     python -m benchmarks.advisor_calibration --refit eugkm,hybrid,dplloyd   # after a change to their grid code
