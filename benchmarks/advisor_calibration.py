@@ -58,16 +58,12 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dpcore  # noqa: E402
 from dpcore.algorithms import regime as regime_module  # noqa: E402
-from dpcore.algorithms.calibrated import CALIBRATION_PATH, CANDIDATES, DELTA, EPSILONS  # noqa: E402
+from dpcore.algorithms.calibrated import CALIBRATION_PATH, CANDIDATES, DELTA, EPSILONS, EQUAL_SOURCE  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
 from ._common import data_dir  # noqa: E402
 
 SEPARATIONS = (1.0, 2.0, 4.0)
-
-
-#: The source name of the equal-sized mixtures (``--equal``); the grid's mixtures are "synthetic".
-EQUAL_SOURCE = "synthetic_equal"
 
 
 def mixture(n: int, d: int, k: int, c: float, seed: int, *, equal: bool = False) -> np.ndarray:
