@@ -235,6 +235,8 @@ def test_the_calibration_measures_equal_and_unequal_cluster_sizes():
     assert dpm["equal"] < dpm[None] < dpm["unequal"] and dpm["equal"] < dpm["unequal"] / 3
     with pytest.raises(ValueError, match="sizes"):
         C.predict(*args, separation=16.0, sizes="balanced")
+    with pytest.raises(ValueError, match="sizes"):     # not read as "unequal"
+        C.predict_trivial(*args, separation=16.0, sizes="Equal")
     X = mixture(100_000, 10, 64, 16.0, seed=77, equal=True)
     cost = {}
     for key in ("dpm", "zcdp_lloyd"):

@@ -104,7 +104,7 @@ SIZES_GAP = 2.0
 #: (1,329 false alarms); the four separations alone, each drawn from both size laws alike, 84.5 %
 #: and 149 silent (1,133).  On the held-out cells of benchmarks/advisor_auto.py the eight did better
 #: (first pick within 1.25x in 10 of the original 12 against 8); no silent garbage is a goal.
-HYPOTHESES: tuple[tuple[float, str | None], ...] = tuple((c, z) for z in SIZES for c in SEPARATIONS)
+HYPOTHESES: tuple[tuple[float, str], ...] = tuple((c, z) for z in SIZES for c in SEPARATIONS)
 #: A prediction is the best of the raw ones at epsilon / 2^j down to this floor (half the smallest
 #: calibrated epsilon) and at most MONOTONE_STEPS halvings: non-increasing in epsilon.
 EPSILON_FLOOR = EPSILONS[0] / 2
@@ -282,7 +282,7 @@ def predict(n: float, d: int, k: int, epsilon: float, *, keys=CANDIDATES, exclud
     Raises
     ------
     ValueError
-        For non-positive n, d, k or epsilon.
+        For non-positive n, d, k or epsilon, or ``sizes`` not in :data:`SIZES`.
 
     Examples
     --------
@@ -291,10 +291,8 @@ def predict(n: float, d: int, k: int, epsilon: float, *, keys=CANDIDATES, exclud
     >>> ranking[0].ratio < predict_trivial(100_000, 2, 5, 1.0).ratio
     True
     """
-    x = _check(n, d, k, epsilon)
+    x = _check(n, d, k, epsilon, sizes)
     tables = _tables()
-    if sizes is not None and sizes not in SIZES:
-        raise ValueError(f"sizes must be one of {SIZES}, got {sizes!r}")
     preds = [_predict(key, x, exclude, separation, sizes) for key in keys if key in tables and key != TRIVIAL]
     return sorted(preds, key=lambda p: p.regret)
 
@@ -305,7 +303,7 @@ def predict_trivial(n: float, d: int, k: int, epsilon: float, *, exclude: str | 
 
     Same parameters and errors as :func:`predict`.
     """
-    return _predict(TRIVIAL, _check(n, d, k, epsilon), exclude, separation, sizes)
+    return _predict(TRIVIAL, _check(n, d, k, epsilon, sizes), exclude, separation, sizes)
 
 
 @lru_cache(maxsize=4096)     # every verdict and app rerun asks it again: eight neighbour searches
@@ -350,7 +348,9 @@ def trivial_factor(key: str, n: float, d: int, k: int, epsilon: float, *, exclud
     return worst, where
 
 
-def _check(n, d, k, epsilon) -> np.ndarray:
+def _check(n, d, k, epsilon, sizes=None) -> np.ndarray:
+    if sizes is not None and sizes not in SIZES:
+        raise ValueError(f"sizes must be one of {SIZES}, got {sizes!r}")
     n, d, k, epsilon = float(n), int(d), int(k), float(epsilon)
     if not (n > 0 and epsilon > 0 and d >= 1 and k >= 1 and math.isfinite(n) and math.isfinite(epsilon)):
         raise ValueError(f"n, d, k and epsilon must be positive, got n={n}, d={d}, k={k}, epsilon={epsilon}")

@@ -68,7 +68,7 @@ from ...privacy.mechanisms import NoiseSource
 from ...synopsis import CoresetSynopsis
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
-from ..regime import Regime, check_fit
+from ..regime import OutOfRegimeError, Regime, check_fit
 from .plan import CONSTANTS, DEFAULT_SPLIT, MAX_GRID_CELLS, CoresetPlan, grid_side, min_feasible_epsilon, plan_coreset
 from .small_ball import _CellSet, good_center, good_radius
 
@@ -387,6 +387,11 @@ class PrivateKMeans(DPClusterer):
     def _weighted_kmeans(self, C: np.ndarray, W: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
         """Alg. 1 line 12: non-private weighted k-means on the released coreset (post-processing)."""
         m = C.shape[0]
+        if m == 0:
+            # No round planned: the regime rule refuses such a plan before any spend (check_fit), so
+            # only a caller that bypasses it (the advisor's calibration) gets here.
+            raise OutOfRegimeError("PRIVATE-K-MEAN planned no SMALL-BALL round (n below t_min, Alg. 1 line 2): "
+                                   "there is no coreset to place centres on.")
         if m <= k:
             # Fewer coreset points than clusters: every point is its own centre; repeat to fill k rows.
             return C[np.arange(k) % m]
