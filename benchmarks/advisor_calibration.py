@@ -29,6 +29,8 @@ Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
     python -m benchmarks.advisor_calibration --complete       #   run one at a time
     python -m benchmarks.advisor_calibration --mid            #   (23 minutes)
     python -m benchmarks.advisor_calibration --equal          #   (96 data sets, 40 minutes)
+    python -m benchmarks.advisor_calibration --between        # 192 data sets at epsilon 0.5, 31 minutes:
+                                                              #   kept apart (BETWEEN_PATH)
     python -m benchmarks.advisor_calibration --wide --out benchmarks/results/advisor_calibration_wide32.csv
     python -m benchmarks.advisor_calibration --loo      # the model's leave-one-out table (docs)
     python -m benchmarks.advisor_calibration --refit eugkm,hybrid,dplloyd   # after a change to their grid code
@@ -58,12 +60,28 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dpcore  # noqa: E402
 from dpcore.algorithms import regime as regime_module  # noqa: E402
-from dpcore.algorithms.calibrated import CALIBRATION_PATH, CANDIDATES, DELTA, EPSILONS, EQUAL_SOURCE  # noqa: E402
+from dpcore.algorithms.calibrated import (  # noqa: E402
+    CALIBRATION_PATH,
+    CANDIDATES,
+    DELTA,
+    EPSILONS,
+    EQUAL_SOURCE,
+)
 from dpcore.metrics import inertia  # noqa: E402
 
 from ._common import data_dir  # noqa: E402
 
 SEPARATIONS = (1.0, 2.0, 4.0)
+#: Epsilons between the grid's, measured by ``--between`` on the equal-sizes supplement's cells (both
+#: size laws): DPM's budget threshold at 10^4-10^5 rows falls between 0.25 and 1 (at 10^5 rows, d = 10,
+#: k = 64, equal sizes, c = 16: 236x at 0.25, 1.46x at 0.5, 1.1x at 1; zCDP-Lloyd 46x at 0.5), where the
+#: model interpolates across a factor of 4.  Kept apart from the package table until the model's
+#: leave-one-out and held-out figures with them are in: BETWEEN_PATH (2,304 rows, 31 minutes).
+BETWEEN_EPSILONS = (0.5,)
+BETWEEN_PATH = Path(__file__).with_name("results") / "advisor_calibration_between05.csv"
+#: The sources of the table's Gaussian mixtures (drawn again from their seeds); every other source is
+#: a real set of ``$DPCORE_DATA``.
+MIXTURE_SOURCES = ("synthetic", EQUAL_SOURCE)
 
 
 def mixture(n: int, d: int, k: int, c: float, seed: int, *, equal: bool = False) -> np.ndarray:
@@ -117,6 +135,21 @@ def equal_jobs() -> list:
     seps, grid = EQUAL
     cells = [(n, d, k) for n, ds, ks in grid for d in ds for k in ks]
     return [(EQUAL_SOURCE, cell, c, 5000 + j, j) for j, (cell, c) in enumerate((cell, c) for cell in cells for c in seps)]
+
+
+def between_jobs(cal: pd.DataFrame) -> list:
+    """The data sets that ``--between`` measures at :data:`BETWEEN_EPSILONS`,
+    each ``(source, (n, d, k), separation, seed, fit_seed)`` as the table records it (redrawn, refitted
+    with the same seeds): every equal-sized mixture and the Dirichlet(2) one of the same (n, d, k,
+    separation), the mid cells first; those already measured there are left out."""
+    equal = cal[cal.source == EQUAL_SOURCE]
+    cells = set(zip(equal.n, equal.d, equal.k, equal.separation))
+    have = set(zip(cal.source, cal.n, cal.d, cal.k, cal.separation, cal.epsilon))
+    jobs = [(src, (n, d, k), sep, seed, fit_seed) for src, n, d, k, sep, seed, fit_seed in table_data_sets(cal)
+            if src in MIXTURE_SOURCES and (n, d, k, sep) in cells
+            and not all((src, n, d, k, sep, e) in have for e in BETWEEN_EPSILONS)]
+    mid = {(n, d, k) for n, ds, ks in MID[2] for d in ds for k in ks}
+    return sorted(jobs, key=lambda job: (job[1] not in mid, job[0] != EQUAL_SOURCE))
 
 
 def mid_jobs() -> list:
@@ -185,16 +218,17 @@ def refit(path: Path, keys: list, timeout: float) -> None:
     cal = pd.read_csv(path)
     jobs = refit_jobs(cal)
     # the real sets are read only when one of them is to be refitted
-    real = {name: X for name, X, _ in real_sets()} if any(pd.isna(job[4]) for job in jobs) else {}
+    real = {name: X for name, X, _ in real_sets()} if any(job[0] not in MIXTURE_SOURCES for job in jobs) else {}
     print(f"{len(jobs)} data sets to refit for {', '.join(keys)}", flush=True)
     t_all = time.perf_counter()
     warm_up(keys)
     for i, (source, n, d, k, sep, seed, fit_seed) in enumerate(jobs):
-        X = real[source] if pd.isna(sep) else mixture(n, d, k, sep, seed=seed, equal=source == EQUAL_SOURCE)
+        X = real[source] if source not in MIXTURE_SOURCES else mixture(n, d, k, sep, seed=seed, equal=source == EQUAL_SOURCE)
         ref = _reference(X, k)
-        res = run_all(X, k, EPSILONS, keys, timeout, seed=fit_seed)
         at = (cal.source == source) & (cal.n == n) & (cal.d == d) & (cal.k == k) & (
             cal.separation.eq(sep) | (cal.separation.isna() & pd.isna(sep)))
+        # every epsilon the table holds for these data (the grid's, and BETWEEN_EPSILONS where measured)
+        res = run_all(X, k, sorted(cal.loc[at, "epsilon"].unique()), keys, timeout, seed=fit_seed)
         for (key, e), (cost, status, reg, sec) in res.items():
             row = at & (cal.key == key) & (cal.epsilon == e)
             cal.loc[row, ["ratio", "status", "regime", "seconds"]] = [cost / ref, status, reg, round(sec, 3)]
@@ -334,6 +368,8 @@ def main(argv=None):
                     "d 5 and 10, k 10-64, separations 1-16)")
     ap.add_argument("--equal", action="store_true", help="append the equal-sizes supplement (equal weights, "
                     "separations 1-16, source synthetic_equal)")
+    ap.add_argument("--between", action="store_true", help="measure the equal-sizes supplement's cells (both "
+                    "size laws) at the epsilons between the grid's (0.5); written to BETWEEN_PATH")
     ap.add_argument("--complete", action="store_true",
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
     ap.add_argument("--refit", default="", help="comma-separated keys to re-measure in place where EUGkM's "
@@ -348,7 +384,8 @@ def main(argv=None):
     # (source, spec, separation, seed, fit_seed): the j-th data set of a run is drawn with seed
     # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
     jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3], i, i) for i, (n, d, k) in enumerate(design(args.quick))]
-    appending = args.tight or args.wide or args.mid or args.complete or args.equal
+    appending = args.tight or args.wide or args.mid or args.complete or args.equal or args.between
+    epsilons = BETWEEN_EPSILONS if args.between else EPSILONS
     if appending:
         rows = pd.read_csv(args.out).to_dict("records")
     if args.tight or args.wide:     # a supplement's separation on its sub-grid
@@ -363,7 +400,11 @@ def main(argv=None):
         jobs = [(src, spec, sep, 2000 + j, j) for j, (src, spec, sep) in enumerate(complete_jobs(pd.DataFrame(rows)))]
     if args.equal:
         jobs = equal_jobs()
-    if appending:                   # only what the table does not hold yet
+    if args.between:                # data sets already in the table, at new epsilons (written apart)
+        jobs = between_jobs(pd.DataFrame(rows))
+        rows, args.out = [], BETWEEN_PATH
+        print(f"{len(jobs)} data sets to measure at epsilon {BETWEEN_EPSILONS}", flush=True)
+    elif appending:                 # only what the table does not hold yet
         have = {(r["source"], r["n"], r["d"], r["k"], r["separation"]) for r in rows}
         jobs = [job for job in jobs if (job[0], *job[1], job[2]) not in have]
         print(f"{len(jobs)} data sets to add", flush=True)
@@ -372,15 +413,15 @@ def main(argv=None):
     t_all = time.perf_counter()
     warm_up(keys)
     for j, (source, spec, sep, seed, fit_seed) in enumerate(jobs):
-        if source in ("synthetic", EQUAL_SOURCE):
+        if source in MIXTURE_SOURCES:
             n, d, k = spec
             X = mixture(n, d, k, sep, seed=seed, equal=source == EQUAL_SOURCE)
         else:
             X, k = spec
             n, d = X.shape
         ref = _reference(X, k)
-        res = run_all(X, k, EPSILONS, keys, args.timeout, seed=fit_seed)
-        for e in EPSILONS:
+        res = run_all(X, k, epsilons, keys, args.timeout, seed=fit_seed)
+        for e in epsilons:
             triv = res[("trivial", e)][0] / ref
             for key in CANDIDATES:
                 cost, status, reg, sec = res[(key, e)]
@@ -390,6 +431,7 @@ def main(argv=None):
         done = pd.DataFrame(rows)
         last = done[done.source.eq(source) & done.n.eq(n) & done.d.eq(d) & done.k.eq(k)
                     & (done.separation.eq(sep) | (done.separation.isna() & pd.isna(sep)))]
+        last = last[last.epsilon.isin(epsilons)]
         best = last.groupby("epsilon").ratio.min()
         print(f"[{j + 1}/{len(jobs)} {time.perf_counter() - t_all:6.0f}s] {source} n={n} d={d} k={k} c={sep}: "
               f"best ratio by eps {dict(best.round(2))}, trivial {dict(last.groupby('epsilon').trivial_ratio.first().round(2))}",
