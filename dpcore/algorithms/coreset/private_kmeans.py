@@ -329,6 +329,11 @@ class PrivateKMeans(DPClusterer):
                             radius_growth=float(self.radius_growth), budget=self.budget,
                             box_factor=float(self.box_factor), constants=self.constants)
         self.plan_ = plan
+        if not plan.weights:
+            # No round planned: the regime rule refuses such a plan before any spend (check_fit), so
+            # only a caller that bypasses it (the advisor's calibration) gets here.
+            raise OutOfRegimeError("PRIVATE-K-MEAN planned no SMALL-BALL round (n below t_min, Alg. 1 line 2): "
+                                   "there is no coreset to place centres on.")
         dom = self.bounds_
         side = plan.side
         U = (X - dom.lower) / dom.width
@@ -387,11 +392,6 @@ class PrivateKMeans(DPClusterer):
     def _weighted_kmeans(self, C: np.ndarray, W: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
         """Alg. 1 line 12: non-private weighted k-means on the released coreset (post-processing)."""
         m = C.shape[0]
-        if m == 0:
-            # No round planned: the regime rule refuses such a plan before any spend (check_fit), so
-            # only a caller that bypasses it (the advisor's calibration) gets here.
-            raise OutOfRegimeError("PRIVATE-K-MEAN planned no SMALL-BALL round (n below t_min, Alg. 1 line 2): "
-                                   "there is no coreset to place centres on.")
         if m <= k:
             # Fewer coreset points than clusters: every point is its own centre; repeat to fill k rows.
             return C[np.arange(k) % m]
