@@ -65,7 +65,8 @@ CANDIDATES: tuple[str, ...] = ("dplloyd", "eugkm", "hybrid", "gkm", "gkm3k", "pg
                                "subcluster", "coreset", "balcan", "dpm", "zcdp_lloyd")
 #: The trivial answer's key in predictions: one centre at a DP mean.
 TRIVIAL = "dp_mean"
-#: The calibration's epsilons and delta (every (epsilon, delta) algorithm was calibrated at this delta).
+#: The calibration grid's epsilons and delta (every (epsilon, delta) algorithm was calibrated at this
+#: delta); 192 data sets are measured at 0.5 too (``benchmarks.advisor_calibration.BETWEEN_EPSILONS``).
 EPSILONS: tuple[float, ...] = (0.05, 0.25, 1.0, 5.0)
 DELTA = 1e-6
 #: An algorithm is warned about when, under some separation of the clusters (each of SEPARATIONS a

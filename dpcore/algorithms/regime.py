@@ -211,9 +211,10 @@ def auto_plan(n: float, d: int, k: int, epsilon: float, delta: float, *, max_can
     """The candidates ``auto`` runs for public inputs (epsilon already divided by a privacy unit's L).
 
     :func:`~dpcore.algorithms.calibrated.selection_plan` (minimax over the separations) when it takes
-    two or more keys; otherwise the advisor's single pick (lowest predicted regret, the key
-    :func:`~dpcore.algorithms.calibrated.first_pick` names when no set is worth its split), on the
-    whole epsilon.  Keys that refuse for these inputs (feasibility, run time, delta) are skipped.
+    two or more keys; otherwise the advisor's single pick (lowest predicted regret, or the minimax
+    single key where the regret pick's worst case is more than :data:`~dpcore.algorithms.calibrated.GUARD`
+    times larger: the key :func:`~dpcore.algorithms.calibrated.first_pick` names when no set is worth
+    its split), on the whole epsilon.  Keys that refuse for these inputs (feasibility, run time, delta) are skipped.
     ``selection_share`` None is :data:`~dpcore.algorithms.calibrated.SELECTION_SHARE`.
 
     Returns
@@ -246,7 +247,9 @@ def advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float = 0.0):
     ``"auto"`` (:class:`~dpcore.algorithms.selection.AutoKMeans`, when the registry has it) where
     running two or three candidates on shares of epsilon and selecting one privately is predicted
     better in the worst case over the clusters' separation than any single key; otherwise the key of
-    lowest predicted regret, or ``"dp_mean"`` for one centre at a DP mean.  With ``"auto"`` the plan
+    lowest predicted regret (unless its worst case is more than
+    :data:`~dpcore.algorithms.calibrated.GUARD` times the minimax single key's: then that key), or
+    ``"dp_mean"`` for one centre at a DP mean.  With ``"auto"`` the plan
     is the one auto makes itself with its defaults (:func:`auto_plan`
     after the noisy size's share): the keys and shares its ledger will show.  Where that plan is a
     single key, the pick is the single key instead.
