@@ -30,24 +30,35 @@ from dpcore.metrics import inertia  # noqa: E402
 
 from .advisor_calibration import mixture  # noqa: E402
 
+#: The held-out mixtures, each ``(n, d, k, c, seed[, equal])``: seeds and shapes the calibration never used.
+HELD = [(30_000, 8, 12, 2.0, 101), (30_000, 20, 6, 1.0, 102), (50_000, 3, 20, 4.0, 103),
+        # a second group shaped like the issue's real sets (16-d with 26 clusters, 11-d, 2-D with
+        # 16 clusters) and one between the regimes (12-d, 40 clusters, c = 8)
+        (100_000, 12, 40, 8.0, 104), (20_000, 16, 26, 1.5, 105), (10_000, 11, 6, 1.0, 106),
+        (50_000, 2, 16, 3.0, 107),
+        # a third group with few rows, where the selection's noise (about 1 / (0.1 eps) rows' worth
+        # of the clipped cost) is no longer small beside the differences between candidates
+        (2_000, 2, 5, 2.0, 108), (5_000, 5, 10, 4.0, 109), (3_000, 8, 4, 16.0, 110),
+        # a fourth group with equal cluster sizes (make_blobs-like), one of them beyond the
+        # calibration's separations like synth_10d
+        (60_000, 6, 24, 8.0, 111, True), (40_000, 14, 32, 24.0, 112, True), (20_000, 4, 8, 2.0, 113, True)]
+SYNTH_10D = "synth_10d (DPM's 64 blobs)"
+
+
+def shapes() -> dict:
+    """Each case's name and public shape ``(n, d, k)``, without drawing the data."""
+    out = {SYNTH_10D: (100_000, 10, 64)}
+    for n, d, k, c, _seed, *equal in HELD:
+        out[f"held-out mixture n={n} d={d} k={k} c={c:g}" + (" equal" if equal else "")] = (n, d, k)
+    return out
+
 
 def cases(quick: bool):
     from sklearn.datasets import make_blobs
     X, _ = make_blobs(100_000, 10, centers=64, center_box=(-100, 100), random_state=42)
-    out = [("synth_10d (DPM's 64 blobs)", X, 64, (-100.0, 100.0))]
-    held = [(30_000, 8, 12, 2.0, 101), (30_000, 20, 6, 1.0, 102), (50_000, 3, 20, 4.0, 103),
-            # a second group shaped like the issue's real sets (16-d with 26 clusters, 11-d, 2-D with
-            # 16 clusters) and one between the regimes (12-d, 40 clusters, c = 8)
-            (100_000, 12, 40, 8.0, 104), (20_000, 16, 26, 1.5, 105), (10_000, 11, 6, 1.0, 106),
-            (50_000, 2, 16, 3.0, 107),
-            # a third group with few rows, where the selection's noise (about 1 / (0.1 eps) rows' worth
-            # of the clipped cost) is no longer small beside the differences between candidates
-            (2_000, 2, 5, 2.0, 108), (5_000, 5, 10, 4.0, 109), (3_000, 8, 4, 16.0, 110),
-            # a fourth group with equal cluster sizes (make_blobs-like), one of them beyond the
-            # calibration's separations like synth_10d
-            (60_000, 6, 24, 8.0, 111, True), (40_000, 14, 32, 24.0, 112, True), (20_000, 4, 8, 2.0, 113, True)]
-    for n, d, k, c, seed, *equal in held[: 1 if quick else None]:
-        name = f"held-out mixture n={n} d={d} k={k} c={c:g}" + (" equal" if equal else "")
+    out = [(SYNTH_10D, X, 64, (-100.0, 100.0))]
+    names = list(shapes())[1:]
+    for name, (n, d, k, c, seed, *equal) in list(zip(names, HELD))[: 1 if quick else None]:
         out.append((name, mixture(n, d, k, c, seed, equal=bool(equal)), k, (-1.0, 1.0)))
     return out
 

@@ -13,9 +13,15 @@ trivial answer's (one centre at a DP mean: zCDP-Lloyd with k = 1).  The goals:
   or refuses;
 * no refusal where the refused algorithm's median ratio would have been under the trivial answer.
 
-A fit slower than 30 s counts as no answer, as in ``advisor_auto``.
+A fit slower than 30 s counts as no answer, as in ``advisor_auto``.  ``--verdicts`` refits nothing:
+it recomputes every verdict from public inputs under the current calibrated model
+(:func:`dpcore.algorithms.registry.assess`, at the true size where a fit would judge on a noisy
+count) against the medians stored in :data:`RESULTS`: the goals after a change to the model, in
+seconds instead of 40 minutes.
 
     python -m benchmarks.advisor_heldout [--seeds 3] [--quick]
+    python -m benchmarks.advisor_heldout --only equal      # the data sets whose name says so
+    python -m benchmarks.advisor_heldout --verdicts
 """
 from __future__ import annotations
 
@@ -33,7 +39,10 @@ from dpcore.algorithms import regime as regime_module  # noqa: E402
 from dpcore.algorithms.calibrated import CANDIDATES  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
-from .advisor_auto import TIME_LIMIT, _alarm, cases  # noqa: E402
+from .advisor_auto import TIME_LIMIT, _alarm, cases, shapes  # noqa: E402
+
+#: Where ``python -m benchmarks.advisor_heldout > RESULTS`` keeps the measured medians.
+RESULTS = Path(__file__).with_name("results") / "advisor_heldout.txt"
 
 
 def fit(key: str, X: np.ndarray, k: int, eps: float, seed: int):
@@ -76,15 +85,66 @@ def median_ratio(key: str, X: np.ndarray, k: int, eps: float, scale: float, seed
     return float(np.median(costs)), out[0][1]
 
 
+def recheck(path: Path = RESULTS) -> tuple[int, list, list]:
+    """The verdicts the current model gives the stored held-out medians, from public inputs only.
+
+    Returns ``(cells judged, silent, wrong)``: ``silent`` the (data, eps, key, median, trivial) whose
+    median exceeds the trivial answer's with an ``ok`` verdict, ``wrong`` those refused for utility
+    whose median is under it.  Cells without a finite median (refused for run time or feasibility,
+    no answer) are not judged.
+    """
+    import re
+
+    from dpcore.algorithms.registry import assess
+    shape = shapes()
+    cells, silent, wrong = 0, [], []
+    for line in path.read_text().splitlines():
+        name = next((s for s in shape if line.startswith(s)), None)
+        if name is None:
+            continue
+        eps, triv, rest = line[len(name):].split(None, 2)
+        n, d, k = shape[name]
+        for key, ratio in re.findall(r"(\w+) (\S+?)\*? \(", rest):
+            if not np.isfinite(float(ratio)):
+                continue
+            cls = dpcore.ALGORITHMS[key]
+            v = assess(key, n=n, d=d, k=k, epsilon=float(eps), delta=1e-6 if cls.needs_delta else 0.0)
+            cells += 1
+            cell = (name, float(eps), key, float(ratio), float(triv))
+            if v.status == "ok" and float(ratio) > float(triv):
+                silent.append(cell)
+            elif v.status == "refuse" and v.utility_only and float(ratio) < float(triv):
+                wrong.append(cell)
+    return cells, silent, wrong
+
+
+def report(silent: list, wrong: list) -> None:
+    print(f"silent garbage (median above the trivial answer's, no warning): {len(silent)}")
+    for s in silent:
+        print(f"  {s[0]} eps {s[1]:g}: {s[2]} {s[3]:.3g} vs trivial {s[4]:.3g}")
+    print(f"refused for utility where the median would have been under the trivial answer: {len(wrong)}")
+    for s in wrong:
+        print(f"  {s[0]} eps {s[1]:g}: {s[2]} {s[3]:.3g} vs trivial {s[4]:.3g}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default="", help="run only the data sets whose name contains this text")
+    ap.add_argument("--verdicts", action="store_true",
+                    help="recompute the verdicts under the current model against the stored medians (no fits)")
     args = ap.parse_args(argv)
+    if args.verdicts:
+        cells, silent, wrong = recheck()
+        print(f"{cells} (key, data, eps) cells with a finite median in {RESULTS.name}, judged by the current model")
+        return report(silent, wrong)
     from sklearn.cluster import KMeans
     silent, wrong, refused_run, cells = [], [], 0, 0
     print(f"{'data':<40} {'eps':>4} {'trivial':>8}  key: median ratio (verdict), worse than trivial marked *")
     for name, X, k, (lo, hi) in cases(args.quick):
+        if args.only not in name:
+            continue
         ref = KMeans(k, n_init=3, random_state=0).fit(X).inertia_
         Xn = np.clip((X - lo) / (hi - lo) * 2 - 1, -1.0, 1.0)
         scale = ((hi - lo) / 2) ** 2 / ref
@@ -105,12 +165,7 @@ def main(argv=None):
             print(f"{name:<40} {eps:>4g} {triv:>8.3g}  " + "; ".join(parts), flush=True)
     print(f"\n{cells} (key, data, eps) cells; refused for run time or feasibility, or no answer in 30 s "
           f"for most seeds: {refused_run}")
-    print(f"silent garbage (median above the trivial answer's, no warning): {len(silent)}")
-    for s in silent:
-        print(f"  {s[0]} eps {s[1]:g}: {s[2]} {s[3]:.3g} vs trivial {s[4]:.3g}")
-    print(f"refused for utility where the median would have been under the trivial answer: {len(wrong)}")
-    for s in wrong:
-        print(f"  {s[0]} eps {s[1]:g}: {s[2]} {s[3]:.3g} vs trivial {s[4]:.3g}")
+    report(silent, wrong)
 
 
 if __name__ == "__main__":
