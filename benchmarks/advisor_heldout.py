@@ -99,7 +99,7 @@ def recheck(path: Path = RESULTS) -> tuple[int, list, list]:
     shape = shapes()
     cells, silent, wrong = 0, [], []
     for line in path.read_text().splitlines():
-        name = next((s for s in shape if line.startswith(s)), None)
+        name = max((s for s in shape if line.startswith(s)), key=len, default=None)    # "... c=2 equal" over "... c=2"
         if name is None:
             continue
         eps, triv, rest = line[len(name):].split(None, 2)
