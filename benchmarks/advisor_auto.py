@@ -45,21 +45,23 @@ HELD = [(30_000, 8, 12, 2.0, 101), (30_000, 20, 6, 1.0, 102), (50_000, 3, 20, 4.
 SYNTH_10D = "synth_10d (DPM's 64 blobs)"
 
 
+def held_name(n: int, d: int, k: int, c: float, seed: int, *equal: bool) -> str:
+    """A held-out mixture's name in the printed tables, from its entry of :data:`HELD`."""
+    return f"held-out mixture n={n} d={d} k={k} c={c:g}" + (" equal" if equal else "")
+
+
 def shapes() -> dict:
     """Each case's name and public shape ``(n, d, k)``, without drawing the data."""
-    out = {SYNTH_10D: (100_000, 10, 64)}
-    for n, d, k, c, _seed, *equal in HELD:
-        out[f"held-out mixture n={n} d={d} k={k} c={c:g}" + (" equal" if equal else "")] = (n, d, k)
-    return out
+    return {SYNTH_10D: (100_000, 10, 64), **{held_name(*spec): spec[:3] for spec in HELD}}
 
 
 def cases(quick: bool):
     from sklearn.datasets import make_blobs
     X, _ = make_blobs(100_000, 10, centers=64, center_box=(-100, 100), random_state=42)
     out = [(SYNTH_10D, X, 64, (-100.0, 100.0))]
-    names = list(shapes())[1:]
-    for name, (n, d, k, c, seed, *equal) in list(zip(names, HELD))[: 1 if quick else None]:
-        out.append((name, mixture(n, d, k, c, seed, equal=bool(equal)), k, (-1.0, 1.0)))
+    for spec in HELD[: 1 if quick else None]:
+        n, d, k, c, seed, *equal = spec
+        out.append((held_name(*spec), mixture(n, d, k, c, seed, equal=bool(equal)), k, (-1.0, 1.0)))
     return out
 
 
