@@ -112,12 +112,24 @@ def chromium():
 
 
 def settled(page, timeout_s: float) -> None:
-    """Wait until the script rerun is over: no running indicator, no stale (greyed) element."""
+    """Wait until the script rerun is over: the app's own run state says so, no running indicator, no
+    stale (greyed) element.
+
+    The run state (``data-test-script-state`` on ``stApp``) turns to ``rerunRequested`` in the same
+    event as the click or key press, before the server has even started; the status widget alone
+    appears only once the server answers, which on a loaded machine (CI) can be after the 500 ms below,
+    so a wait on it alone could return while a draw was still running and the next click stopped it.
+    """
     page.wait_for_timeout(500)   # let the rerun start
     page.wait_for_function(
-        """() => !document.querySelector('[data-testid="stStatusWidget"]')
+        """() => {
+             const app = document.querySelector('[data-testid="stApp"]');
+             const state = app && app.getAttribute('data-test-script-state');
+             return (state === 'notRunning' || state === 'compilationError')
+                 && !document.querySelector('[data-testid="stStatusWidget"]')
                  && !document.querySelector('[data-stale="true"]')
-                 && !document.querySelector('[data-testid="stSkeleton"]')""",
+                 && !document.querySelector('[data-testid="stSkeleton"]');
+           }""",
         timeout=timeout_s * 1000, polling=250)
 
 
