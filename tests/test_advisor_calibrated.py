@@ -71,13 +71,19 @@ def test_more_budget_is_never_predicted_worse():
 
 
 def test_leave_one_out_figures_meet_the_issue_floor():
-    """The model, fitted without each calibration data set, picks well on it (the docs table's figures)."""
+    """The model, fitted without each calibration data set, picks well on it (the docs table's figures).
+
+    Every real set, and a quarter of the mixtures of each separation (the docs' table has them all:
+    82.5 % / 93.7 % over 1,348 cells; this quarter 79.5 % / 90.2 % over 376)."""
     from dpcore.algorithms.calibrated_loo import leave_one_out, loo_summary
     from dpcore.algorithms.regime import runnable
-    loo = leave_one_out(allowed=runnable)
+    with pytest.raises(ValueError, match="every"):
+        leave_one_out(every=0)
+    loo = leave_one_out(allowed=runnable, every=4)
+    assert set(loo.separation) == {0.0, 1.0, 2.0, 4.0, 16.0}
     s = loo_summary(loo)
     assert s["cells"] >= 250
-    assert s["pick_within_1_25"] >= 0.7
+    assert s["pick_within_1_25"] >= 0.7 and s["pick_within_2"] >= 0.85
     # on the real sets (each predicted from the others and the mixtures) the pick holds up
     real = loo_summary(loo[loo.separation == 0.0])     # leave_one_out marks a real set's separation 0
     assert real["cells"] == 36 and real["pick_within_1_25"] >= 0.8 and real["pick_within_2"] >= 0.9
