@@ -50,6 +50,18 @@ def held_name(n: int, d: int, k: int, c: float, seed: int, *equal: bool) -> str:
     return f"held-out mixture n={n} d={d} k={k} c={c:g}" + (" equal" if equal else "")
 
 
+def truth(name: str) -> tuple[float, str]:
+    """A case's true separation and size law ``(c, "equal" | "unequal")``: what no public input says.
+
+    ``synth_10d``'s 64 blobs (unit spread, centres uniform in a box of side 200, in 10-d) are equal-sized and far
+    beyond every calibrated separation: counted as the largest, c = 16.
+    """
+    if name == SYNTH_10D:
+        return 16.0, "equal"
+    spec = next(s for s in HELD if held_name(*s) == name)
+    return spec[3], "equal" if spec[5:] and spec[5] else "unequal"
+
+
 def shapes() -> dict:
     """Each case's name and public shape ``(n, d, k)``, without drawing the data."""
     return {SYNTH_10D: (100_000, 10, 64), **{held_name(*spec): spec[:3] for spec in HELD}}

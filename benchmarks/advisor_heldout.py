@@ -22,6 +22,7 @@ seconds instead of 40 minutes.
     python -m benchmarks.advisor_heldout [--seeds 3] [--quick]
     python -m benchmarks.advisor_heldout --only equal      # the data sets whose name says so
     python -m benchmarks.advisor_heldout --verdicts
+    python -m benchmarks.advisor_heldout --oracle        # what knowing the separation would buy (:func:`oracle`)
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ from dpcore.algorithms import regime as regime_module  # noqa: E402
 from dpcore.algorithms.calibrated import CANDIDATES  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
-from .advisor_auto import TIME_LIMIT, _alarm, cases, shapes  # noqa: E402
+from .advisor_auto import TIME_LIMIT, _alarm, cases, shapes, truth  # noqa: E402
 
 #: Where ``python -m benchmarks.advisor_heldout > RESULTS`` keeps the measured medians.
 RESULTS = Path(__file__).with_name("results") / "advisor_heldout.txt"
@@ -85,6 +86,21 @@ def median_ratio(key: str, X: np.ndarray, k: int, eps: float, scale: float, seed
     return float(np.median(costs)), out[0][1]
 
 
+def stored_medians(path: Path = RESULTS):
+    """The medians a run of this script stored: one ``(name, epsilon, trivial, {key: median})`` per line.
+
+    A median is inf where most seeds gave no answer (refused for run time or feasibility, timeout).
+    """
+    import re
+    shape = shapes()
+    for line in path.read_text().splitlines():
+        name = max((s for s in shape if line.startswith(s)), key=len, default=None)    # "... c=2 equal" over "... c=2"
+        if name is None:
+            continue
+        eps, triv, rest = line[len(name):].split(None, 2)
+        yield name, float(eps), float(triv), {key: float(r) for key, r in re.findall(r"(\w+) (\S+?)\*? \(", rest)}
+
+
 def recheck(path: Path = RESULTS) -> tuple[int, list, list]:
     """The verdicts the current model gives the stored held-out medians, from public inputs only.
 
@@ -93,29 +109,69 @@ def recheck(path: Path = RESULTS) -> tuple[int, list, list]:
     whose median is under it.  Cells without a finite median (refused for run time or feasibility,
     no answer) are not judged.
     """
-    import re
-
     from dpcore.algorithms.registry import assess
     shape = shapes()
     cells, silent, wrong = 0, [], []
-    for line in path.read_text().splitlines():
-        name = max((s for s in shape if line.startswith(s)), key=len, default=None)    # "... c=2 equal" over "... c=2"
-        if name is None:
-            continue
-        eps, triv, rest = line[len(name):].split(None, 2)
+    for name, eps, triv, medians in stored_medians(path):
         n, d, k = shape[name]
-        for key, ratio in re.findall(r"(\w+) (\S+?)\*? \(", rest):
-            if not np.isfinite(float(ratio)):
+        for key, ratio in medians.items():
+            if not np.isfinite(ratio):
                 continue
             cls = dpcore.ALGORITHMS[key]
-            v = assess(key, n=n, d=d, k=k, epsilon=float(eps), delta=1e-6 if cls.needs_delta else 0.0)
+            v = assess(key, n=n, d=d, k=k, epsilon=eps, delta=1e-6 if cls.needs_delta else 0.0)
             cells += 1
-            cell = (name, float(eps), key, float(ratio), float(triv))
-            if v.status == "ok" and float(ratio) > float(triv):
+            cell = (name, eps, key, ratio, triv)
+            if v.status == "ok" and ratio > triv:
                 silent.append(cell)
-            elif v.status == "refuse" and v.utility_only and float(ratio) < float(triv):
+            elif v.status == "refuse" and v.utility_only and ratio < triv:
                 wrong.append(cell)
     return cells, silent, wrong
+
+
+def oracle(path: Path = RESULTS) -> list[tuple]:
+    """What knowing the clusters' separation and sizes would buy the advisor, on the stored medians.
+
+    Separation and sizes are not public: the advisor's single pick hedges over
+    :data:`~dpcore.algorithms.calibrated.HYPOTHESES`, and ``auto`` splits the budget to find out.  A
+    private estimate of them would at best tell the true hypothesis (the nearest calibrated
+    separation in log scale, and the true size law: :func:`benchmarks.advisor_auto.truth`).  Here
+    the model's first key under that hypothesis (``predict(..., separation=, sizes=)`` over the keys
+    allowed to run) is set beside the advisor's single pick from public inputs
+    (``first_pick(..., auto=False)``), each measured by its stored median over the best median
+    (trivial answer included).  Medians of keys that gave no answer are inf.
+
+    Returns
+    -------
+    list of ``(name, epsilon, hypothesis, oracle_key, oracle_factor, pick, pick_factor)``.
+    """
+    import math
+
+    from dpcore.algorithms.calibrated import DELTA, SEPARATIONS, TRIVIAL, first_pick, predict
+    from dpcore.algorithms.regime import runnable
+    shape, out = shapes(), []
+    for name, eps, triv, medians in stored_medians(path):
+        n, d, k = shape[name]
+        c, sizes = truth(name)
+        h = (min(SEPARATIONS, key=lambda s: abs(math.log(s / c))), sizes)
+        best = min(triv, *medians.values())
+        allowed = [key for key in medians if runnable(key, n, d, k, eps, DELTA)]
+        ranked = [p.key for p in predict(n, d, k, eps, keys=allowed, separation=h[0], sizes=h[1]) if p.available]
+        pick, _ = first_pick(n, d, k, eps, auto=False,
+                             allowed=lambda key, e, m, n=n, d=d, k=k: runnable(key, n, d, k, e, DELTA / m))
+        pick_median = triv if pick == TRIVIAL else medians.get(pick, math.inf)
+        out.append((name, eps, h, ranked[0], medians[ranked[0]] / best, pick, pick_median / best))
+    return out
+
+
+def oracle_report(rows: list) -> None:
+    print(f"{'data':<44} {'eps':>4}  {'true hypothesis':<13} {'its first key':<16} {'x best':>7}  "
+          f"{'public pick':<16} {'x best':>7}")
+    for name, eps, (c, sizes), key, f, pick, g in rows:
+        print(f"{name:<44} {eps:>4g}  c={c:<4g}{sizes:<8} {key:<16} {f:>7.3g}  {pick:<16} {g:>7.3g}")
+    for label, col in (("first key under the true hypothesis", 4), ("public single pick", 6)):
+        f = np.array([r[col] for r in rows])
+        print(f"{label}: within 1.25x of the best in {(f <= 1.25).sum()} of {len(f)} cells, within 2x in "
+              f"{(f <= 2).sum()}")
 
 
 def report(silent: list, wrong: list) -> None:
@@ -134,7 +190,12 @@ def main(argv=None):
     ap.add_argument("--only", default="", help="run only the data sets whose name contains this text")
     ap.add_argument("--verdicts", action="store_true",
                     help="recompute the verdicts under the current model against the stored medians (no fits)")
+    ap.add_argument("--oracle", action="store_true",
+                    help="the model's first key had it known the separation and sizes, beside its public single pick "
+                         "(stored medians, no fits)")
     args = ap.parse_args(argv)
+    if args.oracle:
+        return oracle_report(oracle())
     if args.verdicts:
         cells, silent, wrong = recheck()
         print(f"{cells} (key, data, eps) cells with a finite median in {RESULTS.name}, judged by the current model")

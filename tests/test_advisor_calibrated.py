@@ -534,7 +534,12 @@ def test_held_out_verdicts_under_the_current_model():
     medians (data the calibration never used), from public inputs.  No utility refusal where the
     algorithm measured under the trivial answer, and no silent fit more than 5 % worse than it (the
     one silent cell today, Balcan on the 20-d c = 1 mixture at eps 1, is 1.66x against 1.63x)."""
-    from benchmarks.advisor_heldout import recheck
+    from benchmarks.advisor_auto import HELD, truth
+    from benchmarks.advisor_heldout import recheck, stored_medians
     cells, silent, wrong = recheck()
+    names = {name for name, *_ in stored_medians()}
+    assert len(names) == len(HELD) + 1        # every held-out set and synth_10d, each with its truth
+    assert {truth(name)[1] for name in names if name.endswith(" equal")} == {"equal"}
+    assert {truth(name)[1] for name in names if not name.endswith(" equal")} == {"unequal", "equal"}   # synth_10d
     assert cells >= 300 and wrong == []
     assert all(ratio <= 1.05 * trivial for *_, ratio, trivial in silent), silent
