@@ -36,7 +36,7 @@ HELD = [(30_000, 8, 12, 2.0, 101), (30_000, 20, 6, 1.0, 102), (50_000, 3, 20, 4.
         # 16 clusters) and one between the regimes (12-d, 40 clusters, c = 8)
         (100_000, 12, 40, 8.0, 104), (20_000, 16, 26, 1.5, 105), (10_000, 11, 6, 1.0, 106),
         (50_000, 2, 16, 3.0, 107),
-        # a third group with few rows, where the selection's noise (about 1 / (0.1 eps) rows' worth
+        # a third group with few rows, where the selection's noise (about 1 / (0.05 eps) rows' worth
         # of the clipped cost) is no longer small beside the differences between candidates
         (2_000, 2, 5, 2.0, 108), (5_000, 5, 10, 4.0, 109), (3_000, 8, 4, 16.0, 110),
         # a fourth group with equal cluster sizes (make_blobs-like), one of them beyond the
@@ -50,6 +50,11 @@ def held_name(n: int, d: int, k: int, c: float, seed: int, *equal: bool) -> str:
     return f"held-out mixture n={n} d={d} k={k} c={c:g}" + (" equal" if equal else "")
 
 
+def held_specs() -> dict:
+    """Each held-out mixture's name in the printed tables and its entry of :data:`HELD`."""
+    return {held_name(*spec): spec for spec in HELD}
+
+
 def truth(name: str) -> tuple[float, str]:
     """A case's true separation and size law ``(c, "equal" | "unequal")``: what no public input says.
 
@@ -58,22 +63,21 @@ def truth(name: str) -> tuple[float, str]:
     """
     if name == SYNTH_10D:
         return 16.0, "equal"
-    spec = next(s for s in HELD if held_name(*s) == name)
-    return spec[3], "equal" if spec[5:] and spec[5] else "unequal"
+    n, d, k, c, seed, *equal = held_specs()[name]
+    return c, "equal" if any(equal) else "unequal"
 
 
 def shapes() -> dict:
     """Each case's name and public shape ``(n, d, k)``, without drawing the data."""
-    return {SYNTH_10D: (100_000, 10, 64), **{held_name(*spec): spec[:3] for spec in HELD}}
+    return {SYNTH_10D: (100_000, 10, 64), **{name: spec[:3] for name, spec in held_specs().items()}}
 
 
 def cases(quick: bool):
     from sklearn.datasets import make_blobs
     X, _ = make_blobs(100_000, 10, centers=64, center_box=(-100, 100), random_state=42)
     out = [(SYNTH_10D, X, 64, (-100.0, 100.0))]
-    for spec in HELD[: 1 if quick else None]:
-        n, d, k, c, seed, *equal = spec
-        out.append((held_name(*spec), mixture(n, d, k, c, seed, equal=bool(equal)), k, (-1.0, 1.0)))
+    for name, (n, d, k, c, seed, *equal) in list(held_specs().items())[: 1 if quick else None]:
+        out.append((name, mixture(n, d, k, c, seed, equal=any(equal)), k, (-1.0, 1.0)))
     return out
 
 

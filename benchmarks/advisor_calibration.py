@@ -150,6 +150,26 @@ def between_jobs(cal: pd.DataFrame) -> list:
     return sorted(jobs, key=lambda job: (job[1] not in mid, job[0] != EQUAL_SOURCE))
 
 
+#: The separation of ``--eight``: between the grid's 4 and 16, where the held-out c = 8 mixtures fell and
+#: where, knowing their separation, the model's nearest hypothesis (c = 4) ranked zCDP-Lloyd first
+#: while DPM measured best (``advisor_heldout --oracle``).
+EIGHT = 8.0
+
+
+def eight_jobs(cal: pd.DataFrame) -> list:
+    """The data sets that ``--eight`` adds, each ``(source, (n, d, k), EIGHT, seed, fit_seed)``: every
+    mixture (source, n, d, k) the table holds at c = 4, drawn again at c = 8, the j-th with seed
+    6000 + j and random_state j; the mid cells first, then by size; those the table holds at c = 8
+    already are left out.  Measured at :data:`EPSILONS` and :data:`BETWEEN_EPSILONS`."""
+    four = cal[(cal.separation == 4.0) & cal.source.isin(MIXTURE_SOURCES)]
+    cells = sorted(set(zip(four.source, four.n, four.d, four.k)))
+    mid = {(n, d, k) for n, ds, ks in MID[2] for d in ds for k in ks}
+    cells.sort(key=lambda c: (c[1:] not in mid, c[1], c[0], c[2], c[3]))
+    have = set(zip(cal.source, cal.n, cal.d, cal.k, cal.separation))
+    return [(src, (int(n), int(d), int(k)), EIGHT, 6000 + j, j) for j, (src, n, d, k) in enumerate(cells)
+            if (src, n, d, k, EIGHT) not in have]
+
+
 def mid_jobs() -> list:
     """The mid-dimension supplement's data sets ``(n, d, k, separation, seed, fit_seed)``, in run order:
     each (n, d, k) at separations 1-16, then each at 32; the j-th drawn with seed 4000 + j, fitted with
@@ -368,6 +388,8 @@ def main(argv=None):
                     "separations 1-16, source synthetic_equal)")
     ap.add_argument("--between", action="store_true", help="measure the equal-sizes supplement's cells (both "
                     "size laws) at the epsilons between the grid's (0.5)")
+    ap.add_argument("--eight", action="store_true", help="append separation 8 at every mixture cell the table "
+                    "holds at separation 4 (both size laws), at the grid's epsilons and 0.5")
     ap.add_argument("--complete", action="store_true",
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
     ap.add_argument("--refit", default="", help="comma-separated keys to re-measure in place where EUGkM's "
@@ -382,8 +404,10 @@ def main(argv=None):
     # (source, spec, separation, seed, fit_seed): the j-th data set of a run is drawn with seed
     # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
     jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3], i, i) for i, (n, d, k) in enumerate(design(args.quick))]
-    appending = args.tight or args.wide or args.mid or args.complete or args.equal or args.between
+    appending = args.tight or args.wide or args.mid or args.complete or args.equal or args.between or args.eight
     epsilons = BETWEEN_EPSILONS if args.between else EPSILONS
+    if args.eight:
+        epsilons = tuple(sorted(EPSILONS + BETWEEN_EPSILONS))
     if appending:
         rows = pd.read_csv(args.out).to_dict("records")
     if args.tight or args.wide:     # a supplement's separation on its sub-grid
@@ -398,6 +422,8 @@ def main(argv=None):
         jobs = [(src, spec, sep, 2000 + j, j) for j, (src, spec, sep) in enumerate(complete_jobs(pd.DataFrame(rows)))]
     if args.equal:
         jobs = equal_jobs()
+    if args.eight:
+        jobs = eight_jobs(pd.DataFrame(rows))
     if args.between:                # data sets already in the table, at new epsilons
         jobs = between_jobs(pd.DataFrame(rows))
         print(f"{len(jobs)} data sets to measure at epsilon {BETWEEN_EPSILONS}", flush=True)

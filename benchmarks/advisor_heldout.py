@@ -134,7 +134,8 @@ def oracle(path: Path = RESULTS) -> list[tuple]:
     Separation and sizes are not public: the advisor's single pick hedges over
     :data:`~dpcore.algorithms.calibrated.HYPOTHESES`, and ``auto`` splits the budget to find out.  A
     private estimate of them would at best tell the true hypothesis (the nearest calibrated
-    separation in log scale, and the true size law: :func:`benchmarks.advisor_auto.truth`).  Here
+    separation in log scale, the smaller of two equally near, and the true size law:
+    :func:`benchmarks.advisor_auto.truth`).  Here
     the model's first key under that hypothesis (``predict(..., separation=, sizes=)`` over the keys
     allowed to run) is set beside the advisor's single pick from public inputs
     (``first_pick(..., auto=False)``), each measured by its stored median over the best median
