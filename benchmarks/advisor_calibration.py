@@ -146,7 +146,7 @@ def between_jobs(cal: pd.DataFrame) -> list:
     jobs = [(src, (n, d, k), sep, seed, fit_seed) for src, n, d, k, sep, seed, fit_seed in table_data_sets(cal)
             if src in MIXTURE_SOURCES and (n, d, k, sep) in cells
             and not all((src, n, d, k, sep, e) in have for e in BETWEEN_EPSILONS)]
-    mid = {(n, d, k) for n, ds, ks in MID[2] for d in ds for k in ks}
+    mid = mid_cells()
     return sorted(jobs, key=lambda job: (job[1] not in mid, job[0] != EQUAL_SOURCE))
 
 
@@ -162,12 +162,17 @@ def eight_jobs(cal: pd.DataFrame) -> list:
     6000 + j and random_state j; the mid cells first, then by size; those the table holds at c = 8
     already are left out.  Measured at :data:`EPSILONS` and :data:`BETWEEN_EPSILONS`."""
     four = cal[(cal.separation == 4.0) & cal.source.isin(MIXTURE_SOURCES)]
-    cells = sorted(set(zip(four.source, four.n, four.d, four.k)))
-    mid = {(n, d, k) for n, ds, ks in MID[2] for d in ds for k in ks}
-    cells.sort(key=lambda c: (c[1:] not in mid, c[1], c[0], c[2], c[3]))
+    mid = mid_cells()
+    # A total order on the cells (mid first, then by size): the j-th cell's seed depends on it.
+    cells = sorted(set(zip(four.source, four.n, four.d, four.k)), key=lambda c: (c[1:] not in mid, c[1], c[0], c[2], c[3]))
     have = set(zip(cal.source, cal.n, cal.d, cal.k, cal.separation))
     return [(src, (int(n), int(d), int(k)), EIGHT, 6000 + j, j) for j, (src, n, d, k) in enumerate(cells)
             if (src, n, d, k, EIGHT) not in have]
+
+
+def mid_cells() -> set:
+    """The (n, d, k) of the mid-dimension supplement: the cells the appended columns measure first."""
+    return {(n, d, k) for n, ds, ks in MID[2] for d in ds for k in ks}
 
 
 def mid_jobs() -> list:
@@ -405,9 +410,8 @@ def main(argv=None):
     # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
     jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3], i, i) for i, (n, d, k) in enumerate(design(args.quick))]
     appending = args.tight or args.wide or args.mid or args.complete or args.equal or args.between or args.eight
-    epsilons = BETWEEN_EPSILONS if args.between else EPSILONS
-    if args.eight:
-        epsilons = tuple(sorted(EPSILONS + BETWEEN_EPSILONS))
+    epsilons = (tuple(sorted(EPSILONS + BETWEEN_EPSILONS)) if args.eight
+                else BETWEEN_EPSILONS if args.between else EPSILONS)
     if appending:
         rows = pd.read_csv(args.out).to_dict("records")
     if args.tight or args.wide:     # a supplement's separation on its sub-grid

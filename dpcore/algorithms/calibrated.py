@@ -223,20 +223,48 @@ def _group_ids(g: pd.DataFrame) -> np.ndarray:
 
 def _predict(key: str, x: np.ndarray, exclude: str | None = None, separation: float | None = None,
              sizes: str | None = None) -> Prediction:
+    return _predict_all(key, x, exclude, ((separation, sizes),))[0]
+
+
+def _by_hypothesis(key: str, x: np.ndarray, exclude: str | None = None) -> dict:
+    """``{h: Prediction}`` for every h of :data:`HYPOTHESES`: what the plans and verdicts weigh."""
+    return dict(zip(HYPOTHESES, _hypotheses_cached(key, tuple(float(v) for v in x), exclude)))
+
+
+@lru_cache(maxsize=4096)
+def _hypotheses_cached(key: str, x: tuple, exclude: str | None) -> tuple:
+    # One plan asks the same (key, epsilon share) under every hypothesis several times over (the
+    # advisor's pick, auto's own plan, the minimax single key): about 0.4 s a plan uncached.
+    return tuple(_predict_all(key, np.array(x), exclude, HYPOTHESES))
+
+
+def _predict_all(key: str, x: np.ndarray, exclude: str | None, hyps) -> list[Prediction]:
+    """One prediction per ``(separation, sizes)`` of ``hyps``; ``((None, None),)`` pools every calibration fit.
+
+    The hypotheses share one neighbour search: only their fifth coordinate (the separation and size
+    law's gap) differs, so the distances are computed once and the gaps added per hypothesis.
+    """
     X, y, regret, groups, sep, equal = _tables()[key]
     keep = np.ones(len(y), dtype=bool)
     if exclude is not None:
         keep &= groups != exclude
-    if separation is not None:
+    pooled = hyps[0][0] is None
+    if not pooled:
+        keep &= np.isfinite(sep)
+    X, y, regret = X[keep], y[keep], regret[keep]
+    if pooled:
+        gap2 = np.zeros((1, len(y)))
+    else:
         # A hypothesis borrows from the mixtures of neighbouring separations, one doubling of c
         # a distance of SEPARATION_SCALE^-1 grid steps: the per-separation grids alone are sparse.
-        keep &= np.isfinite(sep)
-        gap = (np.log2(sep[keep]) - math.log2(separation)) / SEPARATION_SCALE
-        if sizes is not None:    # and from mixtures of the other sizes, SIZES_GAP further away
-            gap = np.hypot(gap, SIZES_GAP * (equal[keep] != (sizes == "equal")))
-    else:
-        gap = 0.0
-    X, y, regret = X[keep], y[keep], regret[keep]
+        log_sep, same = np.log2(sep[keep]), equal[keep]
+        rows = []
+        for separation, sizes in hyps:
+            gap = (log_sep - math.log2(separation)) / SEPARATION_SCALE
+            if sizes is not None:    # and from mixtures of the other sizes, SIZES_GAP further away
+                gap = np.hypot(gap, SIZES_GAP * (same != (sizes == "equal")))
+            rows.append(gap ** 2)
+        gap2 = np.array(rows)
     # More budget never hurts an algorithm in expectation: the prediction at epsilon is the best of
     # the raw ones at epsilon / 2^j down to EPSILON_FLOOR, which makes it non-increasing along every
     # doubling of epsilon (the neighbours' noise would otherwise let a larger epsilon look worse).
@@ -244,26 +272,31 @@ def _predict(key: str, x: np.ndarray, exclude: str | None = None, separation: fl
     steps = min(MONOTONE_STEPS, max(0, int(math.floor(math.log2(eps / EPSILON_FLOOR) + 1e-9))))
     shifts = np.zeros((steps + 1, x.size))
     shifts[:, 0] = np.arange(steps + 1) * math.log10(2.0) / SCALES[0]
-    dist = np.sqrt((((X[None, :, :] - (x - shifts)[:, None, :]) ** 2).sum(axis=2)) + gap ** 2)   # (steps+1, rows)
+    base = ((X[None, :, :] - (x - shifts)[:, None, :]) ** 2).sum(axis=2)                   # (steps+1, rows)
+    dist = np.sqrt(base[None, :, :] + gap2[:, None, :])                                    # (hyps, steps+1, rows)
     # The neighbours: every row within the NEIGHBOURS-th smallest distance, ties included.  The
     # separations of one (n, d, k) share their coordinates exactly; taking six of a tied group by
     # row order made a prediction depend on the order the supplements were appended in.
-    m = min(NEIGHBOURS, dist.shape[1])
-    near = dist <= np.partition(dist, m - 1, axis=1)[:, m - 1:m] + 1e-9     # (steps+1, rows)
-    finite = np.isfinite(y)[None, :]
+    m = min(NEIGHBOURS, dist.shape[2])
+    near = dist <= np.partition(dist, m - 1, axis=2)[:, :, m - 1:m] + 1e-9
+    finite = np.isfinite(y)
     ok = near & finite
-    usable = (near & ~finite).sum(axis=1) * NEIGHBOURS < MAX_FAILED * near.sum(axis=1)
-    if not usable[0]:
-        return Prediction(key, math.inf, math.inf, math.inf, False, math.inf)
+    usable = (near & ~finite).sum(axis=2) * NEIGHBOURS < MAX_FAILED * near.sum(axis=2)    # (hyps, steps+1)
     w = np.where(ok, 1.0 / (dist + 0.25) ** 2, 0.0)
-    v = np.where(ok, y[None, :], 0.0)
+    v = np.where(ok, y, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):     # rows with no finite neighbour: unusable
-        mean = (w * v).sum(axis=1) / w.sum(axis=1)
-    j = int(np.argmin(np.where(usable, mean, np.inf)))
-    spread = float(np.sqrt((w[j] * (v[j] - mean[j]) ** 2).sum() / w[j].sum()))
-    g = float(np.exp((w[0] * np.where(ok[0], regret, 0.0)).sum() / w[0].sum()))
-    r = math.exp(float(mean[j]))
-    return Prediction(key, r, r / math.exp(spread), r * math.exp(spread), True, g)
+        mean = (w * v).sum(axis=2) / w.sum(axis=2)
+    out = []
+    for i in range(len(gap2)):
+        if not usable[i, 0]:
+            out.append(Prediction(key, math.inf, math.inf, math.inf, False, math.inf))
+            continue
+        j = int(np.argmin(np.where(usable[i], mean[i], np.inf)))
+        spread = float(np.sqrt((w[i, j] * (v[i, j] - mean[i, j]) ** 2).sum() / w[i, j].sum()))
+        g = float(np.exp((w[i, 0] * np.where(ok[i, 0], regret, 0.0)).sum() / w[i, 0].sum()))
+        r = math.exp(float(mean[i, j]))
+        out.append(Prediction(key, r, r / math.exp(spread), r * math.exp(spread), True, g))
+    return out
 
 
 def predict(n: float, d: int, k: int, epsilon: float, *, keys=CANDIDATES, exclude: str | None = None,
@@ -355,8 +388,9 @@ def trivial_factor(key: str, n: float, d: int, k: int, epsilon: float, *, exclud
     x = _check(n, d, k, epsilon)
     worst = math.nan
     where: tuple[float, str | None] = (math.nan, None)
+    owns, trivs = _by_hypothesis(key, x, exclude), _by_hypothesis(TRIVIAL, x, exclude)
     for h in HYPOTHESES:
-        own, triv = _predict(key, x, exclude, *h), _predict(TRIVIAL, x, exclude, *h)
+        own, triv = owns[h], trivs[h]
         if own.available and triv.available and not own.ratio / triv.ratio <= worst:
             worst, where = own.ratio / triv.ratio, h
     return worst, where
@@ -458,17 +492,15 @@ def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: 
     from itertools import combinations
     x = _check(n, d, k, epsilon)
     keys = tuple(pool) if pool is not None else CANDIDATES
-    best = {}
-    for h in HYPOTHESES:
-        full = [_predict(key, x, exclude, *h).ratio for key in CANDIDATES] + [_predict(TRIVIAL, x, exclude, *h).ratio]
-        best[h] = math.log(min(full))
+    every = [_by_hypothesis(key, x, exclude) for key in CANDIDATES + (TRIVIAL,)]
+    best = {h: math.log(min(p[h].ratio for p in every)) for h in HYPOTHESES}
     chosen = SelectionPlan((), float(epsilon), math.inf, {})
     cache: dict = {}
 
     def logr(key, eps_c):                 # log predicted ratio under each hypothesis, at eps_c
         if (key, eps_c) not in cache:
             xc = features(n, d, k, eps_c)[0]
-            cache[key, eps_c] = {h: math.log(_predict(key, xc, exclude, *h).ratio) for h in HYPOTHESES}
+            cache[key, eps_c] = {h: math.log(p.ratio) for h, p in _by_hypothesis(key, xc, exclude).items()}
         return cache[key, eps_c]
 
     for m in range(1, int(max_candidates) + 1):
