@@ -64,6 +64,22 @@ def test_advice_reads_public_inputs_only():
         C.predict(100, 2, 3, -1.0)
 
 
+def test_the_hypotheses_searched_together_predict_as_each_searched_alone():
+    """The plans weigh all ten hypotheses from one neighbour search (the gaps added per hypothesis);
+    each must be exactly the prediction of its own search, with and without a fold left out."""
+    fold = C._group_ids(C.calibration())[0]
+    for n, d, k, eps in [(100_000, 10, 64, 1.0), (20.7, 2, 2, 0.3), (3_000, 8, 4, 0.05), (10**6, 100, 100, 5.0)]:
+        x = C.features(n, d, k, eps)[0]
+        for key in ("dpm", "zcdp_lloyd", "coreset", C.TRIVIAL):
+            for exclude in (None, fold):
+                together = C._by_hypothesis(key, x, exclude)
+                assert list(together) == list(C.HYPOTHESES)
+                for h in C.HYPOTHESES:
+                    alone = C._predict(key, x, exclude, *h)
+                    assert (together[h].ratio, together[h].regret, together[h].available) == \
+                        (alone.ratio, alone.regret, alone.available), (key, n, d, k, eps, exclude, h)
+
+
 def test_more_budget_is_never_predicted_worse():
     """Every algorithm's prediction is non-increasing in epsilon (the model's monotone step), under
     every separation hypothesis too, where it is available (a fit may time out at a larger epsilon:
