@@ -49,8 +49,10 @@ def test_advice_reads_public_inputs_only():
     """advise() and the predictions take no data: only n (public or noisy), d, k, epsilon, delta."""
     for fn in (C.predict, C.predict_trivial, C.selection_plan, advisor_ranking, advisor_plan):
         params = set(inspect.signature(fn).parameters)
+        # separation, sizes and hypotheses are hypotheses to weigh (public choices, or named by an
+        # already released statistic), not data
         assert params <= {"n", "d", "k", "epsilon", "delta", "keys", "exclude", "separation", "sizes", "with_pick",
-                          "max_candidates", "selection_share", "allowed", "pool"}, fn
+                          "max_candidates", "selection_share", "allowed", "pool", "hypotheses"}, fn
     a1, a2 = E.advise(50_000, 10, 20, 1.0), E.advise(50_000, 10, 20, 1.0)
     assert a1 == a2
     assert a1.best in {p.key for p in a1.ranking} | {C.TRIVIAL, "auto"}
@@ -566,3 +568,41 @@ def test_held_out_verdicts_under_the_current_model():
     assert {truth(name)[1] for name in names if not name.endswith(" equal")} == {"unequal", "equal"}   # synth_10d
     assert cells >= 300 and wrong == []
     assert all(ratio <= 1.05 * trivial for *_, ratio, trivial in silent), silent
+
+
+def test_the_separation_statistic_tells_far_apart_from_overlapping_clusters():
+    """benchmarks/advisor_separation.py's statistic (a Laplace histogram's top-k share, epsilon 0.05):
+    far-apart clusters put their mass in about k cells, overlapping ones spread it; its noise is fresh
+    for each generator and reproduces for the same one."""
+    from benchmarks.advisor_calibration import mixture
+    from benchmarks.advisor_separation import top_k_share
+    n, d, k = 10_000, 10, 30
+    far = [top_k_share(mixture(n, d, k, 16.0, s), k, 0.05, np.random.default_rng(s)) for s in range(3)]
+    near = [top_k_share(mixture(n, d, k, 1.0, s), k, 0.05, np.random.default_rng(s)) for s in range(3)]
+    assert all(0.0 <= v <= 1.0 for v in far + near)
+    assert min(far) > max(near) + 0.1, (far, near)
+    X = mixture(n, d, k, 4.0, 7)
+    a, b, c = (top_k_share(X, k, 0.05, np.random.default_rng(s)) for s in (1, 1, 2))
+    assert a == b and a != c
+
+
+def test_a_plan_over_fewer_hypotheses_weighs_only_those():
+    """``selection_plan(..., hypotheses=)``: the default is every hypothesis; a subset's plan reports
+    only its own and its worst case is no larger than the worst case over all (minimax over less)."""
+    args = (100_000, 10, 64, 1.0)
+    assert C.selection_plan(*args, hypotheses=C.HYPOTHESES) == C.selection_plan(*args)
+    whole = C.selection_plan(*args, max_candidates=1)
+    far = tuple(h for h in C.HYPOTHESES if h[0] >= 8)
+    plan = C.selection_plan(*args, max_candidates=1, hypotheses=far)
+    assert set(plan.by_hypothesis) == set(far)
+    assert plan.worst <= whole.worst * (1 + C.WORST_TIE)
+    assert plan.keys == ("dpm",)      # far apart in 10-d with 64 clusters: DPM's regime
+
+
+def test_plausible_hypotheses_and_measured_factors_of_the_separation_benchmark():
+    from benchmarks.advisor_separation import factor, plausible
+    assert {h[0] for h in plausible(16.0, 2)} == {4.0, 8.0, 16.0} and len(plausible(16.0, 2)) == 6
+    assert {h[0] for h in plausible(2.0, 1)} == {1.0, 2.0, 4.0}
+    ratios = {"dpm": 3.0, "zcdp_lloyd": 1.5, "coreset": math.nan}
+    assert factor("dpm", ratios, 2.0) == 2.0 and factor(C.TRIVIAL, ratios, 2.0) == pytest.approx(4 / 3)
+    assert factor("coreset", ratios, 2.0) == math.inf and factor("balcan", ratios, 2.0) == math.inf

@@ -447,8 +447,8 @@ def worst_factor(key: str, n: float, d: int, k: int, epsilon: float) -> float:
 
 
 def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: int = 3,
-                   selection_share: float = SELECTION_SHARE, allowed=None, pool=None, exclude: str | None = None
-                   ) -> SelectionPlan:
+                   selection_share: float = SELECTION_SHARE, allowed=None, pool=None, exclude: str | None = None,
+                   hypotheses=None) -> SelectionPlan:
     """The candidate set whose worst case over the clusters' separation and sizes is best (minimax regret).
 
     Separation and sizes are not public and decide between algorithms (DPM wins on far-apart clusters
@@ -475,6 +475,9 @@ def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: 
         the advisor, and is then only a candidate alone).
     exclude : str, optional
         A calibration data set's id to leave out (leave-one-out validation).
+    hypotheses : iterable of (separation, sizes), optional
+        The hypotheses the worst case is taken over (default :data:`HYPOTHESES`): fewer where
+        something already released rules some out (``benchmarks/advisor_separation.py``).
 
     Returns
     -------
@@ -493,7 +496,8 @@ def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: 
     x = _check(n, d, k, epsilon)
     keys = tuple(pool) if pool is not None else CANDIDATES
     every = [_by_hypothesis(key, x, exclude) for key in CANDIDATES + (TRIVIAL,)]
-    best = {h: math.log(min(p[h].ratio for p in every)) for h in HYPOTHESES}
+    hyps = HYPOTHESES if hypotheses is None else tuple(hypotheses)
+    best = {h: math.log(min(p[h].ratio for p in every)) for h in hyps}
     chosen = SelectionPlan((), float(epsilon), math.inf, {})
     cache: dict = {}
 
@@ -508,14 +512,14 @@ def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: 
         eps_c = total / m
         usable = [key for key in keys if (allowed is None or allowed(key, eps_c, m)) and (m == 1 or key != TRIVIAL)]
         # The pool of sets: each hypothesis's three best keys (a set's best member is one of them).
-        top = sorted({key for h in HYPOTHESES for key in sorted(usable, key=lambda q: logr(q, eps_c)[h])[:3]})
+        top = sorted({key for h in hyps for key in sorted(usable, key=lambda q: logr(q, eps_c)[h])[:3]})
         sets = []
         for S in combinations(top, m):
             for shares in SPLITS.get(m, ((1.0 / m,) * m,)):
                 budgets = tuple(total * w for w in shares)
                 if allowed is not None and not all(allowed(q, e, m) for q, e in zip(S, budgets)):
                     continue
-                by = {h: math.exp(min(logr(q, e)[h] for q, e in zip(S, budgets)) - best[h]) for h in HYPOTHESES}
+                by = {h: math.exp(min(logr(q, e)[h] for q, e in zip(S, budgets)) - best[h]) for h in hyps}
                 sets.append((max(by.values()), sum(math.log(v) for v in by.values()), S, budgets, by))
         if not sets:
             continue

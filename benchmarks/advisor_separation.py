@@ -1,0 +1,308 @@
+"""Can a small share of epsilon tell how separated the clusters are?  A feasibility measurement (issue 25).
+
+The advisor's plans hedge over the clusters' separation because it is not public: ``auto`` on DPM's
+own ``synth_10d`` at epsilon 1 gives DPM 3/4 of the candidates' budget and a quarter to zCDP-Lloyd
+against overlapping clusters, and measures 1.33x DPM alone.  Knowing the separation, the model's
+first key is within 1.25x of the best in 40 of 42 held-out cells against 35 for the public pick
+(``advisor_heldout --oracle``).  This script measures whether one cheap private statistic recovers
+the separation before anything is built on it.
+
+The statistic (post-processing of one Laplace histogram, epsilon_s-DP for adding or removing one
+row): the rows' first ``min(d, 3)`` coordinates (the mixtures' coordinates are exchangeable; a real
+set would need a public choice) binned on a grid of ``m`` cells a side over the public bounds, with
+``m^d'`` about 4k; each cell's count gets Laplace(1 / epsilon_s) noise from
+:class:`dpcore.privacy.mechanisms.NoiseSource`; the statistic is the share of the (clipped) noisy
+mass in the k heaviest cells.  Far-apart clusters put their mass in about k cells, overlapping ones
+spread it.
+
+The classifier: for the public (n, d, k), draw reference mixtures of every separation and size law
+(public simulations, seeds 8000 + j), take each one's statistic at the same epsilon_s, and name the
+separation whose reference median is nearest.  Test mixtures are other draws (seeds 9000 + j).
+
+Usage::
+
+    python -m benchmarks.advisor_separation            # 41 s on 2 cores
+    python -m benchmarks.advisor_separation --quick    # n <= 10^4
+    python -m benchmarks.advisor_separation --held     # advisor_auto's held-out cases, named
+    python -m benchmarks.advisor_separation --picks    # what naming buys there (stored medians, no fits)
+    python -m benchmarks.advisor_separation --real     # ... and on the real sets, leave-one-out
+
+The first prints the confusion of true against named separation, pooled and by size, and the share
+of test draws put on the right side of c = 4 (overlapping c <= 2 against far apart c >= 8: the side
+that decides between zCDP-Lloyd and DPM).  ``--picks`` and ``--real`` set the minimax single key
+over the hypotheses within two doublings of the named separation beside the minimax over all of
+them and the advisor's single pick.  Results: ``benchmarks/results/advisor_separation.txt``.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.advisor_calibration import mixture
+from dpcore.privacy.accountant import BudgetLedger
+from dpcore.privacy.mechanisms import NoiseSource
+
+SEPARATIONS = (1.0, 2.0, 4.0, 8.0, 16.0)
+GRID = {"n": (1_000, 10_000, 100_000), "d": (2, 5, 10, 20, 50), "k": (3, 10, 30, 64)}
+REFERENCES = 3
+TESTS = 2
+
+
+def top_k_share(X: np.ndarray, k: int, epsilon: float, rng: np.random.Generator, bounds=(-1.0, 1.0)) -> float:
+    """The share of a noisy histogram's mass in its k heaviest cells (epsilon-DP, add/remove one row).
+
+    Parameters
+    ----------
+    X : ndarray (n, d), inside ``bounds``
+    k : int, the number of clusters (public)
+    epsilon : float > 0, the statistic's whole budget
+    rng : the noise's generator (a benchmark's seeded one; a release needs an unpredictable one)
+
+    Returns
+    -------
+    float in [0, 1]; nan when no noisy count is positive.
+    """
+    d_sub = min(X.shape[1], 3)
+    m = max(2, int(round((4 * k) ** (1.0 / d_sub))))
+    lo, hi = bounds
+    idx = np.clip(((X[:, :d_sub] - lo) / (hi - lo) * m).astype(int), 0, m - 1)
+    flat = np.ravel_multi_index(tuple(idx.T), (m,) * d_sub)
+    counts = np.bincount(flat, minlength=m ** d_sub).astype(float)
+    noisy = NoiseSource(rng, BudgetLedger(epsilon)).laplace(counts, sensitivity=1.0, epsilon=epsilon,
+                                                           name="separation histogram")
+    mass = np.clip(noisy, 0.0, None)
+    total = mass.sum()
+    if not total > 0:
+        return math.nan
+    return float(np.sort(mass)[::-1][:k].sum() / total)
+
+
+def measure(quick: bool, epsilon: float) -> pd.DataFrame:
+    """One row per drawn mixture: n, d, k, separation, equal, role (reference/test), statistic."""
+    rows = []
+    j = 0
+    for n in GRID["n"]:
+        if quick and n > 10_000:
+            continue
+        for d in GRID["d"]:
+            for k in GRID["k"]:
+                for c in SEPARATIONS:
+                    for equal in (False, True):
+                        for role, count, offset in (("reference", REFERENCES, 8000), ("test", TESTS, 9000)):
+                            for r in range(count):
+                                seed = offset + j * 10 + r
+                                X = mixture(n, d, k, c, seed, equal=equal)
+                                rng = np.random.default_rng(seed + 1)
+                                rows.append((n, d, k, c, equal, role, top_k_share(X, k, epsilon, rng)))
+                        j += 1
+    return pd.DataFrame(rows, columns=["n", "d", "k", "separation", "equal", "role", "statistic"])
+
+
+def classify(table: pd.DataFrame) -> pd.DataFrame:
+    """Each test draw with the separation whose reference median (same n, d, k, sizes) is nearest."""
+    ref = table[table.role == "reference"].groupby(["n", "d", "k", "equal", "separation"])["statistic"].median()
+    out = []
+    for t in table[table.role == "test"].itertuples():
+        cand = ref.loc[(t.n, t.d, t.k, t.equal)]
+        named = float(cand.index[np.nanargmin(np.abs(cand.to_numpy() - t.statistic))]) \
+            if math.isfinite(t.statistic) and cand.notna().any() else math.nan
+        out.append(named)
+    test = table[table.role == "test"].copy()
+    test["named"] = out
+    return test
+
+
+def report(test: pd.DataFrame, epsilon: float) -> None:
+    print(f"# statistic: top-k share of a Laplace histogram at epsilon_s = {epsilon:g} "
+          f"({len(test)} test draws, {REFERENCES} references each)")
+    print(pd.crosstab(test.separation, test.named, rownames=["true c"], colnames=["named c"]))
+    for label, part in (("all", test), ("equal sizes", test[test.equal]), ("unequal", test[~test.equal])):
+        exact = float((part.separation == part.named).mean())
+        print(f"{label:12s} exact {exact:.0%}   overlapping vs far apart, right side {right_side(part).mean():.0%}")
+    for n, part in test.groupby("n"):
+        print(f"n = {n:>7,}   exact {float((part.separation == part.named).mean()):.0%}   "
+              f"right side {right_side(part).mean():.0%}")
+    big = test[test.n >= 10_000]
+    print("right side by d (rows) and k (columns), n >= 10^4:")
+    print(right_side(big).groupby([big.d, big.k]).mean().unstack().round(2))
+
+
+def right_side(test: pd.DataFrame) -> pd.Series:
+    """For the draws of true c <= 2 or >= 8: named on the same side of c = 4 (True/False)."""
+    far, near = test.separation >= 8, test.separation <= 2
+    return ((far & (test.named >= 8)) | (near & (test.named <= 2)))[far | near]
+
+
+def held(epsilon: float, draws: int = 5) -> pd.DataFrame:
+    """The held-out cases of ``benchmarks.advisor_auto`` (synth_10d and 13 mixtures): each one's
+    statistic over ``draws`` noise draws, and the (separation, sizes) whose reference median at the
+    case's (n, d, k) is nearest (references of both size laws: the sizes are not public either)."""
+    from benchmarks.advisor_auto import cases, truth
+    rows = []
+    for i, (name, X, k, bounds) in enumerate(cases(False)):
+        n, d = X.shape
+        refs = {(c, equal): np.median([top_k_share(mixture(n, d, k, c, 8000 + 10 * r, equal=equal), k, epsilon,
+                                                   np.random.default_rng(8001 + 10 * r)) for r in range(REFERENCES)])
+                for c in SEPARATIONS for equal in (False, True)}
+        for r in range(draws):
+            t = top_k_share(X, k, epsilon, np.random.default_rng(9100 + 10 * i + r), bounds)
+            c, equal = min(refs, key=lambda h: abs(refs[h] - t))
+            rows.append((name, *truth(name), round(t, 3), c, "equal" if equal else "unequal"))
+    return pd.DataFrame(rows, columns=["data", "true c", "true sizes", "statistic", "named c", "named sizes"])
+
+
+def plausible(c: float, steps: int) -> tuple:
+    """The hypotheses (both size laws) within ``steps`` doublings of the named separation ``c``."""
+    from dpcore.algorithms.calibrated import HYPOTHESES
+    i = SEPARATIONS.index(c)
+    keep = SEPARATIONS[max(0, i - steps): i + steps + 1]
+    return tuple(h for h in HYPOTHESES if h[0] in keep)
+
+
+def picks(epsilon: float, steps: int, draws: int = 5) -> list[tuple]:
+    """The minimax single key over the hypotheses the statistic leaves plausible, on the stored medians.
+
+    For each held-out (data, eps) cell of ``benchmarks/results/advisor_heldout.txt`` and each of the
+    statistic's ``draws``: :func:`dpcore.algorithms.calibrated.selection_plan` with one candidate
+    (the trivial answer admitted) over :func:`plausible` hypotheses, measured by its stored median
+    over the best; beside it the same minimax over every hypothesis (public inputs only).  The
+    statistic's epsilon is not charged: the medians are at the whole epsilon.
+
+    Returns
+    -------
+    list of ``(name, epsilon, [factor per draw], public factor)``.
+    """
+    import collections
+
+    from benchmarks.advisor_auto import shapes
+    from benchmarks.advisor_heldout import RESULTS, stored_medians
+    named = collections.defaultdict(list)
+    for row in held(epsilon, draws).itertuples(index=False):
+        named[row[0]].append(row[4])
+    shape, out = shapes(), []
+    for name, eps, triv, medians in stored_medians(RESULTS):
+        out.append((name, eps, [minimax_factor(shape[name], eps, medians, triv, plausible(c, steps))
+                                for c in named[name]], minimax_factor(shape[name], eps, medians, triv)))
+    return out
+
+
+def factor(key: str, ratios: dict, triv: float) -> float:
+    """A key's measured ratio over the best measured (the trivial answer included); no answer is inf."""
+    from dpcore.algorithms.calibrated import TRIVIAL
+    finite = [r for r in ratios.values() if math.isfinite(r)]
+    r = triv if key == TRIVIAL else ratios.get(key, math.inf)
+    return (r if math.isfinite(r) else math.inf) / min(triv, *finite)
+
+
+def minimax_factor(shape: tuple, eps: float, ratios: dict, triv: float, hypotheses=None,
+                   exclude: str | None = None) -> float:
+    """:func:`factor` of the minimax single key over ``hypotheses`` (all by default) among the keys of
+    ``ratios`` and the trivial answer, those that refuse to run at these public inputs left out."""
+    from dpcore.algorithms.calibrated import DELTA, TRIVIAL, selection_plan
+    from dpcore.algorithms.regime import runnable
+    n, d, k = shape
+    key = selection_plan(n, d, k, eps, max_candidates=1, pool=tuple(ratios) + (TRIVIAL,), hypotheses=hypotheses,
+                         exclude=exclude,
+                         allowed=lambda q, e, m: q == TRIVIAL or runnable(q, n, d, k, e, DELTA / m)).keys[0]
+    return factor(key, ratios, triv)
+
+
+def real_picks(share: float, steps: int = 2, draws: int = 5) -> pd.DataFrame:
+    """The same minimax over plausible hypotheses on the calibration's real sets, leave-one-out.
+
+    Each real set of ``benchmarks.advisor_calibration.real_sets`` (scaled into the unit box as
+    calibrated) at each calibrated epsilon: the statistic at ``share * epsilon`` over ``draws`` noise
+    draws, references drawn at the set's (n, d, k) at the same budget, the minimax single key
+    over the plausible hypotheses with the set itself left out of the model
+    (``exclude=``), measured by the table's ratio over the best (trivial answer included); beside it
+    the minimax over every hypothesis and the advisor's single pick (both leave-one-out).
+
+    Returns
+    -------
+    DataFrame: source, epsilon, named (the separations named), plausible (factor per draw), every, pick.
+    """
+    from benchmarks.advisor_calibration import real_sets
+    from dpcore.algorithms.calibrated import DELTA, _group_ids, calibration, first_pick
+    from dpcore.algorithms.regime import runnable
+    cal = calibration()
+    cal = cal.assign(group=_group_ids(cal))
+    rows = []
+    for name, X, k in real_sets():
+        n, d = X.shape
+        sub = cal[cal.source == name]
+        group = sub.group.iloc[0]
+        for eps in sorted(sub.epsilon.unique()):
+            at = sub[sub.epsilon == eps]
+            ratio = dict(zip(at.key, at.ratio.astype(float)))
+            triv = float(at.trivial_ratio.iloc[0])
+            e_s = share * eps
+            refs = {c: np.median([top_k_share(mixture(n, d, k, c, 8000 + 10 * r, equal=equal), k, e_s,
+                                              np.random.default_rng(8001 + 10 * r))
+                                  for r in range(REFERENCES) for equal in (False, True)]) for c in SEPARATIONS}
+            named = []
+            for r in range(draws):
+                t = top_k_share(X, k, e_s, np.random.default_rng(9300 + r))
+                named.append(min(refs, key=lambda c: abs(refs[c] - t)) if math.isfinite(t) else SEPARATIONS[0])
+            pick, _ = first_pick(n, d, k, eps, auto=False, exclude=group,
+                                 allowed=lambda key, e, m, n=n, d=d, k=k: runnable(key, n, d, k, e, DELTA / m))
+            rows.append((name, eps, named,
+                         [minimax_factor((n, d, k), eps, ratio, triv, plausible(c, steps), group) for c in named],
+                         minimax_factor((n, d, k), eps, ratio, triv, None, group), factor(pick, ratio, triv)))
+    return pd.DataFrame(rows, columns=["source", "epsilon", "named", "plausible", "every", "pick"])
+
+
+def real_report(share: float) -> None:
+    t = real_picks(share)
+    f = np.concatenate(t.plausible.to_numpy())
+    cells = len(t)
+    print(f"# real sets, leave-one-out, statistic at {share:g} x epsilon (not charged), plausible = named c +- 2:")
+    print(f"minimax over plausible: within 1.25x {(f <= 1.25).mean() * cells:.1f} of {cells}, within 2x "
+          f"{(f <= 2).mean() * cells:.1f}, worst {f.max():.3g}; over every hypothesis: {(t.every <= 1.25).sum()}, "
+          f"{(t.every <= 2).sum()}, worst {t.every.max():.3g}; the advisor's single pick: {(t.pick <= 1.25).sum()}, "
+          f"{(t.pick <= 2).sum()}, worst {t.pick.max():.3g}")
+    with pd.option_context("display.width", 200, "display.max_colwidth", 60):
+        print(t.assign(plausible=[" ".join(f"{x:.3g}" for x in v) for v in t.plausible],
+                       named=[" ".join(f"{c:g}" for c in v) for v in t.named]).round(3).to_string(index=False))
+
+
+def picks_report(epsilon: float) -> None:
+    for steps in (1, 2):
+        rows = picks(epsilon, steps)
+        f = np.array([x for _, _, fs, _ in rows for x in fs])
+        g = np.array([r[3] for r in rows])
+        cells = len(rows)
+        print(f"plausible = named c +- {steps} doubling(s): minimax single key within 1.25x of the best in "
+              f"{(f <= 1.25).mean() * cells:.1f} of {cells} cells, within 2x in {(f <= 2).mean() * cells:.1f} "
+              f"(mean over draws), worst {f.max():.3g}; over every hypothesis: {(g <= 1.25).sum()}, {(g <= 2).sum()}, "
+              f"worst {g.max():.3g}")
+        for name, eps, fs, g1 in rows:
+            if max(fs) > 1.25 or g1 > 1.25:
+                print(f"    {name:<46} eps {eps:<4g} plausible {' '.join(f'{x:.3g}' for x in fs)}   every {g1:.3g}")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="n <= 10^4 only")
+    ap.add_argument("--held", action="store_true", help="name the separation of advisor_auto's held-out cases")
+    ap.add_argument("--picks", action="store_true", help="the minimax single key over the hypotheses the "
+                    "statistic leaves plausible, on advisor_heldout's stored medians")
+    ap.add_argument("--real", action="store_true", help="the same on the calibration's real sets, leave-one-out")
+    ap.add_argument("--share", type=float, default=0.05, help="with --real: the statistic's share of epsilon")
+    ap.add_argument("--epsilon", type=float, default=0.05, help="the statistic's budget (default 0.05)")
+    args = ap.parse_args(argv)
+    if args.picks:
+        return picks_report(args.epsilon)
+    if args.real:
+        return real_report(args.share)
+    if args.held:
+        with pd.option_context("display.width", 200, "display.max_rows", 200):
+            print(held(args.epsilon).to_string(index=False))
+        return
+    report(classify(measure(args.quick, args.epsilon)), args.epsilon)
+
+
+if __name__ == "__main__":
+    main()
