@@ -17,7 +17,8 @@ spread it.
 
 The classifier: for the public (n, d, k), draw reference mixtures of every separation and size law
 (public simulations, seeds 8000 + j), take each one's statistic at the same epsilon_s, and name the
-separation whose reference median is nearest.  Test mixtures are other draws (seeds 9000 + j).
+separation whose reference median is nearest (references of both size laws compete: the sizes are
+not public either).  Test mixtures are other draws (seeds 9000 + j).
 
 Usage::
 
@@ -42,10 +43,10 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.advisor_calibration import mixture
+from dpcore.algorithms.calibrated import SEPARATIONS
 from dpcore.privacy.accountant import BudgetLedger
 from dpcore.privacy.mechanisms import NoiseSource
 
-SEPARATIONS = (1.0, 2.0, 4.0, 8.0, 16.0)
 GRID = {"n": (1_000, 10_000, 100_000), "d": (2, 5, 10, 20, 50), "k": (3, 10, 30, 64)}
 REFERENCES = 3
 TESTS = 2
@@ -101,17 +102,20 @@ def measure(quick: bool, epsilon: float) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["n", "d", "k", "separation", "equal", "role", "statistic"])
 
 
+def nearest(refs: dict, t: float) -> float:
+    """The separation of the ``(separation, equal)`` whose reference median is nearest to ``t``
+    (the size law is not public either: both laws' references compete); c = 1 when ``t`` is nan."""
+    finite = {h: v for h, v in refs.items() if math.isfinite(v)}
+    if not math.isfinite(t) or not finite:
+        return SEPARATIONS[0]
+    return float(min(finite, key=lambda h: abs(finite[h] - t))[0])
+
+
 def classify(table: pd.DataFrame) -> pd.DataFrame:
-    """Each test draw with the separation whose reference median (same n, d, k, sizes) is nearest."""
-    ref = table[table.role == "reference"].groupby(["n", "d", "k", "equal", "separation"])["statistic"].median()
-    out = []
-    for t in table[table.role == "test"].itertuples():
-        cand = ref.loc[(t.n, t.d, t.k, t.equal)]
-        named = float(cand.index[np.nanargmin(np.abs(cand.to_numpy() - t.statistic))]) \
-            if math.isfinite(t.statistic) and cand.notna().any() else math.nan
-        out.append(named)
+    """Each test draw with the separation :func:`nearest` names from the references of its (n, d, k)."""
+    ref = table[table.role == "reference"].groupby(["n", "d", "k", "separation", "equal"])["statistic"].median()
     test = table[table.role == "test"].copy()
-    test["named"] = out
+    test["named"] = [nearest(ref.loc[(t.n, t.d, t.k)].to_dict(), t.statistic) for t in test.itertuples()]
     return test
 
 
@@ -144,14 +148,20 @@ def held(epsilon: float, draws: int = 5) -> pd.DataFrame:
     rows = []
     for i, (name, X, k, bounds) in enumerate(cases(False)):
         n, d = X.shape
-        refs = {(c, equal): np.median([top_k_share(mixture(n, d, k, c, 8000 + 10 * r, equal=equal), k, epsilon,
-                                                   np.random.default_rng(8001 + 10 * r)) for r in range(REFERENCES)])
-                for c in SEPARATIONS for equal in (False, True)}
+        refs = references(n, d, k, epsilon)
         for r in range(draws):
             t = top_k_share(X, k, epsilon, np.random.default_rng(9100 + 10 * i + r), bounds)
-            c, equal = min(refs, key=lambda h: abs(refs[h] - t))
-            rows.append((name, *truth(name), round(t, 3), c, "equal" if equal else "unequal"))
-    return pd.DataFrame(rows, columns=["data", "true c", "true sizes", "statistic", "named c", "named sizes"])
+            rows.append((name, *truth(name), round(t, 3), nearest(refs, t)))
+    return pd.DataFrame(rows, columns=["data", "true c", "true sizes", "statistic", "named c"])
+
+
+def references(n: int, d: int, k: int, epsilon: float) -> dict:
+    """``{(separation, equal): median statistic}`` of :data:`REFERENCES` mixtures drawn at these public
+    inputs (seeds 8000 + 10 r), each at ``epsilon``: a public simulation, no data."""
+    return {(c, equal): float(np.median([top_k_share(mixture(n, d, k, c, 8000 + 10 * r, equal=equal), k, epsilon,
+                                                     np.random.default_rng(8001 + 10 * r))
+                                         for r in range(REFERENCES)]))
+            for c in SEPARATIONS for equal in (False, True)}
 
 
 def plausible(c: float, steps: int) -> tuple:
@@ -238,14 +248,9 @@ def real_picks(share: float, steps: int = 2, draws: int = 5) -> pd.DataFrame:
             at = sub[sub.epsilon == eps]
             ratio = dict(zip(at.key, at.ratio.astype(float)))
             triv = float(at.trivial_ratio.iloc[0])
-            e_s = share * eps
-            refs = {c: np.median([top_k_share(mixture(n, d, k, c, 8000 + 10 * r, equal=equal), k, e_s,
-                                              np.random.default_rng(8001 + 10 * r))
-                                  for r in range(REFERENCES) for equal in (False, True)]) for c in SEPARATIONS}
-            named = []
-            for r in range(draws):
-                t = top_k_share(X, k, e_s, np.random.default_rng(9300 + r))
-                named.append(min(refs, key=lambda c: abs(refs[c] - t)) if math.isfinite(t) else SEPARATIONS[0])
+            refs = references(n, d, k, share * eps)
+            named = [nearest(refs, top_k_share(X, k, share * eps, np.random.default_rng(9300 + r)))
+                     for r in range(draws)]
             pick, _ = first_pick(n, d, k, eps, auto=False, exclude=group,
                                  allowed=lambda key, e, m, n=n, d=d, k=k: runnable(key, n, d, k, e, DELTA / m))
             rows.append((name, eps, named,

@@ -597,6 +597,9 @@ def test_a_plan_over_fewer_hypotheses_weighs_only_those():
     assert set(plan.by_hypothesis) == set(far)
     assert plan.worst <= whole.worst * (1 + C.WORST_TIE)
     assert plan.keys == ("dpm",)      # far apart in 10-d with 64 clusters: DPM's regime
+    for bad in ((), ((3.0, "equal"),)):
+        with pytest.raises(ValueError, match="subset of HYPOTHESES"):
+            C.selection_plan(*args, hypotheses=bad)
 
 
 def test_plausible_hypotheses_and_measured_factors_of_the_separation_benchmark():

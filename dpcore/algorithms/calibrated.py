@@ -476,8 +476,9 @@ def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: 
     exclude : str, optional
         A calibration data set's id to leave out (leave-one-out validation).
     hypotheses : iterable of (separation, sizes), optional
-        The hypotheses the worst case is taken over (default :data:`HYPOTHESES`): fewer where
-        something already released rules some out (``benchmarks/advisor_separation.py``).
+        The hypotheses the worst case is taken over, a non-empty subset of :data:`HYPOTHESES` (the
+        default): fewer where something already released rules some out
+        (``benchmarks/advisor_separation.py``).
 
     Returns
     -------
@@ -486,7 +487,7 @@ def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: 
     Raises
     ------
     ValueError
-        For non-positive inputs.
+        For non-positive inputs, or ``hypotheses`` not a non-empty subset of :data:`HYPOTHESES`.
 
     Notes
     -----
@@ -497,6 +498,8 @@ def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: 
     keys = tuple(pool) if pool is not None else CANDIDATES
     every = [_by_hypothesis(key, x, exclude) for key in CANDIDATES + (TRIVIAL,)]
     hyps = HYPOTHESES if hypotheses is None else tuple(hypotheses)
+    if not hyps or not set(hyps) <= set(HYPOTHESES):
+        raise ValueError(f"hypotheses must be a non-empty subset of HYPOTHESES {HYPOTHESES}, got {hyps}")
     best = {h: math.log(min(p[h].ratio for p in every)) for h in hyps}
     chosen = SelectionPlan((), float(epsilon), math.inf, {})
     cache: dict = {}
