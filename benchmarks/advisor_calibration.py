@@ -39,16 +39,20 @@ Takes about 25 minutes on 2 cores (``--quick``: n <= 10^4, a few minutes); ``--c
 from __future__ import annotations
 
 import os
+import sys
 
-# Two fits run at once on two cores: one thread each (set before numpy and numba load).
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")   # fork-safe, unlike OpenMP
+# Two fits run at once on two cores: one thread each (set before numpy and numba load).  Only while
+# numba's thread pool has not started: a process that imports this module later (a test worker
+# that has run a parallel kernel) would otherwise fail every numba compile after it ("Cannot set
+# NUMBA_NUM_THREADS to a different value once the threads have been launched").
+if not getattr(sys.modules.get("numba.np.ufunc.parallel"), "_is_initialized", False):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")   # fork-safe, unlike OpenMP
 
 import argparse
 import multiprocessing as mp
 import resource
-import sys
 import time
 import warnings
 from pathlib import Path

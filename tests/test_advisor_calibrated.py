@@ -609,3 +609,26 @@ def test_plausible_hypotheses_and_measured_factors_of_the_separation_benchmark()
     ratios = {"dpm": 3.0, "zcdp_lloyd": 1.5, "coreset": math.nan}
     assert factor("dpm", ratios, 2.0) == 2.0 and factor(C.TRIVIAL, ratios, 2.0) == pytest.approx(4 / 3)
     assert factor("coreset", ratios, 2.0) == math.inf and factor("balcan", ratios, 2.0) == math.inf
+
+
+def test_importing_the_calibration_benchmark_after_numba_threads_started_breaks_nothing():
+    """The benchmark sets one numba thread per fit process when it is imported; a test worker that
+    had already run a parallel kernel failed every later numba compile after importing it (62 tests
+    of a CI run: "Cannot set NUMBA_NUM_THREADS ... once the threads have been launched")."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = (
+        "import numpy as np, numba\n"
+        "@numba.njit(parallel=True)\n"
+        "def f(x):\n"
+        "    s = 0.0\n"
+        "    for i in numba.prange(x.size):\n"
+        "        s += x[i]\n"
+        "    return s\n"
+        "f(np.ones(100))\n"
+        "import benchmarks.advisor_calibration\n"
+        "print(numba.njit(lambda x: x + 1)(1))\n")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "2", done.stderr[-500:]
