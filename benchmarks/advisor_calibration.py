@@ -41,11 +41,11 @@ from __future__ import annotations
 import os
 import sys
 
-# Two fits run at once on two cores: one thread each (set before numpy and numba load).  Only while
-# numba's thread pool has not started: a process that imports this module later (a test worker
-# that has run a parallel kernel) would otherwise fail every numba compile after it ("Cannot set
-# NUMBA_NUM_THREADS to a different value once the threads have been launched").
-if not getattr(sys.modules.get("numba.np.ufunc.parallel"), "_is_initialized", False):
+# Two fits run at once on two cores: one thread each, set before numpy and numba load, and only then.
+# A process that had loaded numba (a test worker) and imported this module later failed every numba
+# compile once its thread pool started ("Cannot set NUMBA_NUM_THREADS to a different value once the
+# threads have been launched"): the pool can start on the configuration read before the change.
+if "numba" not in sys.modules:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")   # fork-safe, unlike OpenMP
