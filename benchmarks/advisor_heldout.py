@@ -148,7 +148,7 @@ def oracle(path: Path = RESULTS) -> list[tuple]:
     import math
 
     from dpcore.algorithms.calibrated import DELTA, SEPARATIONS, TRIVIAL, first_pick, predict
-    from dpcore.algorithms.regime import runnable
+    from dpcore.algorithms.regime import candidate_filter, runnable
     shape, out = shapes(), []
     for name, eps, triv, medians in stored_medians(path):
         n, d, k = shape[name]
@@ -157,8 +157,7 @@ def oracle(path: Path = RESULTS) -> list[tuple]:
         best = min(triv, *medians.values())
         allowed = [key for key in medians if runnable(key, n, d, k, eps, DELTA)]
         ranked = [p.key for p in predict(n, d, k, eps, keys=allowed, separation=h[0], sizes=h[1]) if p.available]
-        pick, _ = first_pick(n, d, k, eps, auto=False,
-                             allowed=lambda key, e, m, n=n, d=d, k=k: runnable(key, n, d, k, e, DELTA / m))
+        pick, _ = first_pick(n, d, k, eps, auto=False, allowed=candidate_filter(n, d, k, DELTA))
         pick_median = triv if pick == TRIVIAL else medians.get(pick, math.inf)
         out.append((name, eps, h, ranked[0], medians[ranked[0]] / best, pick, pick_median / best))
     return out

@@ -142,8 +142,8 @@ def right_side(test: pd.DataFrame) -> pd.Series:
 
 def held(epsilon: float, draws: int = 5) -> pd.DataFrame:
     """The held-out cases of ``benchmarks.advisor_auto`` (synth_10d and 13 mixtures): each one's
-    statistic over ``draws`` noise draws, and the (separation, sizes) whose reference median at the
-    case's (n, d, k) is nearest (references of both size laws: the sizes are not public either)."""
+    statistic over ``draws`` noise draws, and the separation :func:`nearest` names from references
+    at the case's (n, d, k) (of both size laws: the sizes are not public either)."""
     from benchmarks.advisor_auto import cases, truth
     rows = []
     for i, (name, X, k, bounds) in enumerate(cases(False)):
@@ -194,9 +194,16 @@ def picks(epsilon: float, steps: int, draws: int = 5) -> list[tuple]:
         named[row[0]].append(row[4])
     shape, out = shapes(), []
     for name, eps, triv, medians in stored_medians(RESULTS):
-        out.append((name, eps, [minimax_factor(shape[name], eps, medians, triv, plausible(c, steps))
-                                for c in named[name]], minimax_factor(shape[name], eps, medians, triv)))
+        out.append((name, eps, *named_factors(shape[name], eps, medians, triv, named[name], steps)))
     return out
+
+
+def named_factors(shape: tuple, eps: float, ratios: dict, triv: float, named: list, steps: int,
+                  exclude: str | None = None) -> tuple[list, float]:
+    """:func:`minimax_factor` over the hypotheses :func:`plausible` leaves for each separation of
+    ``named`` (one per draw of the statistic), and over every hypothesis."""
+    return ([minimax_factor(shape, eps, ratios, triv, plausible(c, steps), exclude) for c in named],
+            minimax_factor(shape, eps, ratios, triv, None, exclude))
 
 
 def factor(key: str, ratios: dict, triv: float) -> float:
@@ -212,11 +219,11 @@ def minimax_factor(shape: tuple, eps: float, ratios: dict, triv: float, hypothes
     """:func:`factor` of the minimax single key over ``hypotheses`` (all by default) among the keys of
     ``ratios`` and the trivial answer, those that refuse to run at these public inputs left out."""
     from dpcore.algorithms.calibrated import DELTA, TRIVIAL, selection_plan
-    from dpcore.algorithms.regime import runnable
+    from dpcore.algorithms.regime import candidate_filter
     n, d, k = shape
+    runs = candidate_filter(n, d, k, DELTA)
     key = selection_plan(n, d, k, eps, max_candidates=1, pool=tuple(ratios) + (TRIVIAL,), hypotheses=hypotheses,
-                         exclude=exclude,
-                         allowed=lambda q, e, m: q == TRIVIAL or runnable(q, n, d, k, e, DELTA / m)).keys[0]
+                         exclude=exclude, allowed=lambda q, e, m: q == TRIVIAL or runs(q, e, m)).keys[0]
     return factor(key, ratios, triv)
 
 
@@ -236,7 +243,7 @@ def real_picks(share: float, steps: int = 2, draws: int = 5) -> pd.DataFrame:
     """
     from benchmarks.advisor_calibration import real_sets
     from dpcore.algorithms.calibrated import DELTA, _group_ids, calibration, first_pick
-    from dpcore.algorithms.regime import runnable
+    from dpcore.algorithms.regime import candidate_filter
     cal = calibration()
     cal = cal.assign(group=_group_ids(cal))
     rows = []
@@ -251,11 +258,9 @@ def real_picks(share: float, steps: int = 2, draws: int = 5) -> pd.DataFrame:
             refs = references(n, d, k, share * eps)
             named = [nearest(refs, top_k_share(X, k, share * eps, np.random.default_rng(9300 + r)))
                      for r in range(draws)]
-            pick, _ = first_pick(n, d, k, eps, auto=False, exclude=group,
-                                 allowed=lambda key, e, m, n=n, d=d, k=k: runnable(key, n, d, k, e, DELTA / m))
-            rows.append((name, eps, named,
-                         [minimax_factor((n, d, k), eps, ratio, triv, plausible(c, steps), group) for c in named],
-                         minimax_factor((n, d, k), eps, ratio, triv, None, group), factor(pick, ratio, triv)))
+            pick, _ = first_pick(n, d, k, eps, auto=False, exclude=group, allowed=candidate_filter(n, d, k, DELTA))
+            rows.append((name, eps, named, *named_factors((n, d, k), eps, ratio, triv, named, steps, group),
+                         factor(pick, ratio, triv)))
     return pd.DataFrame(rows, columns=["source", "epsilon", "named", "plausible", "every", "pick"])
 
 
