@@ -263,11 +263,11 @@ def test_sidebar_advisor_ranks_from_public_inputs_and_names_its_pick():
 
 
 def test_the_pick_in_words_gives_each_auto_candidates_own_share():
-    """10-d, 64 clusters, eps 1 (synth_10d's shape): auto runs zCDP-Lloyd and DPM on unequal shares (DPM 3/4);
-    the words say which gets what."""
+    """6-d, 24 clusters, eps 2: auto runs DPM and zCDP-Lloyd on unequal shares (DPM 3/4); the words say
+    which gets what."""
     from dpcore import evaluation as E
     from ui.advice import pick_text, short_name
-    adv = E.advise(100_000, 10, 64, 1.0, delta=1e-6)
+    adv = E.advise(60_000, 6, 24, 2.0, delta=1e-6)
     assert adv.best == "auto" and len(set(adv.plan.budgets())) == 2
     text = pick_text(adv)
     for key, e in zip(adv.plan.keys, adv.plan.budgets()):

@@ -68,12 +68,12 @@ def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: f
     Examples
     --------
     The coreset of Feldman et al. needs far more than 1,000 points (the verdict names the advisor's
-    first pick instead: here ``auto``, a private choice among its candidates); DPLloyd runs:
+    first pick instead: here SubClustering); DPLloyd runs:
 
     >>> from dpcore.algorithms.registry import assess
     >>> r = assess("coreset", n=1000, d=2, k=3, epsilon=1.0, delta=1e-8)
     >>> r.status, r.better
-    ('refuse', 'auto')
+    ('refuse', 'subcluster')
     >>> assess("dplloyd", n=1000, d=2, k=3, epsilon=1.0).status
     'ok'
     """

@@ -11,7 +11,8 @@ The procedure (one privacy unit = one row, or a person with at most L rows):
 2. The candidates: at most ``n_candidates`` keys, the set whose predicted worst case over the
    clusters' separation (each of the calibration's separations a hypothesis) is best
    (:func:`dpcore.algorithms.calibrated.selection_plan`): the best key for overlapping clusters and
-   the best for far-apart ones, when they differ enough to pay for the split.  Where one key will
+   the best for far-apart ones, when they differ enough to pay for the split (each member judged at
+   :data:`~dpcore.algorithms.calibrated.SPLIT_MARGIN` of its share: a cut budget can cross a cliff).  Where one key will
    do, it is the advisor's single pick (:func:`dpcore.algorithms.calibrated.first_pick`, lowest
    predicted regret), as :func:`dpcore.evaluation.advise` names it.  Algorithms that need delta are
    skipped when ``delta = 0``.  Public and already-released inputs only.
