@@ -10,7 +10,13 @@ epsilon): the median over ``--seeds`` of the k-means cost ratio to non-private k
 the advisor ranks in its top four, auto's candidates, DPM, zCDP-Lloyd and DPLloyd, each alone at
 the whole epsilon ("best key" is the best of those; a fit over 30 s counts as no answer).
 
-    python -m benchmarks.advisor_auto [--seeds 5] [--quick]
+    python -m benchmarks.advisor_auto [--seeds 5] [--quick] [--margin M]
+    DPCORE_DATA=../shared/data python -m benchmarks.advisor_auto --real [--margin M]
+
+``--real``: ``auto`` on the calibration's real sets (scaled into the unit box as calibrated) at its
+four epsilons against the calibration table's best key there (the plans are in-sample: the sets
+are in the package table).  ``--margin`` sets :data:`dpcore.algorithms.calibrated.SPLIT_MARGIN` for
+the run (1 judges a split's members at their shares, the rule before it).
 """
 from __future__ import annotations
 
@@ -107,11 +113,39 @@ def fit(key, X, k, eps, bounds, seed):
             signal.signal(signal.SIGALRM, old)
 
 
+def real(seeds: int) -> None:
+    """``auto`` (median of ``seeds``) on each real set and calibrated epsilon, beside the table's best key."""
+    from sklearn.cluster import KMeans
+
+    from dpcore.algorithms.calibrated import calibration
+
+    from .advisor_calibration import real_sets
+    cal = calibration()
+    print(f"{'data':<18} {'eps':>5} {'auto':>7} {'table best':>16} {'best x':>7} {'auto/best':>9}  auto chose")
+    for name, X, k in real_sets():
+        ref = KMeans(k, n_init=3, random_state=0).fit(X).inertia_
+        for eps in (0.05, 0.25, 1.0, 5.0):
+            at = cal[(cal.source == name) & (cal.epsilon == eps)]
+            best = at.loc[at.ratio.astype(float).idxmin()]
+            ests = [fit("auto", X, k, eps, (-1.0, 1.0), s) for s in range(seeds)]
+            auto = float(np.median([inertia(X, e.cluster_centers_) / ref for e in ests]))
+            chose = ",".join(sorted({e.chosen_ for e in ests}))
+            print(f"{name:<18} {eps:>5g} {auto:>7.3g} {best.key:>16} {float(best.ratio):>7.3g} "
+                  f"{auto / float(best.ratio):>9.2f}  {chose}", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--real", action="store_true")
+    ap.add_argument("--margin", type=float, default=None)
     args = ap.parse_args(argv)
+    if args.margin is not None:
+        from dpcore.algorithms import calibrated
+        calibrated.SPLIT_MARGIN = args.margin
+    if args.real:
+        return real(args.seeds)
     from sklearn.cluster import KMeans
     print(f"{'data':<46} {'eps':>5} {'auto':>8} {'pick':>16} {'pick x':>8} {'best key':>16} {'best x':>8} "
           f"{'auto/best':>9}  auto chose")
