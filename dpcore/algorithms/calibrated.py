@@ -533,7 +533,7 @@ def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: 
                 budgets = tuple(total * w for w in shares)
                 if allowed is not None and not all(allowed(q, e, m) for q, e in zip(S, budgets)):
                     continue
-                at = tuple(e * SPLIT_MARGIN for e in budgets) if m > 1 else budgets    # shares: SPLIT_MARGIN
+                at = tuple(e * SPLIT_MARGIN for e in budgets) if m > 1 else budgets    # split: judged at the margin
                 by = {h: math.exp(min(logr(q, e)[h] for q, e in zip(S, at)) - best[h]) for h in hyps}
                 sets.append((max(by.values()), sum(math.log(v) for v in by.values()), S, budgets, by))
         if not sets:
