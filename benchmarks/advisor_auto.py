@@ -10,13 +10,18 @@ epsilon): the median over ``--seeds`` of the k-means cost ratio to non-private k
 the advisor ranks in its top four, auto's candidates, DPM, zCDP-Lloyd and DPLloyd, each alone at
 the whole epsilon ("best key" is the best of those; a fit over 30 s counts as no answer).
 
-    python -m benchmarks.advisor_auto [--seeds 5] [--quick] [--margin M]
-    DPCORE_DATA=../shared/data python -m benchmarks.advisor_auto --real [--margin M]
+    python -m benchmarks.advisor_auto [--seeds 5] [--quick] [--margin M] [--separation S]
+    python -m benchmarks.advisor_auto --separation 0.05 --stored benchmarks/results/advisor_auto.txt
+    DPCORE_DATA=../shared/data python -m benchmarks.advisor_auto --real [--margin M] [--separation S]
 
 ``--real``: ``auto`` on the calibration's real sets (scaled into the unit box as calibrated) at its
 four epsilons against the calibration table's best key there (the plans are in-sample: the sets
 are in the package table).  ``--margin`` sets :data:`dpcore.algorithms.calibrated.SPLIT_MARGIN` for
-the run (1 judges a split's members at their shares, the rule before it).
+the run (1 judges a split's members at their shares, the rule before it).  ``--separation`` gives
+auto that share of its budget for a private read of the clusters' separation
+(:mod:`dpcore.algorithms.separation`; 0, the default, plans from public inputs alone).  ``--stored``
+fits auto only and takes each cell's best key and its median from an earlier run's output (the
+keys' seeds are the same, so their medians are too).
 """
 from __future__ import annotations
 
@@ -95,9 +100,13 @@ def _alarm(signum, frame):
     raise TimeoutError
 
 
+#: ``AutoKMeans``'s parameters in this run (``--separation``).
+AUTO_PARAMS: dict = {}
+
+
 def fit(key, X, k, eps, bounds, seed):
     cls = dpcore.ALGORITHMS[key]
-    kw = dict(epsilon=eps, bounds=bounds, random_state=seed)
+    kw = dict(epsilon=eps, bounds=bounds, random_state=seed, **(AUTO_PARAMS if key == "auto" else {}))
     if cls.needs_delta:
         kw["delta"] = 1e-6
     with warnings.catch_warnings():
@@ -133,13 +142,28 @@ def real(seeds: int) -> None:
                   f"{auto / float(best.ratio):>9.2f}  {chose}", flush=True)
 
 
+def stored_best(path) -> dict:
+    """``{(data, eps): (best key, its median)}`` from an earlier run's printed table."""
+    out = {}
+    for line in Path(path).read_text().splitlines():
+        if line.startswith(("#", "data ")) or len(line) < 47:
+            continue
+        eps, _auto, _pick, _pick_x, key, best = line[46:].split()[:6]
+        out[line[:46].rstrip(), float(eps)] = (key, float(best))
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--real", action="store_true")
     ap.add_argument("--margin", type=float, default=None)
+    ap.add_argument("--separation", type=float, default=None, help="auto's separation_share")
+    ap.add_argument("--stored", default=None, help="an earlier run's output: fit auto only")
     args = ap.parse_args(argv)
+    if args.separation is not None:
+        AUTO_PARAMS["separation_share"] = args.separation
     if args.margin is not None:
         from dpcore.algorithms import calibrated
         calibrated.SPLIT_MARGIN = args.margin
@@ -154,7 +178,8 @@ def main(argv=None):
         Xn = (X - lo) / (hi - lo) * 2 - 1
         for eps in (0.5, 1.0, 2.0):
             adv = E.advise(len(X), X.shape[1], k, eps, delta=1e-6)
-            keys = list(dict.fromkeys([p.key for p in adv.ranking[:4]] + list(adv.plan.keys)
+            stored = stored_best(args.stored).get((name, eps)) if args.stored else None
+            keys = [] if stored else list(dict.fromkeys([p.key for p in adv.ranking[:4]] + list(adv.plan.keys)
                                       + ["dpm", "zcdp_lloyd", "dplloyd"]))
             med = {}
             t = time.perf_counter()
@@ -168,6 +193,8 @@ def main(argv=None):
             auto = np.median([inertia(Xn, e.cluster_centers_) * ((hi - lo) / 2) ** 2 / ref for e in autos])
             chose = ",".join(sorted({e.chosen_ for e in autos}))
             med["auto"] = auto
+            if stored:
+                med[stored[0]] = stored[1]
             best = min((key for key in med if key != "auto"), key=med.get)
             print(f"{name:<46} {eps:>5g} {auto:>8.3g} {adv.best:>16} {med.get(adv.best, np.nan):>8.3g} "
                   f"{best:>16} {med[best]:>8.3g} {auto / med[best]:>9.2f}  {chose} "

@@ -70,6 +70,7 @@ from dpcore.algorithms.calibrated import (  # noqa: E402
     EPSILONS,
     EQUAL_SOURCE,
 )
+from dpcore.algorithms.separation import mixture  # noqa: E402,F401  (the suite's law, re-exported)
 from dpcore.metrics import inertia  # noqa: E402
 
 from ._common import data_dir  # noqa: E402
@@ -84,25 +85,6 @@ BETWEEN_EPSILONS = (0.5,)
 #: The sources of the table's Gaussian mixtures (drawn again from their seeds); every other source is
 #: a real set of ``$DPCORE_DATA``.
 MIXTURE_SOURCES = ("synthetic", EQUAL_SOURCE)
-
-
-def mixture(n: int, d: int, k: int, c: float, seed: int, *, equal: bool = False) -> np.ndarray:
-    """n points of a k-component Gaussian mixture in [-1, 1]^d, clipped to the box.
-
-    ``sigma = g / (c sqrt(d))`` with g the median distance from a centre to its nearest other centre:
-    a typical pair is c-separated (Dasgupta 1999), c = 1 overlapping, 4 well separated.  The
-    components' weights are Dirichlet(2) draws (some clusters several times larger than others), or
-    equal with ``equal=True`` (like scikit-learn's ``make_blobs``, DPM's benchmarks).
-    """
-    rng = np.random.default_rng(seed)
-    centres = rng.uniform(-0.6, 0.6, (k, d))
-    gaps = np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(-1))
-    np.fill_diagonal(gaps, np.inf)
-    sigma = np.median(gaps.min(axis=1)) / (c * np.sqrt(d))
-    weights = np.full(k, 1.0 / k) if equal else rng.dirichlet(np.full(k, 2.0))
-    labels = rng.choice(k, size=n, p=weights)
-    X = centres[labels] + sigma * rng.standard_normal((n, d))
-    return np.clip(X, -1.0, 1.0)
 
 
 #: The tight-cluster supplement: separation 16 (clusters like scikit-learn's make_blobs in a wide box,

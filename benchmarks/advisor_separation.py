@@ -7,7 +7,7 @@ first key is within 1.25x of the best in 40 of 42 held-out cells against 35 for 
 (``advisor_heldout --oracle``).  This script measures whether one cheap private statistic recovers
 the separation before anything is built on it.
 
-The statistic (post-processing of one Laplace histogram, epsilon_s-DP for adding or removing one
+The statistic (:mod:`dpcore.algorithms.separation`, which ``auto`` now reads; post-processing of one Laplace histogram, epsilon_s-DP for adding or removing one
 row): the rows' first ``min(d, 3)`` coordinates (the mixtures' coordinates are exchangeable; a real
 set would need a public choice) binned on a grid of ``m`` cells a side over the public bounds, with
 ``m^d'`` about 4k; each cell's count gets Laplace(1 / epsilon_s) noise from
@@ -44,6 +44,8 @@ import pandas as pd
 
 from benchmarks.advisor_calibration import mixture
 from dpcore.algorithms.calibrated import SEPARATIONS
+from dpcore.algorithms.separation import histogram_counts, plausible
+from dpcore.algorithms.separation import top_k_share as noisy_share
 from dpcore.privacy.accountant import BudgetLedger
 from dpcore.privacy.mechanisms import NoiseSource
 
@@ -66,19 +68,10 @@ def top_k_share(X: np.ndarray, k: int, epsilon: float, rng: np.random.Generator,
     -------
     float in [0, 1]; nan when no noisy count is positive.
     """
-    d_sub = min(X.shape[1], 3)
-    m = max(2, int(round((4 * k) ** (1.0 / d_sub))))
-    lo, hi = bounds
-    idx = np.clip(((X[:, :d_sub] - lo) / (hi - lo) * m).astype(int), 0, m - 1)
-    flat = np.ravel_multi_index(tuple(idx.T), (m,) * d_sub)
-    counts = np.bincount(flat, minlength=m ** d_sub).astype(float)
+    counts = histogram_counts(X, k, *bounds).astype(float)     # the real-valued lattice query its results used
     noisy = NoiseSource(rng, BudgetLedger(epsilon)).laplace(counts, sensitivity=1.0, epsilon=epsilon,
                                                            name="separation histogram")
-    mass = np.clip(noisy, 0.0, None)
-    total = mass.sum()
-    if not total > 0:
-        return math.nan
-    return float(np.sort(mass)[::-1][:k].sum() / total)
+    return noisy_share(noisy, k)
 
 
 def measure(quick: bool, epsilon: float) -> pd.DataFrame:
@@ -162,14 +155,6 @@ def references(n: int, d: int, k: int, epsilon: float) -> dict:
                                                      np.random.default_rng(8001 + 10 * r))
                                          for r in range(REFERENCES)]))
             for c in SEPARATIONS for equal in (False, True)}
-
-
-def plausible(c: float, steps: int) -> tuple:
-    """The hypotheses (both size laws) within ``steps`` doublings of the named separation ``c``."""
-    from dpcore.algorithms.calibrated import HYPOTHESES
-    i = SEPARATIONS.index(c)
-    keep = SEPARATIONS[max(0, i - steps): i + steps + 1]
-    return tuple(h for h in HYPOTHESES if h[0] in keep)
 
 
 def picks(epsilon: float, steps: int, draws: int = 5) -> list[tuple]:

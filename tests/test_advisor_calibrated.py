@@ -13,6 +13,7 @@ from dpcore.algorithms import calibrated as C
 from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning, advisor_plan, advisor_ranking, candidate_filter
 from dpcore.algorithms.registry import assess
 from dpcore.algorithms.selection import SCORE_BITS, AutoKMeans, clipped_cost_score, release_probabilities
+from dpcore.algorithms.separation import SEPARATION_SHARE
 from dpcore.metrics import inertia
 
 
@@ -198,7 +199,8 @@ def test_auto_ledger_states_the_whole_selection():
     X = np.clip(X, -1, 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = AutoKMeans(12, epsilon=2.0, delta=1e-6, bounds=(-1, 1), random_state=0).fit(X)
+        # the public plan's mechanics: the separation read off (tests/test_separation_read.py has it on)
+        est = AutoKMeans(12, epsilon=2.0, delta=1e-6, bounds=(-1, 1), separation_share=0, random_state=0).fit(X)
     assert len(est.candidates_) >= 2
     names = [e.name for e in est.budget_]
     assert names[0] == "dataset size"
@@ -228,7 +230,8 @@ def test_auto_can_split_the_budget_unequally_and_the_ledger_says_so():
     assert len(budgets) == 2 and budgets["dpm"] > 1.9 * min(budgets.values())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = AutoKMeans(24, epsilon=2.0, delta=1e-6, bounds=(-1, 1), n_samples=60_000, random_state=0).fit(X)
+        est = AutoKMeans(24, epsilon=2.0, delta=1e-6, bounds=(-1, 1), n_samples=60_000, separation_share=0,
+                         random_state=0).fit(X)
     entries = {e.name: e.epsilon for e in est.budget_}
     assert entries == pytest.approx({**{f"candidate {i + 1}: {key}": budgets[key] for i, key in enumerate(plan.keys)},
                                      next(n for n in entries if n.startswith("selection")): 2 * C.SELECTION_SHARE})
@@ -248,13 +251,13 @@ def test_the_advice_names_the_plan_auto_runs():
     for n, d, k, e in ((30_000, 8, 12, 0.5), (30_000, 8, 12, 1.0), (100_000, 10, 64, 1.0), (100_000, 10, 64, 2.0),
                        (30_000, 8, 12, 2.0), (50_000, 3, 20, 1.0), (20_000, 16, 26, 1.0), (2_000, 2, 5, 0.5)):
         adv = E.advise(n, d, k, e, delta=1e-6)
-        run = AutoKMeans(k, epsilon=e, delta=1e-6, bounds=(-1, 1)).plan(n, d, e * 0.98)
+        run = AutoKMeans(k, epsilon=e, delta=1e-6, bounds=(-1, 1)).plan(n, d, e * 0.98 * (1 - SEPARATION_SHARE))
         if adv.best == "auto":
             assert tuple(key for key, _, _, _ in run) == adv.plan.keys
             assert [eps_c for _, eps_c, _, _ in run] == pytest.approx(list(adv.plan.budgets()))
             assert len(run) >= 2
         elif len(run) == 1:
-            assert auto_plan(n, d, k, e * 0.98, 1e-6).keys == (run[0][0],)
+            assert auto_plan(n, d, k, e * 0.98 * (1 - SEPARATION_SHARE), 1e-6).keys == (run[0][0],)
         seen.add(adv.best == "auto")
     assert seen == {True, False}
     assert E.advise(30_000, 8, 12, 0.5, delta=1e-6).best == "zcdp_lloyd"
@@ -357,7 +360,7 @@ def test_a_split_is_judged_at_a_margin_below_its_shares(monkeypatch):
 def test_auto_with_public_size_and_one_candidate_spends_nothing_on_either(blobs10):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = AutoKMeans(8, epsilon=1.0, bounds=(-1, 1), n_samples=20_000, n_candidates=1,
+        est = AutoKMeans(8, epsilon=1.0, bounds=(-1, 1), n_samples=20_000, n_candidates=1, separation_share=0,
                          random_state=0).fit(blobs10)
     assert [e.name for e in est.budget_] == [f"candidate 1: {est.chosen_}"]
     assert est.candidates_[0]["epsilon"] == pytest.approx(1.0)

@@ -69,7 +69,8 @@ def pick_text(adv) -> str:
         return "publish one centre at a DP mean"
     if adv.best == "auto":
         runs = " and ".join(f"{short_name(q)} at ε = {e:.3g}" for q, e in zip(adv.plan.keys, adv.plan.budgets()))
-        return f"Auto: {runs}, one chosen privately (the ledger shows every share)"
+        read = "a private read of how separated the clusters are, then " if E.auto_separation_share() > 0 else ""
+        return f"Auto: {read}{runs}, one chosen privately (the ledger shows every share)"
     return E.advice_name(adv.best)
 
 
@@ -123,8 +124,11 @@ def explain_markdown() -> str:
         "non-private k-means at ε = 1, the advisor's pick 1.8×): if you know your data are like that, "
         "try DPM.\n\n"
         "**Auto spends the whole ε you give it, and says how before it draws:** about 2 % for a noisy count "
-        "(nothing if you give a public size), then a share for each candidate algorithm (up to three, "
-        "named from public inputs; equal shares, or 2:1 or 3:1 between two where one loses more as ε falls), "
+        "(nothing if you give a public size), 5 % of the rest on a noisy histogram that tells roughly how "
+        "separated your clusters are (it narrows which kinds of clusters the candidates must hedge against), "
+        "then a share for each candidate algorithm (up to three, "
+        "named from public inputs and that read; equal shares, or 2:1 or 3:1 between two where one loses more "
+        "as ε falls), "
         "and 5 % of the rest to choose one of them privately by its clipped "
         "k-means cost (with a single candidate, it gets the rest and nothing is spent on a "
         "choice). Only the chosen centres are published; the release's ledger lists every share.")

@@ -207,7 +207,7 @@ def candidate_filter(n: float, d: int, k: int, delta: float):
 
 
 def auto_plan(n: float, d: int, k: int, epsilon: float, delta: float, *, max_candidates: int = 3,
-              selection_share: float | None = None) -> SelectionPlan:
+              selection_share: float | None = None, hypotheses=None) -> SelectionPlan:
     """The candidates ``auto`` runs for public inputs (epsilon already divided by a privacy unit's L).
 
     :func:`~dpcore.algorithms.calibrated.selection_plan` (minimax over the separations) when it takes
@@ -215,7 +215,10 @@ def auto_plan(n: float, d: int, k: int, epsilon: float, delta: float, *, max_can
     single key where the regret pick's worst case is more than :data:`~dpcore.algorithms.calibrated.GUARD`
     times larger: the key :func:`~dpcore.algorithms.calibrated.first_pick` names when no set is worth
     its split), on the whole epsilon.  Keys that refuse for these inputs (feasibility, run time, delta) are skipped.
-    ``selection_share`` None is :data:`~dpcore.algorithms.calibrated.SELECTION_SHARE`.
+    ``selection_share`` None is :data:`~dpcore.algorithms.calibrated.SELECTION_SHARE`.  ``hypotheses``
+    (a subset of :data:`~dpcore.algorithms.calibrated.HYPOTHESES` left plausible by a released read,
+    :mod:`dpcore.algorithms.separation`): the minimax plan over them, a set or a single key (the
+    regret pick averages over every hypothesis, which the read has narrowed).
 
     Returns
     -------
@@ -225,11 +228,13 @@ def auto_plan(n: float, d: int, k: int, epsilon: float, delta: float, *, max_can
     -----
     **Privacy.** Public inputs and public calibration data only: post-processing, no cost.
     """
-    from .calibrated import SELECTION_SHARE, first_pick, selection_plan
+    from .calibrated import HYPOTHESES, SELECTION_SHARE, first_pick, selection_plan
     allowed = candidate_filter(n, d, k, delta)
     share = SELECTION_SHARE if selection_share is None else float(selection_share)
-    plan = selection_plan(n, d, k, epsilon, max_candidates=max_candidates, selection_share=share, allowed=allowed)
-    if len(plan.keys) == 1:
+    narrowed = hypotheses is not None and set(hypotheses) != set(HYPOTHESES)
+    plan = selection_plan(n, d, k, epsilon, max_candidates=max_candidates, selection_share=share, allowed=allowed,
+                          hypotheses=hypotheses if narrowed else None)
+    if len(plan.keys) == 1 and not narrowed:
         # The minimax single key hedges against every separation at once; the advisor's pick, by
         # average regret, is within 1.25x of the best more often (held-out: 8-d, k = 12, eps = 1,
         # DPM 4.8x where the pick measures 1.2x).  The trivial answer is not a candidate here.
@@ -276,8 +281,10 @@ def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: 
     # advice is that key on the whole epsilon (advise at eps 0.5, 8-d, k = 12 named two candidates
     # where auto at 0.49 ran one).
     p = ESTIMATORS["auto"]().get_params()
-    run = auto_plan(n, d, k, epsilon * (1.0 - float(p["n_share"])), delta, max_candidates=int(p["n_candidates"]),
-                    selection_share=float(p["selection_share"]))
+    # With the separation read on, the plan over every hypothesis on what the read leaves: the read
+    # may narrow it (AutoKMeans.fit), which the advice's words say.
+    run = auto_plan(n, d, k, epsilon * (1.0 - float(p["n_share"])) * (1.0 - float(p["separation_share"])), delta,
+                    max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]))
     if len(run.keys) > 1:
         return pick, run
     return first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=False)

@@ -8,6 +8,9 @@ runs its first ``n_candidates`` and lets the data choose among them, privately.
 The procedure (one privacy unit = one row, or a person with at most L rows):
 
 1. The dataset size: a public ``n_samples`` (free) or ``N + Lap(1/(n_share eps))``.
+1b. With ``separation_share > 0`` (0.05 by default): a private read of the clusters' separation
+   (:mod:`dpcore.algorithms.separation`, one noisy histogram at ``separation_share eps_left``)
+   narrows the hypotheses of step 2 to those within two doublings of the separation it names.
 2. The candidates: at most ``n_candidates`` keys, the set whose predicted worst case over the
    clusters' separation (each of the calibration's separations a hypothesis) is best
    (:func:`dpcore.algorithms.calibrated.selection_plan`): the best key for overlapping clusters and
@@ -36,7 +39,7 @@ The procedure (one privacy unit = one row, or a person with at most L rows):
 Privacy: by basic composition the fit is (eps, delta)-DP: the noisy size, m candidates at
 ``(eps_c, delta_c)`` and the selection at its share add up to the total, which the ledger
 (``budget_``) shows entry by entry before anything is drawn beyond it.  The candidates' keys and
-budgets are functions of public inputs and the released noisy size.  This is the simple
+budgets are functions of public inputs, the released noisy size and the released separation read.  This is the simple
 "compose everything" variant of private selection; Liu & Talwar (2019, STOC) and Papernot &
 Steinke (2022, ICLR) give each candidate the whole budget at a constant-factor total, which pays
 off for many candidates, not for the two or three the advisor narrows the choice to.
@@ -58,6 +61,7 @@ from ._blocks.size import public_or_noisy_size
 from .base import DPClusterer, fit_doc
 from .calibrated import SELECTION_SHARE, predict
 from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking, auto_plan, within_words
+from .separation import SEPARATION_SHARE, read_separation
 
 __all__ = ["AutoKMeans", "auto_plan", "clipped_cost_score", "release_probabilities", "SCORE_BITS"]
 
@@ -173,6 +177,10 @@ class AutoKMeans(DPClusterer):
         A public dataset size (then nothing is spent on it).
     n_share : float in (0, 1), default 0.02
         Share of epsilon for the noisy size when ``n_samples`` is None.
+    separation_share : float in [0, 1), default 0.05 (:data:`~dpcore.algorithms.separation.SEPARATION_SHARE`)
+        Share of the budget (after the size) for a private read of the clusters' separation that
+        narrows the plan's hypotheses (:mod:`dpcore.algorithms.separation`); 0 plans over every
+        hypothesis from public inputs alone (``benchmarks/advisor_auto.py --separation`` measures both).
     random_state : None, int or numpy.random.Generator
         ``None`` (the only private setting) draws from OS entropy; candidates get their own.
 
@@ -187,6 +195,9 @@ class AutoKMeans(DPClusterer):
         The candidate estimators themselves are not kept: their exact diagnostics (e.g. ``n_clipped_``)
         are not part of the release.
     n_samples_estimate_ : float, the public or noisy size the ranking used
+    separation_ : dict or None
+        The separation read (``statistic``, ``named``, ``hypotheses``, ``epsilon``: all released,
+        see :func:`~dpcore.algorithms.separation.read_separation`); None with ``separation_share=0``.
     budget_ : BudgetLedger: the size, one composite entry per candidate, the selection
 
     Raises
@@ -221,8 +232,8 @@ class AutoKMeans(DPClusterer):
     family = "centroids"
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_candidates=3,
-                 selection_share=SELECTION_SHARE, n_samples=None, n_share=0.02, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 selection_share=SELECTION_SHARE, n_samples=None, n_share=0.02, separation_share=SEPARATION_SHARE,
+                 random_state=None, max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -231,6 +242,7 @@ class AutoKMeans(DPClusterer):
         self.selection_share = selection_share
         self.n_samples = n_samples
         self.n_share = n_share
+        self.separation_share = separation_share
         self.random_state = random_state
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
@@ -242,19 +254,24 @@ class AutoKMeans(DPClusterer):
         s = self.selection_share
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < float(s) < 1:
             raise ValueError(f"selection_share must be in (0, 1), got {s!r}")
+        r = self.separation_share
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not 0 <= float(r) < 1:
+            raise ValueError(f"separation_share must be in [0, 1) (0 turns the separation read off), got {r!r}")
 
-    def plan(self, n: float, d: int, eps_left: float):
+    def plan(self, n: float, d: int, eps_left: float, hypotheses=None):
         """The candidates for a public or noisy size ``n``: ``[(key, eps_c, delta_c, prediction)]``.
 
         :func:`auto_plan` with at most ``n_candidates``: the set whose predicted worst case over the
         clusters' separation is best, or the advisor's single pick.  Public inputs only (the size, d,
-        k, epsilon, delta, the privacy unit's L).
+        k, epsilon, delta, the privacy unit's L), and the hypotheses a released separation read
+        leaves (None: all of them).
         """
         k, m = int(self.n_clusters), int(self.n_candidates)
         # A fit with a privacy unit plans at epsilon / L, as check_fit does (every sensitivity is L rows').
         L = int((getattr(self, "privacy_unit_", None) or {}).get("max_contributions") or 1)
         delta = float(self.delta or 0.0)
-        plan = auto_plan(n, d, k, eps_left / L, delta, max_candidates=m, selection_share=float(self.selection_share))
+        plan = auto_plan(n, d, k, eps_left / L, delta, max_candidates=m, selection_share=float(self.selection_share),
+                         hypotheses=hypotheses)
         if plan.keys:
             size = len(plan.keys)
             return [(key, eps_c * L, delta / size if ESTIMATORS[key].needs_delta else 0.0,
@@ -273,7 +290,13 @@ class AutoKMeans(DPClusterer):
         n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, float(self.n_share),
                                                float(self.epsilon), noise)
         self.n_samples_estimate_ = n_est
-        plan = self.plan(n_est, d, eps_left)
+        self.separation_ = None
+        if float(self.separation_share) > 0:
+            L = int((getattr(self, "privacy_unit_", None) or {}).get("max_contributions") or 1)
+            eps_s = float(self.separation_share) * eps_left
+            self.separation_ = read_separation(X, int(self.n_clusters), dom.lower, dom.upper, n_est, eps_s, noise, L)
+            eps_left -= eps_s
+        plan = self.plan(n_est, d, eps_left, None if self.separation_ is None else self.separation_["hypotheses"])
         seeds = self._child_seeds(len(plan))
         fitted, self.candidates_ = [], []
         for (key, eps_c, delta_c, pred), seed in zip(plan, seeds):
@@ -339,8 +362,11 @@ class AutoKMeans(DPClusterer):
         defaults = cls().get_params()
         p = {**defaults, **{key: v for key, v in params.items() if key in defaults}}
         share = 0.0 if p["n_samples"] is not None else float(p["n_share"])
-        plan = auto_plan(n, d, k, epsilon * (1.0 - share), delta, max_candidates=int(p["n_candidates"]),
-                         selection_share=float(p["selection_share"]))
-        return Regime(cls.key, "ok", f"candidates {', '.join(plan.keys)} ({within_words(plan.worst)}).", None,
+        read = float(p["separation_share"]) > 0
+        plan = auto_plan(n, d, k, epsilon * (1.0 - share) * (1.0 - float(p["separation_share"])), delta,
+                         max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]))
+        # With a separation read the candidates depend on it: this is the plan over every hypothesis.
+        before = " before a private read of the clusters' separation narrows them" if read else ""
+        return Regime(cls.key, "ok", f"candidates {', '.join(plan.keys)}{before} ({within_words(plan.worst)}).", None,
                       dict(predicted_ratio=ranking[0].ratio, trivial_ratio=triv.ratio, candidates=plan.keys))
 

@@ -18,6 +18,7 @@ from .advisor import (
     advice_frame,
     advice_name,
     advise,
+    auto_separation_share,
     bias2_eugkm_bound,
     grid_cells,
     mse_dplloyd,
@@ -41,7 +42,8 @@ from .curves import (
 )
 
 __all__ = ["noise_effect", "TRIVIAL",
-           "Advice", "advice_frame", "advice_name", "advise", "bias2_eugkm_bound", "grid_cells",
+           "Advice", "advice_frame", "advice_name", "advise", "auto_separation_share", "bias2_eugkm_bound",
+           "grid_cells",
            "mse_dplloyd", "mse_hybrid", "var_eugkm", "DEFAULT_EPSILONS", "DEFAULT_SEEDS", "Reference",
            "UtilityCurve", "baseline_key", "compare_curves", "curves_frame", "fit_reference", "measure_for",
            "measured_best", "privacy_utility_curve", "subsample", "utility", "ACCURACY_EPSILONS", "AccuracyAnswer",

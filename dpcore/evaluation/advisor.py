@@ -43,7 +43,7 @@ import pandas as pd
 from ..algorithms._blocks.lloyd import RHO, auto_schedule
 from ..algorithms.calibrated import Prediction, SelectionPlan
 from ..algorithms.centroid.hybrid import hybrid_min_epsilon
-from ..algorithms.regime import advisor_plan, advisor_ranking, within_words
+from ..algorithms.regime import ESTIMATORS, advisor_plan, advisor_ranking, within_words
 from ..algorithms.registry import assess
 
 
@@ -283,7 +283,7 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
         runs = " and ".join(f"{advice_name(q)} at ε = {e:.3g}" for q, e in zip(plan.keys, plan.budgets()))
         reason = (f"Which algorithm is best depends on how separated the clusters are and whether their sizes "
                   f"are equal, which are not public: "
-                  f"“auto” runs {runs} "
+                  f"“auto” {read_words()}runs {runs} "
                   f"and releases one chosen privately ({worst}; one centre at a DP mean at {triv.ratio:.3g}×).")
     else:
         first = next((p for p in ranking if p.key == pick), None)
@@ -293,6 +293,20 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
     reason += f" (Su et al.'s formulas alone: {formula_reason})"
     return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, pick, certain, reason, regimes, su_best, trivial,
                   formula_best, tuple(ranking), triv, plan)
+
+
+def auto_separation_share() -> float:
+    """The share of auto's budget (after the size) its default separation read spends; 0 when off or absent."""
+    return float(ESTIMATORS["auto"]().get_params()["separation_share"]) if "auto" in ESTIMATORS else 0.0
+
+
+def read_words() -> str:
+    """What auto's default separation read does, as a clause before "runs ..." (empty when it is off)."""
+    share = auto_separation_share()
+    if share <= 0:
+        return ""
+    return (f"first spends {share:.0%} of what is left after the size on a private read of how separated the "
+            "clusters are (a noisy histogram), which may narrow or change the candidates; over every separation it ")
 
 
 def _pick_ratio(a: Advice) -> float:

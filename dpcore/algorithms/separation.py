@@ -1,0 +1,219 @@
+"""A private read of how separated the clusters are, for ``algorithm="auto"`` (issue 25).
+
+The advisor's plan hedges over the clusters' separation and sizes because neither is public
+(:data:`~dpcore.algorithms.calibrated.HYPOTHESES`).  A small share of epsilon buys a rough answer:
+
+1. **The statistic** (epsilon_s-DP, one noisy histogram): the rows' first ``min(d, 3)``
+   coordinates binned on a grid of ``m`` cells a side over the public bounds, ``m^d'`` about 4k;
+   every cell's count gets discrete Laplace noise of sensitivity 1 (L for a privacy unit of L
+   rows) from the estimator's :class:`~dpcore.privacy.mechanisms.NoiseSource`; the statistic is
+   the share of the (clipped) noisy mass in the k heaviest cells.  Far-apart clusters put their
+   mass in about k cells, overlapping ones spread it.  Everything after the noise is
+   post-processing.
+2. **The references** (public simulation, no data): for the public (n, d, k) and epsilon_s, the
+   statistic's median over :data:`REFERENCES` Gaussian mixtures of each hypothesis
+   (:func:`mixture`, the calibration suite's law, fixed seeds).  They are drawn at
+   ``n_ref = min(n, REFERENCE_ROWS)`` rows and epsilon_s ``n / n_ref``: the noise over the counts
+   is then the same as for n rows at epsilon_s, at a bounded cost.
+3. **The name**: the separation whose reference median is nearest the statistic (both size laws
+   compete: sizes are not public either); the plan then hedges over the hypotheses within
+   :data:`PLAUSIBLE_STEPS` doublings of it (:func:`plausible`).
+
+Measured (``benchmarks/advisor_separation.py``, epsilon_s = 0.05): the named separation is on the
+right side of c = 4 (overlapping c <= 2 against far apart c >= 8, the side that decides between
+zCDP-Lloyd and DPM) for 85 % of 10^4-row mixtures and 88 % of 10^5-row ones, 65 % at 10^3 rows.
+
+The mixtures fill the box as the calibration's do (centres within 0.6 of the middle of [-1, 1]):
+data in a small corner of loose bounds look far apart to the statistic, as they look to every
+grid-based algorithm.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from ..privacy.mechanisms import NoiseSource
+from .calibrated import HYPOTHESES, SEPARATIONS
+
+__all__ = ["SEPARATION_SHARE", "PLAUSIBLE_STEPS", "REFERENCE_ROWS", "REFERENCES", "mixture", "histogram_counts",
+           "top_k_share", "reference_medians", "name_separation", "plausible", "read_separation"]
+
+#: ``AutoKMeans(separation_share=...)``'s default.  Measured with real fits (``benchmarks/advisor_auto.py``,
+#: median of 5 seeds, auto at the total epsilon over the best single key at the same epsilon): on the 42
+#: held-out cells within 1.25x in 37 (35 without the read), within 2x in 41 (39), worst 2.28x (64x: 32
+#: equal far-apart clusters in 14-d at epsilon 1, where the read lets DPM run alone); on the 36 real-set
+#: cells within 1.25x in 33 (34), worst 1.58x (1.69x).
+SEPARATION_SHARE = 0.05
+#: The plan keeps the hypotheses within this many doublings of the named separation: at one, a
+#: far-apart set named c = 4 (synth_10d in two draws of five) lost DPM (122x the best).
+PLAUSIBLE_STEPS = 2
+#: The references' rows at most (their noise scaled to the dataset's size, see the module docstring).
+REFERENCE_ROWS = 20_000
+#: Mixtures per hypothesis in the references (their median is the reference).
+REFERENCES = 3
+#: The statistic's columns at most (a grid of about 4k cells over more would be 1-2 cells a side).
+COLUMNS = 3
+
+
+def mixture(n: int, d: int, k: int, c: float, seed: int, *, equal: bool = False,
+            columns: int | None = None) -> np.ndarray:
+    """n points of a k-component Gaussian mixture in [-1, 1]^d, clipped to the box.
+
+    ``sigma = g / (c sqrt(d))`` with g the median distance from a centre to its nearest other centre:
+    a typical pair is c-separated (Dasgupta 1999), c = 1 overlapping, 4 well separated.  The
+    components' weights are Dirichlet(2) draws (some clusters several times larger than others), or
+    equal with ``equal=True`` (like scikit-learn's ``make_blobs``, DPM's benchmarks).  The law of
+    the calibration suite (``benchmarks/advisor_calibration.py``).
+
+    Parameters
+    ----------
+    n, d, k : int >= 1
+    c : float > 0, the separation
+    seed : int, the generator's seed (a public simulation: no data)
+    equal : bool, equal weights
+    columns : int, optional
+        Draw only the first ``columns`` coordinates (the same law, not the same numbers as the
+        full draw), for statistics that read no more.
+
+    Returns
+    -------
+    ndarray (n, d), or (n, min(columns, d)).
+    """
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-0.6, 0.6, (k, d))
+    gaps = np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(-1))
+    np.fill_diagonal(gaps, np.inf)
+    sigma = np.median(gaps.min(axis=1)) / (c * np.sqrt(d)) if k > 1 else 1.0 / (c * np.sqrt(d))
+    weights = np.full(k, 1.0 / k) if equal else rng.dirichlet(np.full(k, 2.0))
+    labels = rng.choice(k, size=n, p=weights)
+    p = d if columns is None else min(int(columns), d)
+    X = centres[labels, :p] + sigma * rng.standard_normal((n, p))
+    return np.clip(X, -1.0, 1.0)
+
+
+def _cells(d: int, k: int) -> tuple[int, int]:
+    """(columns read, cells a side): about 4k cells over the first min(d, 3) columns."""
+    p = min(d, COLUMNS)
+    return p, max(2, int(round((4 * k) ** (1.0 / p))))
+
+
+def histogram_counts(X: np.ndarray, k: int, lower, upper) -> np.ndarray:
+    """The exact counts of the statistic's grid: int64 (m^p,), over the public box ``[lower, upper]``.
+
+    ``X`` (n, d) inside the box (rows outside are counted in the nearest cell); ``lower``/``upper``
+    scalars or (d,).  Adding or removing one row changes one count by one: L1 sensitivity 1.
+    """
+    X = np.asarray(X, dtype=float)
+    p, m = _cells(X.shape[1], k)
+    lo = np.broadcast_to(np.asarray(lower, dtype=float), (X.shape[1],))[:p]
+    hi = np.broadcast_to(np.asarray(upper, dtype=float), (X.shape[1],))[:p]
+    idx = np.clip(((X[:, :p] - lo) / (hi - lo) * m).astype(np.int64), 0, m - 1)
+    flat = np.ravel_multi_index(tuple(idx.T), (m,) * p)
+    return np.bincount(flat, minlength=m ** p).astype(np.int64)
+
+
+def top_k_share(noisy_counts, k: int) -> float:
+    """The share of the clipped noisy mass in the k heaviest cells: float in [0, 1], nan if none is positive.
+
+    Post-processing of a released histogram: no cost.
+    """
+    mass = np.clip(np.asarray(noisy_counts, dtype=float), 0.0, None)
+    total = mass.sum()
+    if not total > 0:
+        return math.nan
+    return float(np.sort(mass)[::-1][:k].sum() / total)
+
+
+@lru_cache(maxsize=64)
+def _references(n_ref: int, d: int, k: int, eps_ref: float) -> tuple:
+    out = []
+    for j, (c, sizes) in enumerate(HYPOTHESES):
+        stats = []
+        for r in range(REFERENCES):
+            X = mixture(n_ref, d, k, c, 8000 + 100 * j + r, equal=sizes == "equal", columns=COLUMNS)
+            counts = histogram_counts(X, k, -1.0, 1.0)
+            # A public simulation (no data): plain float Laplace from a fixed seed is fine here.
+            noise = np.random.default_rng(9000 + 100 * j + r).laplace(0.0, 1.0 / eps_ref, counts.size)
+            stats.append(top_k_share(counts + noise, k))
+        out.append(((c, sizes), float(np.nanmedian(stats)) if np.isfinite(stats).any() else math.nan))
+    return tuple(out)
+
+
+def reference_medians(n: float, d: int, k: int, epsilon: float) -> dict:
+    """``{(separation, sizes): the statistic's median}`` over public mixtures of every hypothesis.
+
+    Parameters
+    ----------
+    n : float > 0, the public or released size
+    d, k : int >= 1
+    epsilon : float > 0, the statistic's budget per row (epsilon_s / L for a unit of L rows)
+
+    Returns
+    -------
+    dict over :data:`~dpcore.algorithms.calibrated.HYPOTHESES`; nan where no draw had a positive mass.
+
+    Notes
+    -----
+    **Privacy.** Public inputs only; drawn at ``min(n, REFERENCE_ROWS)`` rows with the budget scaled
+    so that the noise is the same share of the counts.  Cached per (rows, d, k, budget).
+    """
+    n = max(float(n), 1.0)
+    n_ref = int(min(n, REFERENCE_ROWS))
+    eps_ref = float(epsilon) * n / n_ref
+    return dict(_references(n_ref, int(d), int(k), float(f"{eps_ref:.6g}")))
+
+
+def name_separation(statistic: float, references: dict) -> float | None:
+    """The separation whose reference median is nearest ``statistic``; None when either is unusable."""
+    finite = {h: v for h, v in references.items() if math.isfinite(v)}
+    if not math.isfinite(statistic) or not finite:
+        return None
+    return float(min(finite, key=lambda h: abs(finite[h] - statistic))[0])
+
+
+def plausible(c: float | None, steps: int = PLAUSIBLE_STEPS) -> tuple:
+    """The hypotheses (both size laws) within ``steps`` doublings of separation ``c``; all for None."""
+    if c is None:
+        return HYPOTHESES
+    i = SEPARATIONS.index(c)
+    keep = SEPARATIONS[max(0, i - steps): i + steps + 1]
+    return tuple(h for h in HYPOTHESES if h[0] in keep)
+
+
+def read_separation(X: np.ndarray, k: int, lower, upper, n: float, epsilon: float, noise: NoiseSource,
+                    units: int = 1) -> dict:
+    """Spend ``epsilon`` on the statistic and name the clusters' separation.
+
+    Parameters
+    ----------
+    X : ndarray (n_rows, d), clipped to the public box ``[lower, upper]``
+    k : int, the number of clusters (public)
+    lower, upper : scalars or (d,), the public bounds
+    n : float, the public or released size (for the references)
+    epsilon : float > 0, charged in full to ``noise``'s ledger ("separation read")
+    noise : the estimator's NoiseSource (its sensitivity already times L for a privacy unit)
+    units : int, the privacy unit's L (the references are drawn at ``epsilon / units``)
+
+    Returns
+    -------
+    dict: ``statistic`` (float), ``named`` (a separation of
+    :data:`~dpcore.algorithms.calibrated.SEPARATIONS`, or None when the histogram had no positive
+    mass), ``hypotheses`` (:func:`plausible`), ``epsilon``.
+
+    Raises
+    ------
+    BudgetExceededError
+        Before drawing, if ``epsilon`` exceeds what the ledger has left.
+
+    Notes
+    -----
+    **Privacy.** epsilon-DP (the discrete Laplace on counts of sensitivity 1 per row, L per unit);
+    the rest is post-processing of the noisy counts and public simulation.
+    """
+    counts = histogram_counts(X, k, lower, upper)
+    noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name="separation read (noisy histogram)")
+    statistic = top_k_share(noisy, k)
+    named = name_separation(statistic, reference_medians(n, X.shape[1], k, epsilon / max(int(units), 1)))
+    return dict(statistic=statistic, named=named, hypotheses=plausible(named), epsilon=float(epsilon))

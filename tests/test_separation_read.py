@@ -1,0 +1,151 @@
+"""The private separation read of ``auto`` (issue 25): its statistic, references, naming and ledger."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from dpcore.algorithms import calibrated as C
+from dpcore.algorithms.regime import auto_plan, candidate_filter
+from dpcore.algorithms.selection import AutoKMeans
+from dpcore.algorithms.separation import (
+    histogram_counts,
+    mixture,
+    name_separation,
+    plausible,
+    read_separation,
+    reference_medians,
+    top_k_share,
+)
+from dpcore.privacy.accountant import BudgetLedger
+from dpcore.privacy.mechanisms import NoiseSource
+
+
+def test_the_histogram_has_sensitivity_one():
+    """Adding one row (inside, on a bound or outside the box) moves exactly one count by one."""
+    X = mixture(500, 5, 4, 2.0, seed=1)
+    base = histogram_counts(X, 4, -1.0, 1.0)
+    assert base.sum() == 500 and base.size == 27     # about 4k = 16 cells over 3 columns: 3 a side
+    for row in ([0.1] * 5, [1.0] * 5, [-1.0] * 5, [3.0, -7.0, 0.0, 0.0, 0.0]):
+        diff = histogram_counts(np.vstack([X, row]), 4, -1.0, 1.0) - base
+        assert np.abs(diff).sum() == 1 and diff.max() == 1
+
+
+def test_per_coordinate_bounds_map_each_column_onto_the_grid():
+    X = np.array([[0.0, 10.0], [1.0, 20.0], [0.99, 19.9]])
+    counts = histogram_counts(X, 2, np.array([0.0, 10.0]), np.array([1.0, 20.0]))
+    m = int(round(8 ** 0.5))
+    assert counts.size == m * m and counts[0] == 1 and counts[-1] == 2
+
+
+def test_the_share_is_post_processing_of_the_noisy_counts():
+    assert top_k_share([5, 3, -2, 2], 1) == pytest.approx(0.5)
+    assert np.isnan(top_k_share([-1, 0, -3], 2))
+
+
+def test_references_rise_with_the_separation():
+    """Far-apart mixtures put more of the mass in the k heaviest cells than overlapping ones, under both
+    size laws, at every size the references are drawn for (the premise of the read)."""
+    for n in (2_000, 10_000, 200_000):
+        refs = reference_medians(n, 8, 12, 0.05)
+        for sizes in C.SIZES:
+            assert refs[16.0, sizes] > refs[4.0, sizes] > refs[1.0, sizes]
+
+
+def test_references_scale_the_noise_with_the_size():
+    """Above REFERENCE_ROWS the references are drawn at that many rows with the budget scaled up:
+    n rows at epsilon and 2n rows at epsilon / 2 see the same noise over the counts."""
+    assert reference_medians(100_000, 6, 10, 0.02) == reference_medians(200_000, 6, 10, 0.01)
+    assert reference_medians(5_000, 6, 10, 0.02) != reference_medians(10_000, 6, 10, 0.01)
+
+
+def test_the_read_tells_overlapping_from_far_apart_clusters():
+    """Held-out draws (seeds the references never use) at 20,000 rows, epsilon_s = 0.05: overlapping
+    mixtures are named c <= 2 and far-apart ones c >= 8 in at least 4 of 5 noise draws."""
+    for c, side in ((1.0, lambda named: named <= 2), (16.0, lambda named: named >= 8)):
+        for equal in (False, True):
+            X = mixture(20_000, 8, 12, c, seed=4242, equal=equal)
+            right = 0
+            for r in range(5):
+                noise = NoiseSource(np.random.default_rng(r), BudgetLedger(0.05))
+                read = read_separation(X, 12, -1.0, 1.0, 20_000, 0.05, noise)
+                assert noise.ledger.total()[0] == pytest.approx(0.05)
+                right += read["named"] is not None and side(read["named"])
+            assert right >= 4, (c, equal, right)
+
+
+def test_plausible_keeps_two_doublings_each_side():
+    assert {c for c, _ in plausible(16.0)} == {4.0, 8.0, 16.0}
+    assert {c for c, _ in plausible(1.0)} == {1.0, 2.0, 4.0}
+    assert set(plausible(4.0)) == set(C.HYPOTHESES) == set(plausible(None))
+    assert {z for _, z in plausible(8.0)} == set(C.SIZES)
+    assert name_separation(float("nan"), {(1.0, "equal"): 0.5}) is None
+    assert name_separation(0.9, {(1.0, "equal"): 0.5, (16.0, "unequal"): 0.95}) == 16.0
+
+
+def test_a_read_that_rules_out_overlap_lets_dpm_run_alone():
+    """The held-out miss it is for: 40,000 x 14-d, 32 equal far-apart clusters at epsilon 1.  Over every
+    hypothesis auto runs zCDP-Lloyd (64x the best there); with overlap ruled out, DPM (1.45x)."""
+    n, d, k, e = 40_000, 14, 32, 0.95
+    assert auto_plan(n, d, k, e, 1e-6).keys == ("zcdp_lloyd",)
+    assert auto_plan(n, d, k, e, 1e-6, hypotheses=plausible(16.0)).keys[0] == "dpm"
+    # every hypothesis is no narrowing: the public plan
+    assert auto_plan(n, d, k, e, 1e-6, hypotheses=C.HYPOTHESES) == auto_plan(n, d, k, e, 1e-6)
+
+
+def test_auto_with_a_read_charges_it_and_plans_from_it():
+    X = mixture(40_000, 14, 32, 24.0, seed=112, equal=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = AutoKMeans(32, epsilon=1.0, delta=1e-6, bounds=(-1, 1), separation_share=0.05, random_state=0).fit(X)
+        off = AutoKMeans(32, epsilon=1.0, delta=1e-6, bounds=(-1, 1), separation_share=0, random_state=0).fit(X)
+    entries = {e.name: e.epsilon for e in est.budget_}
+    assert entries["separation read (noisy histogram)"] == pytest.approx(0.05 * 0.98)
+    assert est.budget_.total()[0] == pytest.approx(1.0)
+    read = est.separation_
+    assert read["named"] >= 8 and read["epsilon"] == pytest.approx(0.049)
+    # the candidates are the plan for the released size and the released read, on what is left
+    eps_left = 0.98 * 0.95
+    plan = auto_plan(est.n_samples_estimate_, 14, 32, eps_left, 1e-6, hypotheses=read["hypotheses"])
+    assert [c["key"] for c in est.candidates_] == list(plan.keys)
+    assert sum(c["epsilon"] for c in est.candidates_) == pytest.approx(
+        eps_left * (1 - C.SELECTION_SHARE) if len(plan.keys) > 1 else eps_left)
+    # turned off: no read, no entry, the plan over every hypothesis
+    assert off.separation_ is None and not any(e.name.startswith("separation") for e in off.budget_)
+    assert [c["key"] for c in off.candidates_] == list(auto_plan(off.n_samples_estimate_, 14, 32, 0.98, 1e-6).keys)
+
+
+def test_a_read_for_a_privacy_unit_is_charged_per_unit():
+    """With L rows per person every count moves by up to L: the ledger's entry is at the unit's
+    sensitivity, and the whole fit still spends epsilon."""
+    X = mixture(6_000, 4, 5, 4.0, seed=3)
+    ids = np.repeat(np.arange(3_000), 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = AutoKMeans(5, epsilon=1.0, bounds=(-1, 1), separation_share=0.1, max_contributions=2,
+                         random_state=0).fit(X, privacy_id=ids)
+    entry = next(e for e in est.budget_ if e.name.startswith("separation"))
+    assert entry.sensitivity == pytest.approx(2.0)
+    assert est.budget_.total()[0] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.0, True, "0.05"])
+def test_a_bad_separation_share_is_refused(share):
+    with pytest.raises(ValueError, match="separation_share"):
+        AutoKMeans(3, epsilon=1.0, bounds=(0, 1), separation_share=share).fit(np.zeros((10, 2)))
+
+
+def test_the_regime_says_the_read_narrows_the_candidates():
+    said = AutoKMeans.regime(n=40_000, d=14, k=32, epsilon=1.0, delta=1e-6, separation_share=0.05)
+    assert "private read" in said.reason and said.status == "ok"
+    assert "private read" in AutoKMeans.regime(n=40_000, d=14, k=32, epsilon=1.0, delta=1e-6).reason   # the default
+    assert "private read" not in AutoKMeans.regime(n=40_000, d=14, k=32, epsilon=1.0, delta=1e-6,
+                                                   separation_share=0).reason
+
+
+def test_the_read_filter_agrees_with_the_plan():
+    """candidate_filter is what the plan uses: every candidate of the narrowed plan may run."""
+    ok = candidate_filter(40_000, 14, 32, 1e-6)
+    plan = auto_plan(40_000, 14, 32, 0.95, 1e-6, hypotheses=plausible(16.0))
+    assert all(ok(key, e, len(plan.keys)) for key, e in zip(plan.keys, plan.budgets()))
