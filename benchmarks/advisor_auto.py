@@ -142,15 +142,27 @@ def real(seeds: int) -> None:
                   f"{auto / float(best.ratio):>9.2f}  {chose}", flush=True)
 
 
-def stored_best(path) -> dict:
-    """``{(data, eps): (best key, its median)}`` from an earlier run's printed table."""
-    out = {}
+def _stored_rows(path):
+    """``(data, eps, columns after eps)`` of an earlier run's first table (the one above any second header)."""
+    seen = False
     for line in Path(path).read_text().splitlines():
+        if line.startswith("#") and seen:
+            return
         if line.startswith(("#", "data ")) or len(line) < 47:
             continue
-        eps, _auto, _pick, _pick_x, key, best = line[46:].split()[:6]
-        out[line[:46].rstrip(), float(eps)] = (key, float(best))
-    return out
+        seen = True
+        eps, *rest = line[46:].split()
+        yield line[:46].rstrip(), float(eps), rest
+
+
+def stored_auto(path) -> dict:
+    """``{(data, eps): auto's median}`` from an earlier run's printed table."""
+    return {(name, eps): float(rest[0]) for name, eps, rest in _stored_rows(path)}
+
+
+def stored_best(path) -> dict:
+    """``{(data, eps): (best key, its median)}`` from an earlier run's printed table."""
+    return {(name, eps): (rest[3], float(rest[4])) for name, eps, rest in _stored_rows(path)}
 
 
 def main(argv=None):

@@ -23,10 +23,12 @@ seconds instead of 40 minutes.
     python -m benchmarks.advisor_heldout --only equal      # the data sets whose name says so
     python -m benchmarks.advisor_heldout --verdicts
     python -m benchmarks.advisor_heldout --oracle        # what knowing the separation would buy (:func:`oracle`)
+    python -m benchmarks.advisor_heldout --picks         # the advisor's first pick, auto's measured where it is auto
 """
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 import warnings
@@ -145,7 +147,6 @@ def oracle(path: Path = RESULTS) -> list[tuple]:
     -------
     list of ``(name, epsilon, hypothesis, oracle_key, oracle_factor, pick, pick_factor)``.
     """
-    import math
 
     from dpcore.algorithms.calibrated import DELTA, SEPARATIONS, TRIVIAL, first_pick, predict
     from dpcore.algorithms.regime import candidate_filter, runnable
@@ -174,6 +175,35 @@ def oracle_report(rows: list) -> None:
               f"{(f <= 2).sum()}")
 
 
+def first_picks(path: Path = RESULTS, auto_path: Path | None = None) -> list[tuple]:
+    """The advisor's first pick (:func:`dpcore.algorithms.regime.advisor_plan`) on each stored cell, measured
+    by its stored median over the best (``auto``'s median from ``advisor_auto.txt``'s first table).
+
+    Returns
+    -------
+    list of ``(name, epsilon, pick, factor)``.
+    """
+    from benchmarks.advisor_auto import shapes, stored_auto
+    from dpcore.algorithms.calibrated import DELTA, TRIVIAL
+    autos = stored_auto(auto_path or Path(__file__).with_name("results") / "advisor_auto.txt")
+    shape, out = shapes(), []
+    for name, eps, triv, medians in stored_medians(path):
+        n, d, k = shape[name]
+        pick, _ = regime_module.advisor_plan(n, d, k, eps, DELTA)
+        best = min([v for v in medians.values() if math.isfinite(v)] + [triv])
+        r = autos[name, eps] if pick == "auto" else triv if pick == TRIVIAL else medians.get(pick, math.inf)
+        out.append((name, eps, pick, r / best))
+    return out
+
+
+def picks_report(rows: list) -> None:
+    for name, eps, pick, f in rows:
+        print(f"{name:<44} {eps:>4g}  {pick:<16} {f:>7.3g}")
+    f = np.array([r[3] for r in rows])
+    print(f"first pick within 1.25x of the best in {(f <= 1.25).sum()} of {len(f)} cells, within 2x in "
+          f"{(f <= 2).sum()}, worst {f.max():.3g}")
+
+
 def report(silent: list, wrong: list) -> None:
     print(f"silent garbage (median above the trivial answer's, no warning): {len(silent)}")
     for s in silent:
@@ -193,7 +223,11 @@ def main(argv=None):
     ap.add_argument("--oracle", action="store_true",
                     help="the model's first key had it known the separation and sizes, beside its public single pick "
                          "(stored medians, no fits)")
+    ap.add_argument("--picks", action="store_true",
+                    help="the advisor's first pick on the stored medians (auto's from advisor_auto.txt; no fits)")
     args = ap.parse_args(argv)
+    if args.picks:
+        return picks_report(first_picks())
     if args.oracle:
         return oracle_report(oracle())
     if args.verdicts:

@@ -69,8 +69,10 @@ def pick_text(adv) -> str:
         return "publish one centre at a DP mean"
     if adv.best == "auto":
         runs = " and ".join(f"{short_name(q)} at ε = {e:.3g}" for q, e in zip(adv.plan.keys, adv.plan.budgets()))
-        read = "a private read of how separated the clusters are, then " if E.auto_separation_share() > 0 else ""
-        return f"Auto: {read}{runs}, one chosen privately (the ledger shows every share)"
+        read = ("a private read of how separated the clusters are, then (unless the read changes the plan) "
+                if E.auto_separation_share() > 0 else "")
+        chosen = ", one chosen privately" if len(adv.plan.keys) > 1 else ""
+        return f"Auto: {read}{runs}{chosen} (the ledger shows every share)"
     return E.advice_name(adv.best)
 
 

@@ -38,7 +38,7 @@ from ..privacy.mechanisms import NoiseSource
 from .calibrated import HYPOTHESES, SEPARATIONS
 
 __all__ = ["SEPARATION_SHARE", "PLAUSIBLE_STEPS", "REFERENCE_ROWS", "REFERENCES", "mixture", "histogram_counts",
-           "top_k_share", "reference_medians", "name_separation", "plausible", "read_separation"]
+           "top_k_share", "reference_medians", "name_separation", "plausible", "read_separation", "read_outcomes"]
 
 #: ``AutoKMeans(separation_share=...)``'s default.  Measured with real fits (``benchmarks/advisor_auto.py``,
 #: median of 5 seeds, auto at the total epsilon over the best single key at the same epsilon): on the 42
@@ -126,19 +126,30 @@ def top_k_share(noisy_counts, k: int) -> float:
     return float(np.sort(mass)[::-1][:k].sum() / total)
 
 
+def _simulated(n_ref: int, d: int, k: int, eps_ref: float, j: int, r: int, offset: int) -> float:
+    """The statistic on one public mixture of hypothesis ``HYPOTHESES[j]`` (draw r, seeds from ``offset``)."""
+    c, sizes = HYPOTHESES[j]
+    X = mixture(n_ref, d, k, c, offset + 100 * j + r, equal=sizes == "equal", columns=COLUMNS)
+    counts = histogram_counts(X, k, -1.0, 1.0)
+    # A public simulation (no data): plain float Laplace from a fixed seed is fine here.
+    noise = np.random.default_rng(offset + 1000 + 100 * j + r).laplace(0.0, 1.0 / eps_ref, counts.size)
+    return top_k_share(counts + noise, k)
+
+
 @lru_cache(maxsize=64)
 def _references(n_ref: int, d: int, k: int, eps_ref: float) -> tuple:
     out = []
-    for j, (c, sizes) in enumerate(HYPOTHESES):
-        stats = []
-        for r in range(REFERENCES):
-            X = mixture(n_ref, d, k, c, 8000 + 100 * j + r, equal=sizes == "equal", columns=COLUMNS)
-            counts = histogram_counts(X, k, -1.0, 1.0)
-            # A public simulation (no data): plain float Laplace from a fixed seed is fine here.
-            noise = np.random.default_rng(9000 + 100 * j + r).laplace(0.0, 1.0 / eps_ref, counts.size)
-            stats.append(top_k_share(counts + noise, k))
-        out.append(((c, sizes), float(np.nanmedian(stats)) if np.isfinite(stats).any() else math.nan))
+    for j, h in enumerate(HYPOTHESES):
+        stats = [_simulated(n_ref, d, k, eps_ref, j, r, 8000) for r in range(REFERENCES)]
+        out.append((h, float(np.nanmedian(stats)) if np.isfinite(stats).any() else math.nan))
     return tuple(out)
+
+
+def _scaled(n: float, epsilon: float) -> tuple[int, float]:
+    """(rows, budget) of the simulations standing for n rows at epsilon (the same noise share)."""
+    n = max(float(n), 1.0)
+    n_ref = int(min(n, REFERENCE_ROWS))
+    return n_ref, float(f"{float(epsilon) * n / n_ref:.6g}")
 
 
 def reference_medians(n: float, d: int, k: int, epsilon: float) -> dict:
@@ -159,10 +170,8 @@ def reference_medians(n: float, d: int, k: int, epsilon: float) -> dict:
     **Privacy.** Public inputs only; drawn at ``min(n, REFERENCE_ROWS)`` rows with the budget scaled
     so that the noise is the same share of the counts.  Cached per (rows, d, k, budget).
     """
-    n = max(float(n), 1.0)
-    n_ref = int(min(n, REFERENCE_ROWS))
-    eps_ref = float(epsilon) * n / n_ref
-    return dict(_references(n_ref, int(d), int(k), float(f"{eps_ref:.6g}")))
+    n_ref, eps_ref = _scaled(n, epsilon)
+    return dict(_references(n_ref, int(d), int(k), eps_ref))
 
 
 def name_separation(statistic: float, references: dict) -> float | None:
@@ -180,6 +189,21 @@ def plausible(c: float | None, steps: int = PLAUSIBLE_STEPS) -> tuple:
     i = SEPARATIONS.index(c)
     keep = SEPARATIONS[max(0, i - steps): i + steps + 1]
     return tuple(h for h in HYPOTHESES if h[0] in keep)
+
+
+@lru_cache(maxsize=64)
+def read_outcomes(n: float, d: int, k: int, epsilon: float) -> dict:
+    """What the read would name under each hypothesis: ``{(separation, sizes): (named, ...)}``.
+
+    :data:`REFERENCES` public mixtures per hypothesis (seeds apart from the references'), each read
+    at ``epsilon`` (per row) and named against :func:`reference_medians`; the advisor's model of the
+    read's errors.  Public inputs only.
+    """
+    n_ref, eps_ref = _scaled(n, epsilon)
+    refs = reference_medians(n, d, k, epsilon)
+    return {h: tuple(name_separation(_simulated(n_ref, int(d), int(k), eps_ref, j, r, 6000), refs)
+                     for r in range(REFERENCES))
+            for j, h in enumerate(HYPOTHESES)}
 
 
 def read_separation(X: np.ndarray, k: int, lower, upper, n: float, epsilon: float, noise: NoiseSource,

@@ -284,7 +284,8 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
         reason = (f"Which algorithm is best depends on how separated the clusters are and whether their sizes "
                   f"are equal, which are not public: "
                   f"“auto” {read_words()}runs {runs} "
-                  f"and releases one chosen privately ({worst}; one centre at a DP mean at {triv.ratio:.3g}×).")
+                  + ("and releases one chosen privately" if len(plan.keys) > 1 else "alone")
+                  + f" ({worst}; one centre at a DP mean at {triv.ratio:.3g}×).")
     else:
         first = next((p for p in ranking if p.key == pick), None)
         said = (f"is predicted at about {first.ratio:.3g}× non-private k-means cost (range {first.low:.3g}–"
@@ -306,7 +307,7 @@ def read_words() -> str:
     if share <= 0:
         return ""
     return (f"first spends {share:.0%} of what is left after the size on a private read of how separated the "
-            "clusters are (a noisy histogram), which may narrow or change the candidates; over every separation it ")
+            "clusters are (a noisy histogram), which may narrow or change the candidates; left unnarrowed, it ")
 
 
 def _pick_ratio(a: Advice) -> float:

@@ -321,18 +321,3 @@ def test_the_coreset_refusal_after_its_noisy_count_is_structure_too():
             assert not structural_differences(a, b, mismatches)
             assert a["refusal"] == b["refusal"]
 
-
-def test_auto_with_a_separation_read_shows_only_public_structure_and_released_values():
-    """``auto`` with its separation read on (off by default, so the registry runs above miss it): the
-    candidates now follow a released histogram; structure and values must still be functions of
-    public inputs and mechanism outputs."""
-    @settings(max_examples=10, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-    @given(neighbours())
-    def check(case):
-        X, Xp, k, epsilon, public_n, seed = case
-        make = _maker("auto", k=k, epsilon=epsilon, public_n=public_n, separation_share=0.05)
-        assert_same_structure("auto", make, X, Xp, seed=seed)
-        assert_same_values("auto", make, X, Xp, seed=seed)
-
-    check()
