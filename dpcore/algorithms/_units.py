@@ -55,6 +55,10 @@ class PrivacyUnitMixin:
                              f"{np.shape(privacy_id)} ids")
         return L, str(how)
 
+    def _rows_per_unit(self) -> int:
+        """L of the fitted privacy unit (1 for a row-level fit): every sensitivity is L rows'."""
+        return int((getattr(self, "privacy_unit_", None) or {}).get("max_contributions") or 1)
+
     def _record_unit(self, L: int, how: str, noise: NoiseSource, unit: str) -> None:
         # Every mechanism's sensitivity is multiplied by L from here on (NoiseSource.contribution_factor).
         noise.contribution_factor = int(L)

@@ -322,6 +322,11 @@ def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: 
     pick, plan = first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=auto)
     p = ESTIMATORS["auto"]().get_params() if auto else {}
     left = epsilon * (1.0 - float(p.get("n_share", 0.0)))
+
+    def run_plan():         # auto's plan over every hypothesis, on what its size and read leave
+        return auto_plan(n, d, k, left * (1.0 - float(p["separation_share"])), delta,
+                         max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]))
+
     if pick not in ("auto", TRIVIAL) and auto and float(p["separation_share"]) > 0 and plan.worst > GUARD:
         # A single key that may miss by far on some kind of clusters gives way to auto where auto's
         # separation read is predicted to cut that worst case GUARD times (held-out: 14-d, 32 equal
@@ -330,9 +335,7 @@ def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: 
                                 selection_share=float(p["selection_share"]),
                                 separation_share=float(p["separation_share"]))
         if plan.worst > GUARD * worst:
-            run = auto_plan(n, d, k, left * (1.0 - float(p["separation_share"])), delta,
-                            max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]))
-            return "auto", replace(run, worst=worst)
+            return "auto", replace(run_plan(), worst=worst)
     if pick != "auto":
         return pick, plan
     # The plan auto itself makes with its defaults (after its size's share), so that the advice names
@@ -341,8 +344,7 @@ def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: 
     # where auto at 0.49 ran one).
     # With the separation read on, the plan over every hypothesis on what the read leaves: the read
     # may narrow it (AutoKMeans.fit), which the advice's words say.
-    run = auto_plan(n, d, k, left * (1.0 - float(p["separation_share"])), delta,
-                    max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]))
+    run = run_plan()
     if len(run.keys) > 1:
         return pick, run
     return first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=False)

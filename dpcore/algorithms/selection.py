@@ -268,7 +268,7 @@ class AutoKMeans(DPClusterer):
         """
         k, m = int(self.n_clusters), int(self.n_candidates)
         # A fit with a privacy unit plans at epsilon / L, as check_fit does (every sensitivity is L rows').
-        L = int((getattr(self, "privacy_unit_", None) or {}).get("max_contributions") or 1)
+        L = self._rows_per_unit()
         delta = float(self.delta or 0.0)
         plan = auto_plan(n, d, k, eps_left / L, delta, max_candidates=m, selection_share=float(self.selection_share),
                          hypotheses=hypotheses)
@@ -292,9 +292,9 @@ class AutoKMeans(DPClusterer):
         self.n_samples_estimate_ = n_est
         self.separation_ = None
         if float(self.separation_share) > 0:
-            L = int((getattr(self, "privacy_unit_", None) or {}).get("max_contributions") or 1)
             eps_s = float(self.separation_share) * eps_left
-            self.separation_ = read_separation(X, int(self.n_clusters), dom.lower, dom.upper, n_est, eps_s, noise, L)
+            self.separation_ = read_separation(X, int(self.n_clusters), dom.lower, dom.upper, n_est, eps_s, noise,
+                                               self._rows_per_unit())
             eps_left -= eps_s
         plan = self.plan(n_est, d, eps_left, None if self.separation_ is None else self.separation_["hypotheses"])
         seeds = self._child_seeds(len(plan))

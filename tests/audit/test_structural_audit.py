@@ -320,4 +320,3 @@ def test_the_coreset_refusal_after_its_noisy_count_is_structure_too():
             assert 0 < a["refusal"]["privacy"]["epsilon_spent"] < 2.0
             assert not structural_differences(a, b, mismatches)
             assert a["refusal"] == b["refusal"]
-
