@@ -100,12 +100,13 @@ def test_leave_one_out_figures_meet_the_issue_floor():
     """The model, fitted without each calibration data set, picks well on it (the docs table's figures).
 
     Every real set, and a quarter of the mixtures of each separation (the docs' table has them all:
-    81.5 % / 93.0 % over 1,698 cells; this quarter 79.4 % / 90.6 % over 466)."""
+    first_pick 83.4 % / 92.3 % within 1.25x / 2x over 1,698 cells, the advisor as shipped 83.9 % / 92.4 %;
+    this quarter 81.8 % / 91.0 % and 81.1 % / 90.1 % over 466, the real sets 32 and 33 of 36)."""
     from dpcore.algorithms.calibrated_loo import leave_one_out, loo_summary
     from dpcore.algorithms.regime import runnable
     with pytest.raises(ValueError, match="every"):
         leave_one_out(every=0)
-    loo = leave_one_out(allowed=runnable, every=4)
+    loo = leave_one_out(allowed=runnable, every=4, advisor=True)
     assert set(loo.separation) == {0.0, *C.SEPARATIONS}
     s = loo_summary(loo)
     assert s["cells"] >= 250
@@ -113,6 +114,16 @@ def test_leave_one_out_figures_meet_the_issue_floor():
     # on the real sets (each predicted from the others and the mixtures) the pick holds up
     real = loo_summary(loo[loo.separation == 0.0])     # leave_one_out marks a real set's separation 0
     assert real["cells"] == 36 and real["pick_within_1_25"] >= 0.8 and real["pick_within_2"] >= 0.9
+    # The advisor as shipped (auto's read, and auto where the read rescues a fragile pick), auto
+    # modelled from the calibration's fits: within a point or two of first_pick alone on this quarter
+    # (ahead on the whole table), and no worse on the real sets.
+    a, a_real = loo_summary(loo, "advisor_measured"), loo_summary(loo[loo.separation == 0.0], "advisor_measured")
+    assert a["pick_within_1_25"] >= s["pick_within_1_25"] - 0.02 and a["pick_within_2"] >= s["pick_within_2"] - 0.02
+    assert a_real["pick_within_1_25"] >= real["pick_within_1_25"] and a_real["pick_within_2"] >= 0.9
+    cells = loo.drop_duplicates(["source", "n", "d", "k", "separation", "epsilon"])
+    same = cells[(cells.advisor_pick == cells.first_pick) & (cells.first_pick != "auto")]
+    assert len(same) > 0.5 * len(cells) and np.allclose(same.advisor_measured, same.pick_measured, equal_nan=True)
+    assert {"auto"} < set(cells.advisor_pick) and (cells.advisor_pick == "auto").sum() >= 0.05 * len(cells)
 
 
 def test_refusals_only_where_the_calibration_measured_worse_than_trivial():
