@@ -212,3 +212,19 @@ def test_first_picks_hold_on_the_stored_held_out_medians():
     assert sum(f <= 1.25 for f in factors) >= 37
     picks = {(name, eps): pick for name, eps, pick, _ in rows}
     assert picks["held-out mixture n=40000 d=14 k=32 c=24 equal", 1.0] == "auto"
+
+
+def test_the_rescue_also_applies_where_autos_own_plan_is_one_key():
+    """16-d, 26 clusters, 20,000 rows at eps 2: first_pick names auto, but auto's own plan on what its size
+    and read leave is zCDP-Lloyd alone; that single pick's worst case (about 15x) is more than READ_GUARD
+    times auto's predicted with its read, so the advice stays auto (it used to fall back to zCDP-Lloyd
+    without asking), its keys auto's plan before the read and its worst that prediction."""
+    from dpcore.algorithms import regime as R
+    allowed = candidate_filter(20_000, 16, 26, 1e-6)
+    assert C.first_pick(20_000, 16, 26, 2.0, allowed=allowed, auto=True)[0] == "auto"
+    run = auto_plan(20_000, 16, 26, 2.0 * 0.98 * 0.95, 1e-6)
+    single = C.first_pick(20_000, 16, 26, 2.0, allowed=allowed, auto=False)[1]
+    worst = R.worst_with_read(20_000, 16, 26, 1.96, 1e-6)
+    assert len(run.keys) == 1 and single.worst > R.READ_GUARD * worst
+    pick, plan = R.advisor_plan(20_000, 16, 26, 2.0, 1e-6)
+    assert pick == "auto" and plan.keys == run.keys and plan.worst == pytest.approx(worst)

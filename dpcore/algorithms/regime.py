@@ -330,11 +330,10 @@ def advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float = 0.0, *
     is the one auto makes itself with its defaults (:func:`auto_plan`
     after the noisy size's share and its separation read's): the keys and shares its ledger will
     show unless the read narrows them.  Where that plan is a single key, the pick is the single key
-    instead, unless the single key's worst case over the hypotheses exceeds :data:`READ_GUARD` (2)
-    and :data:`READ_GUARD` times auto's predicted with its read
-    (:func:`worst_with_read`): then ``"auto"``, its plan's ``worst``
-    that prediction.  ``exclude``: a calibration data set's id to leave out (leave-one-out
-    validation, :mod:`.calibrated_loo`).
+    instead.  Any single key picked (either way) gives way to ``"auto"`` where its worst case over the
+    hypotheses exceeds :data:`READ_GUARD` (2) and :data:`READ_GUARD` times auto's predicted with its
+    read (:func:`read_rescue`); its plan's ``worst`` is then that prediction.  ``exclude``: a
+    calibration data set's id to leave out (leave-one-out validation, :mod:`.calibrated_loo`).
 
     Returns
     -------
@@ -360,25 +359,26 @@ def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: 
                          max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]),
                          exclude=exclude)
 
+    if pick == "auto":
+        # The plan auto itself makes with its defaults (after its size's share), so that the advice names
+        # the keys and shares the ledger will show; near a boundary that plan may be one key, then the
+        # advice is the single pick on the whole epsilon (advise at eps 0.5, 8-d, k = 12 named two
+        # candidates where auto at 0.49 ran one), unless the read rescues it (below).
+        # With the separation read on, the plan over every hypothesis on what the read leaves: the read
+        # may narrow it (AutoKMeans.fit), which the advice's words say.
+        run = run_plan()
+        if len(run.keys) > 1:
+            return pick, run
+        pick, plan = first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=False,
+                                exclude=exclude)
     # A single key that may miss the 2x line on some kind of clusters gives way to auto where auto's
     # separation read is predicted to cut that worst case READ_GUARD times (held-out: 14-d, 32 equal
     # far-apart clusters at eps 1, zCDP-Lloyd 64x the best, auto with its read 1.05x).
     worst = (read_rescue(plan.worst, n, d, k, left, delta, params=p, exclude=exclude)
-             if pick not in ("auto", TRIVIAL) and auto else None)
+             if pick != TRIVIAL and auto else None)
     if worst is not None:
         return "auto", replace(run_plan(), worst=worst)
-    if pick != "auto":
-        return pick, plan
-    # The plan auto itself makes with its defaults (after its size's share), so that the advice names
-    # the keys and shares the ledger will show; near a boundary that plan may be one key, then the
-    # advice is that key on the whole epsilon (advise at eps 0.5, 8-d, k = 12 named two candidates
-    # where auto at 0.49 ran one).
-    # With the separation read on, the plan over every hypothesis on what the read leaves: the read
-    # may narrow it (AutoKMeans.fit), which the advice's words say.
-    run = run_plan()
-    if len(run.keys) > 1:
-        return pick, run
-    return first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=False, exclude=exclude)
+    return pick, plan
 
 
 def within_words(worst: float) -> str:
