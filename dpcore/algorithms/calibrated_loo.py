@@ -51,6 +51,12 @@ def measured_at(rows: pd.DataFrame, key: str, epsilon: float) -> float:
     return float(math.exp(np.interp(x, le, lr)))
 
 
+def _plan_measured(data: pd.DataFrame, plan) -> float:
+    """A plan's best candidate's measured ratio at its share (:func:`measured_at`; the selection
+    assumed to find it); inf for an empty plan."""
+    return min((measured_at(data, key, e) for key, e in zip(plan.keys, plan.budgets())), default=math.inf)
+
+
 def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, hypothesis, *,
                   exclude: str | None = None) -> float:
     """What ``auto`` with its defaults measures on one calibration data set, modelled from its fits.
@@ -73,12 +79,9 @@ def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, 
     named: tuple = (None,)
     if hypothesis is not None and share > 0:
         named = read_outcomes(float(f"{float(n):.3g}"), int(d), int(k), float(f"{left * share:.3g}"))[hypothesis]
-    values = []
-    for c in named:
-        plan = auto_plan(n, d, k, left * (1.0 - share), DELTA, max_candidates=int(p["n_candidates"]),
-                         selection_share=float(p["selection_share"]), hypotheses=plausible(c), exclude=exclude)
-        values.append(min((measured_at(data, key, e) for key, e in zip(plan.keys, plan.budgets())), default=math.inf))
-    return float(np.mean(values))
+    return float(np.mean([_plan_measured(data, auto_plan(
+        n, d, k, left * (1.0 - share), DELTA, max_candidates=int(p["n_candidates"]),
+        selection_share=float(p["selection_share"]), hypotheses=plausible(c), exclude=exclude)) for c in named]))
 
 
 def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False) -> pd.DataFrame:
@@ -140,7 +143,7 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False) -> pd.
             if pick == TRIVIAL:
                 pick_measured = r0.trivial_ratio
             elif pick == "auto":
-                pick_measured = min(measured_at(data, key, e) for key, e in zip(plan.keys, plan.budgets()))
+                pick_measured = _plan_measured(data, plan)
             else:
                 pick_measured = measured[pick]
             extra = {}

@@ -354,6 +354,7 @@ def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: 
     p = ESTIMATORS["auto"]().get_params() if auto else {}
     left = epsilon * (1.0 - float(p.get("n_share", 0.0)))
 
+    @lru_cache(maxsize=1)   # asked at most twice (the fallback below, then the read's rescue)
     def run_plan():         # auto's plan over every hypothesis, on what its size and read leave
         return auto_plan(n, d, k, left * (1.0 - float(p["separation_share"])), delta,
                          max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]),
