@@ -30,6 +30,7 @@ Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
     python -m benchmarks.advisor_calibration --mid            #   (23 minutes)
     python -m benchmarks.advisor_calibration --equal          #   (96 data sets, 40 minutes)
     python -m benchmarks.advisor_calibration --between        # 192 data sets at epsilon 0.5 (31 minutes)
+    python -m benchmarks.advisor_calibration --twenty-five    # d = 25: 90 data sets
     python -m benchmarks.advisor_calibration --wide --out benchmarks/results/advisor_calibration_wide32.csv
     python -m benchmarks.advisor_calibration --loo      # the model's leave-one-out table (docs)
     python -m benchmarks.advisor_calibration --refit eugkm,hybrid,dplloyd   # after a change to their grid code
@@ -154,6 +155,24 @@ def eight_jobs(cal: pd.DataFrame) -> list:
     have = set(zip(cal.source, cal.n, cal.d, cal.k, cal.separation))
     return [(src, (int(n), int(d), int(k)), EIGHT, 6000 + j, j) for j, (src, n, d, k) in enumerate(cells)
             if (src, n, d, k, EIGHT) not in have]
+
+
+#: The d = 25 column: between the grid's 15 and 50 dimensions, where real shapes of 16-20 dimensions
+#: (a held-out 16-d set with 26 clusters, MNIST projected to 20) fell and the model interpolated
+#: across a factor of 3.3 in d; every separation of :data:`dpcore.algorithms.calibrated.SEPARATIONS`,
+#: both size laws, at the grid's epsilons and 0.5.  Run order: 10^4 rows, then 10^5, then 10^3.
+TWENTY_FIVE = (25, ((10_000, (3, 10, 30)), (100_000, (3, 30, 100)), (1_000, (3, 10, 30))))
+
+
+def twenty_five_jobs() -> list:
+    """The d = 25 column's data sets ``(source, (n, d, k), separation, seed, fit_seed)`` in run order:
+    per (n, d, k), every separation with unequal sizes then with equal ones; the j-th drawn with seed
+    7000 + j, fitted with random_state j."""
+    from dpcore.algorithms.calibrated import SEPARATIONS as ALL
+    d, grid = TWENTY_FIVE
+    cells = [(n, d, k) for n, ks in grid for k in ks]
+    sets = [(src, cell, c) for cell in cells for src in MIXTURE_SOURCES for c in ALL]
+    return [(src, cell, c, 7000 + j, j) for j, (src, cell, c) in enumerate(sets)]
 
 
 def mid_cells() -> set:
@@ -381,6 +400,8 @@ def main(argv=None):
                     "size laws) at the epsilons between the grid's (0.5)")
     ap.add_argument("--eight", action="store_true", help="append separation 8 at every mixture cell the table "
                     "holds at separation 4 (both size laws), at the grid's epsilons and 0.5")
+    ap.add_argument("--twenty-five", action="store_true", help="append the d = 25 column (10^3-10^5 rows, "
+                    "k 3-100, every separation, both size laws, the grid's epsilons and 0.5)")
     ap.add_argument("--complete", action="store_true",
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
     ap.add_argument("--refit", default="", help="comma-separated keys to re-measure in place where EUGkM's "
@@ -395,8 +416,9 @@ def main(argv=None):
     # (source, spec, separation, seed, fit_seed): the j-th data set of a run is drawn with seed
     # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
     jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3], i, i) for i, (n, d, k) in enumerate(design(args.quick))]
-    appending = args.tight or args.wide or args.mid or args.complete or args.equal or args.between or args.eight
-    epsilons = (tuple(sorted(EPSILONS + BETWEEN_EPSILONS)) if args.eight
+    appending = (args.tight or args.wide or args.mid or args.complete or args.equal or args.between or args.eight
+                 or args.twenty_five)
+    epsilons = (tuple(sorted(EPSILONS + BETWEEN_EPSILONS)) if args.eight or args.twenty_five
                 else BETWEEN_EPSILONS if args.between else EPSILONS)
     if appending:
         rows = pd.read_csv(args.out).to_dict("records")
@@ -414,6 +436,8 @@ def main(argv=None):
         jobs = equal_jobs()
     if args.eight:
         jobs = eight_jobs(pd.DataFrame(rows))
+    if args.twenty_five:
+        jobs = twenty_five_jobs()
     if args.between:                # data sets already in the table, at new epsilons
         jobs = between_jobs(pd.DataFrame(rows))
         print(f"{len(jobs)} data sets to measure at epsilon {BETWEEN_EPSILONS}", flush=True)

@@ -67,20 +67,20 @@ CANDIDATES: tuple[str, ...] = ("dplloyd", "eugkm", "hybrid", "gkm", "gkm3k", "pg
 #: The trivial answer's key in predictions: one centre at a DP mean.
 TRIVIAL = "dp_mean"
 #: The calibration grid's epsilons and delta (every (epsilon, delta) algorithm was calibrated at this
-#: delta); 262 data sets are measured at 0.5 too (``benchmarks.advisor_calibration.BETWEEN_EPSILONS``:
-#: the ``--between`` column's 192 and the 70 of separation 8).
+#: delta); 352 data sets are measured at 0.5 too (``benchmarks.advisor_calibration.BETWEEN_EPSILONS``:
+#: the ``--between`` column's 192, the 70 of separation 8 and the 90 of the d = 25 column).
 EPSILONS: tuple[float, ...] = (0.05, 0.25, 1.0, 5.0)
 DELTA = 1e-6
 #: An algorithm is warned about when, under some separation of the clusters (each of SEPARATIONS a
 #: hypothesis: separation is not public), its prediction exceeds this share of the trivial answer's
 #: under the same separation (:func:`trivial_factor`; each of :data:`HYPOTHESES`).  Leave-one-out, of
-#: the 7,185 calibration fits (of 17,757, with the epsilon-0.5 and separation-8 columns) that measured
-#: worse than the trivial answer, 129 stay silent (2 of the 3,891 worse than twice it), for 2,036
-#: warnings on fits that measured better (at 0.86: 107 and 2,295).  Before the separation-8 column,
-#: 121 of 5,652 (of 14,069) for 1,550; before the epsilon-0.5 column, 98 of 4,910 and 1,329.  Before the
-#: equal-sizes supplement: 75 of 3,435 (of 7,967) for 793 (at 1.0: 167 and 477); comparing the two
-#: predictions pooled over separations instead, at 0.8 of the trivial answer's, left 156 silent (29
-#: beyond twice) for 740.  Issue 25 asks for no silent garbage.
+#: the 10,232 calibration fits (of 22,527, with the epsilon-0.5, separation-8 and d = 25 columns) that
+#: measured worse than the trivial answer, 131 stay silent (3 of the 5,323 worse than twice it), for
+#: 2,923 warnings on fits that measured better.  Before the d = 25 column: 129 of 7,185 (of 17,757) for
+#: 2,036 (at 0.86: 107 and 2,295); before the separation-8 column, 121 of 5,652 (of 14,069) for 1,550.
+#: Comparing the two predictions pooled over separations instead, at 0.8 of the trivial answer's, left
+#: 156 silent (29 beyond twice) for 740 on the first 7,967 fits (docs/guide/advisor.rst has the rest).
+#: Issue 25 asks for no silent garbage.
 WARN_SHARE = 0.9
 #: Neighbours averaged per prediction.
 NEIGHBOURS = 6
