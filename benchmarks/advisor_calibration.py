@@ -70,8 +70,9 @@ from dpcore.algorithms.calibrated import (  # noqa: E402
     DELTA,
     EPSILONS,
     EQUAL_SOURCE,
+    WARN_SHARE,
 )
-from dpcore.algorithms.separation import mixture  # noqa: E402,F401  (the suite's law, re-exported)
+from dpcore.algorithms.separation import SOURCE_SIZES, mixture  # noqa: E402,F401  (the suite's law, re-exported)
 from dpcore.metrics import inertia  # noqa: E402
 
 from ._common import data_dir  # noqa: E402
@@ -85,7 +86,12 @@ SEPARATIONS = (1.0, 2.0, 4.0)
 BETWEEN_EPSILONS = (0.5,)
 #: The sources of the table's Gaussian mixtures (drawn again from their seeds); every other source is
 #: a real set of ``$DPCORE_DATA``.
-MIXTURE_SOURCES = ("synthetic", EQUAL_SOURCE)
+MIXTURE_SOURCES = tuple(SOURCE_SIZES)
+
+
+def draw(source: str, n: int, d: int, k: int, separation: float, seed: int) -> np.ndarray:
+    """A mixture source's data set again from its recorded seed: (n, d) in [-1, 1]^d."""
+    return mixture(n, d, k, separation, seed=seed, sizes=SOURCE_SIZES[source])
 
 
 #: The tight-cluster supplement: separation 16 (clusters like scikit-learn's make_blobs in a wide box,
@@ -175,6 +181,23 @@ def twenty_five_jobs() -> list:
     return [(src, cell, c, 7000 + j, j) for j, (src, cell, c) in enumerate(sets)]
 
 
+#: The skewed-sizes column (source ``synthetic_skewed``, Dirichlet(0.5) weights: a few heavy clusters
+#: and many light ones, as in Fränti's Unbalance or pickups around a few hubs): d 2-10 (where the
+#: skewed real sets lie), k 10 and 30, every separation, the grid's epsilons and 0.5.  Measured first
+#: apart from the table (``--out`` elsewhere, then ``--held`` on it: the advisor had never seen such
+#: sizes), then appended.  Run order: 10^4 rows, then 10^5, then 10^3.
+SKEWED = ((2, 5, 10), (10, 30), (10_000, 100_000, 1_000))
+
+
+def skewed_jobs() -> list:
+    """The skewed column's data sets ``(source, (n, d, k), separation, seed, fit_seed)`` in run order;
+    the j-th drawn with seed 8000 + j, fitted with random_state j."""
+    from dpcore.algorithms.calibrated import SEPARATIONS as ALL
+    ds, ks, ns = SKEWED
+    sets = [((n, d, k), c) for n in ns for d in ds for k in ks for c in ALL]
+    return [("synthetic_skewed", cell, c, 8000 + j, j) for j, (cell, c) in enumerate(sets)]
+
+
 def mid_cells() -> set:
     """The (n, d, k) of the mid-dimension supplement: the cells the appended columns measure first."""
     return {(n, d, k) for n, ds, ks in MID[2] for d in ds for k in ks}
@@ -251,7 +274,7 @@ def refit(path: Path, keys: list, timeout: float) -> None:
     t_all = time.perf_counter()
     warm_up(keys)
     for i, (source, n, d, k, sep, seed, fit_seed) in enumerate(jobs):
-        X = real[source] if source not in MIXTURE_SOURCES else mixture(n, d, k, sep, seed=seed, equal=source == EQUAL_SOURCE)
+        X = real[source] if source not in MIXTURE_SOURCES else draw(source, n, d, k, sep, seed)
         ref = _reference(X, k)
         at = (cal.source == source) & (cal.n == n) & (cal.d == d) & (cal.k == k) & (
             cal.separation.eq(sep) | (cal.separation.isna() & pd.isna(sep)))
@@ -402,6 +425,10 @@ def main(argv=None):
                     "holds at separation 4 (both size laws), at the grid's epsilons and 0.5")
     ap.add_argument("--twenty-five", action="store_true", help="append the d = 25 column (10^3-10^5 rows, "
                     "k 3-100, every separation, both size laws, the grid's epsilons and 0.5)")
+    ap.add_argument("--skewed", action="store_true", help="append the skewed-sizes column (Dirichlet(0.5) "
+                    "weights, d 2-10, k 10 and 30, every separation, the grid's epsilons and 0.5)")
+    ap.add_argument("--held", type=Path, help="the advisor's figures on a CSV of calibration rows the package "
+                    "table does not hold (a column measured with --out elsewhere), predicted from the whole table")
     ap.add_argument("--complete", action="store_true",
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
     ap.add_argument("--refit", default="", help="comma-separated keys to re-measure in place where EUGkM's "
@@ -409,6 +436,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.loo:
         return print_loo()
+    if args.held:
+        return print_loo(args.held)
     if args.refit:
         return refit(args.out, args.refit.split(","), args.timeout)
     keys = list(CANDIDATES) + ["trivial"]
@@ -417,10 +446,10 @@ def main(argv=None):
     # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
     jobs = [("synthetic", (n, d, k), SEPARATIONS[i % 3], i, i) for i, (n, d, k) in enumerate(design(args.quick))]
     appending = (args.tight or args.wide or args.mid or args.complete or args.equal or args.between or args.eight
-                 or args.twenty_five)
-    epsilons = (tuple(sorted(EPSILONS + BETWEEN_EPSILONS)) if args.eight or args.twenty_five
+                 or args.twenty_five or args.skewed)
+    epsilons = (tuple(sorted(EPSILONS + BETWEEN_EPSILONS)) if args.eight or args.twenty_five or args.skewed
                 else BETWEEN_EPSILONS if args.between else EPSILONS)
-    if appending:
+    if appending and args.out.exists():
         rows = pd.read_csv(args.out).to_dict("records")
     if args.tight or args.wide:     # a supplement's separation on its sub-grid
         c, grid = TIGHT if args.tight else WIDE
@@ -438,6 +467,8 @@ def main(argv=None):
         jobs = eight_jobs(pd.DataFrame(rows))
     if args.twenty_five:
         jobs = twenty_five_jobs()
+    if args.skewed:
+        jobs = skewed_jobs()
     if args.between:                # data sets already in the table, at new epsilons
         jobs = between_jobs(pd.DataFrame(rows))
         print(f"{len(jobs)} data sets to measure at epsilon {BETWEEN_EPSILONS}", flush=True)
@@ -452,7 +483,7 @@ def main(argv=None):
     for j, (source, spec, sep, seed, fit_seed) in enumerate(jobs):
         if source in MIXTURE_SOURCES:
             n, d, k = spec
-            X = mixture(n, d, k, sep, seed=seed, equal=source == EQUAL_SOURCE)
+            X = draw(source, n, d, k, sep, seed)
         else:
             X, k = spec
             n, d = X.shape
@@ -478,13 +509,17 @@ def main(argv=None):
     print(f"wrote {args.out} ({len(rows)} rows) in {time.perf_counter() - t_all:.0f} s")
 
 
-def print_loo():
-    """The leave-one-data-set-out table: per algorithm, and the first pick's quality (docs/guide/advisor.rst)."""
+def print_loo(table: Path | None = None):
+    """The leave-one-data-set-out table: per algorithm, and the first pick's quality (docs/guide/advisor.rst).
+
+    With ``table`` (a CSV of rows the package table does not hold, e.g. the skewed column): the same
+    figures for those rows, predicted from the whole package table, and the silent fits listed."""
     from dpcore.algorithms.calibrated_loo import leave_one_out, loo_summary
     from dpcore.algorithms.regime import runnable
-    loo = leave_one_out(allowed=runnable, advisor=True)
+    loo = leave_one_out(allowed=runnable, advisor=True, table=None if table is None else pd.read_csv(table))
     s = loo_summary(loo)
-    print(f"calibration: {s['cells']} (data set, epsilon) cells, {s['fits']} fits that ran")
+    print(f"{'calibration' if table is None else table.name}: {s['cells']} (data set, epsilon) cells, "
+          f"{s['fits']} fits that ran")
     for what, col in (("first pick (first_pick)", "pick_measured"),
                       ("the advisor as shipped (advisor_plan: auto's read modelled)", "advisor_measured")):
         a = loo_summary(loo, col)
@@ -500,6 +535,9 @@ def print_loo():
     by = ok.groupby("key").factor.agg(fits="size", median="median", p90=lambda v: np.quantile(v, 0.9))
     print("\nper algorithm (leave-one-data-set-out):")
     print(by.round(2).to_string())
+    print("\nthe docs' list-table (first_pick, leave-one-out):\n" + rst_table(loo))
+    if table is not None:
+        return print_held(loo)
     real = loo[loo.separation == 0.0].drop_duplicates(["source", "epsilon"])
     print("\nreal sets, first pick vs best measured:")
     for r in real.itertuples():
@@ -508,6 +546,52 @@ def print_loo():
         print(f"  {r.source:<18} eps {r.epsilon:<5g} pick {r.first_pick:<16} {r.pick_measured:8.3g}x  "
               f"best {best:8.3g}x  factor {r.pick_measured / best:5.2f}  advisor {r.advisor_pick:<16} "
               f"{r.advisor_measured / best:5.2f}")
+
+
+
+def rst_table(loo: pd.DataFrame, pick: str = "pick_measured") -> str:
+    """The rows of docs/guide/advisor.rst's leave-one-out list-table: per kind of data left out (real
+    sets; each size law by separation; the epsilon-0.5 cells; separation 8; d = 25; all), the cells,
+    the pick within 1.25x and 2x, picks that did not finish, the median prediction error and the
+    silent fits."""
+    from dpcore.algorithms.calibrated_loo import loo_summary
+    mix = loo.separation > 0
+    parts = [("real sets", ~mix)]
+    for source, label in (("synthetic", "mixtures"), (EQUAL_SOURCE, "equal sizes"), ("synthetic_skewed", "skewed sizes")):
+        for c in sorted(loo.separation[mix & (loo.source == source)].unique()):
+            note = " (overlapping)" if c == 1 and source == "synthetic" else " (far apart)" if c == 16 and source == "synthetic" else ""
+            parts.append((f"{label}, c = {c:g}{note}", (loo.source == source) & (loo.separation == c)))
+    parts += [("ε = 0.5 (the column)", mix & (loo.epsilon == 0.5)), ("separation 8 (``--eight``)", loo.separation == 8),
+              ("d = 25 (``--twenty-five``)", loo.d == 25), ("skewed sizes (``--skewed``)", loo.source == "synthetic_skewed"),
+              ("all", loo.separation >= 0)]
+    lines = []
+    for label, rows in parts:
+        if not rows.any():
+            continue
+        a = loo_summary(loo[rows], pick)
+        cells = [label, f"{a['cells']:,}", f"{a['pick_within_1_25']:.0%}".replace("%", " %"),
+                 f"{a['pick_within_2']:.0%}".replace("%", " %"), str(a["pick_unfinished"]),
+                 f"{a['median_factor']:.3g}×", f"{a['silent_garbage']} / {a['fits']:,}"]
+        lines += ["   * - " + cells[0]] + ["     - " + c for c in cells[1:]]
+    return "\n".join(lines)
+
+
+def print_held(loo: pd.DataFrame) -> None:
+    """Held-out rows by separation and epsilon: the advisor's share within 1.25x and 2x, and the silent fits."""
+    cell = ["source", "n", "d", "k", "separation", "epsilon"]
+    cells = loo.drop_duplicates(cell).set_index(cell)
+    best = loo.groupby(cell).apply(lambda c: min(c.measured.min(), c.trivial_measured.iloc[0]), include_groups=False)
+    cells = cells.assign(factor=(cells.advisor_measured / best.loc[cells.index]).fillna(np.inf)).reset_index()
+    by = cells.groupby(["separation", "epsilon"]).factor.agg(
+        cells="size", within_1_25=lambda f: (f <= 1.25).mean(), within_2=lambda f: (f <= 2).mean(), worst="max")
+    print("\nthe advisor as shipped, by separation and epsilon:")
+    print(by.round(2).to_string())
+    print("\nits picks:", dict(cells.advisor_pick.value_counts()))
+    meas = loo[np.isfinite(loo.measured)]
+    silent = meas[(meas.measured > meas.trivial_measured) & (meas.trivial_factor <= WARN_SHARE)]
+    print(f"\nsilent fits ({len(silent)}):")
+    print(silent[["n", "d", "k", "separation", "epsilon", "key", "measured", "trivial_measured", "trivial_factor"]]
+          .round(3).to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -126,6 +126,23 @@ def test_leave_one_out_figures_meet_the_issue_floor():
     assert {"auto"} < set(cells.advisor_pick) and (cells.advisor_pick == "auto").sum() >= 0.05 * len(cells)
 
 
+def test_rows_the_table_does_not_hold_are_judged_by_the_whole_table():
+    """``leave_one_out(table=)`` (``--held``: a column measured apart, before it joins the table) leaves
+    nothing out: a data set passed that way is predicted as :func:`predict` predicts it, where leave-one-out
+    predicts it without its own rows."""
+    from dpcore.algorithms.calibrated_loo import leave_one_out
+    cal = C.calibration()
+    one = cal[(cal.source == "synthetic_skewed") & (cal.n == 10_000) & (cal.d == 2) & (cal.k == 10)
+              & (cal.separation == 16.0)]
+    held = leave_one_out(table=one)
+    assert len(held) == len(one)
+    row = held[(held.key == "dpm") & (held.epsilon == 5.0)].iloc[0]
+    args = (10_000, 2, 10, 5.0)
+    assert row.predicted == pytest.approx(C.predict(*args, keys=("dpm",))[0].ratio)
+    left_out = C.predict(*args, keys=("dpm",), exclude=C._group_ids(one)[0])[0].ratio
+    assert row.predicted != pytest.approx(left_out)
+
+
 def test_refusals_only_where_the_calibration_measured_worse_than_trivial():
     """Every utility refusal left stands where the algorithm measured clearly worse than the trivial answer."""
     cal = C.calibration()
@@ -304,6 +321,29 @@ def test_the_calibration_measures_equal_and_unequal_cluster_sizes():
             cost[key] = inertia(X, est.fit(X).cluster_centers_)
     assert cost["dpm"] < cost["zcdp_lloyd"] / 3
     assert "dpm" in advisor_plan(*args, 1e-6)[1].keys
+
+
+def test_skewed_sizes_are_a_hypothesis_and_the_plan_hedges_against_dpm_on_them():
+    """Skew (Dirichlet(0.5) sizes, the ``--skewed`` column) reverses DPM's lead on far-apart clusters: at
+    10^4 rows in 2-d with 10 clusters, c = 16 and eps 5 it measured 1.01x with Dirichlet(2) sizes and
+    33.8x with skewed ones, as on Fränti's Unbalance (DPM alone, auto's plan there before the column,
+    5.35x).  The skewed hypothesis predicts it, and the advice there hedges with a grid key that holds."""
+    cal = C.calibration()
+    skewed = cal[cal.source == "synthetic_skewed"]
+    assert set(skewed.separation) == set(C.SEPARATIONS) and set(skewed.d) == {2, 5, 10} and len(skewed) == 5400
+
+    def measured(source):
+        at = ((cal.source == source) & (cal.n == 10_000) & (cal.d == 2) & (cal.k == 10) & (cal.separation == 16.0)
+              & (cal.epsilon == 5.0) & (cal.key == "dpm"))
+        return float(cal[at].ratio.iloc[0])
+
+    assert measured("synthetic_skewed") > 10 * measured("synthetic")
+    args = (10_000, 2, 10, 5.0)
+    dpm = {z: C.predict(*args, keys=("dpm",), separation=16.0, sizes=z)[0].ratio for z in C.SIZES}
+    assert dpm["skewed"] > 5 * max(dpm["unequal"], dpm["equal"])
+    pick, plan = advisor_plan(*args, 1e-6)
+    assert plan.keys != ("dpm",) and {"eugkm", "hybrid"} & set(plan.keys)
+    assert plan.by_hypothesis[16.0, "skewed"] < 3
 
 
 def test_selection_plan_is_no_worse_in_the_worst_case_than_any_single_key():
@@ -524,10 +564,10 @@ def test_auto_with_one_candidate_runs_the_advisors_single_pick():
 def test_the_calibration_table_records_how_each_data_set_was_drawn():
     """Every row names its mixture's seed and its fits' random_state, and they reproduce the stored
     ratio: what ``--refit`` relies on (a 10^3-row set of the grid and a 10^5-row one of ``--mid``, and
-    the same cells of ``--equal``)."""
+    the same cells of ``--equal`` and the 10^5-row one of ``--skewed``)."""
     import multiprocessing as mp
 
-    from benchmarks.advisor_calibration import _fit, _reference, mixture, table_data_sets
+    from benchmarks.advisor_calibration import _fit, _reference, draw, table_data_sets
     cal = C.calibration()
     mixtures = cal.separation.notna()
     assert cal.fit_seed.notna().all() and cal[mixtures].seed.notna().all() and cal[~mixtures].seed.isna().all()
@@ -535,9 +575,9 @@ def test_the_calibration_table_records_how_each_data_set_was_drawn():
     seeds = [s[5] for s in sets if s[5] is not None]
     assert len(set(seeds)) == len(seeds)                 # no two mixtures share a draw
     pick = [s for s in sets if s[1:5] in ((1_000, 2, 3, 1.0), (100_000, 5, 10, 2.0))]
-    assert len(pick) == 4                                # unequal and equal cluster sizes
+    assert len(pick) == 5                                # unequal and equal sizes, and skewed at 10^5 rows
     for source, n, d, k, sep, seed, fit_seed in pick:
-        X = mixture(n, d, k, sep, seed=seed, equal=source == C.EQUAL_SOURCE)
+        X = draw(source, n, d, k, sep, seed)
         row = cal[(cal.source == source) & (cal.n == n) & (cal.d == d) & (cal.k == k) & (cal.separation == sep)
                   & (cal.key == "zcdp_lloyd") & (cal.epsilon == 1.0)].iloc[0]
         a, b = mp.get_context("fork").Pipe(duplex=False)
@@ -641,7 +681,7 @@ def test_a_plan_over_fewer_hypotheses_weighs_only_those():
 
 def test_plausible_hypotheses_and_measured_factors_of_the_separation_benchmark():
     from benchmarks.advisor_separation import factor, plausible
-    assert {h[0] for h in plausible(16.0, 2)} == {4.0, 8.0, 16.0} and len(plausible(16.0, 2)) == 6
+    assert {h[0] for h in plausible(16.0, 2)} == {4.0, 8.0, 16.0} and len(plausible(16.0, 2)) == 3 * len(C.SIZES)
     assert {h[0] for h in plausible(2.0, 1)} == {1.0, 2.0, 4.0}
     ratios = {"dpm": 3.0, "zcdp_lloyd": 1.5, "coreset": math.nan}
     assert factor("dpm", ratios, 2.0) == 2.0 and factor(C.TRIVIAL, ratios, 2.0) == pytest.approx(4 / 3)

@@ -5,7 +5,7 @@ well-separated clusters) that real data break; an advisor built on them alone pi
 550x worse than the best on DPM's 10-d benchmark (issue 25).  This module predicts instead from
 **measurements**: ``benchmarks/advisor_calibration.py`` fits every algorithm in :data:`CANDIDATES`
 on Gaussian mixtures over n 10^3-10^6, d 2-100, k 3-100, five separations (c = 1, 2, 4, 8, 16),
-unequal and equal cluster sizes and epsilon 0.05-5, and on the real sets of the project's data
+unequal, equal and skewed cluster sizes, epsilon 0.05-5, and on the real sets of the project's data
 folder, and stores each fit's cost ratio to non-private k-means (``cost / cost_nonprivate``, 1 is
 perfect) as package data (``data/advisor_calibration.csv``).
 
@@ -67,20 +67,18 @@ CANDIDATES: tuple[str, ...] = ("dplloyd", "eugkm", "hybrid", "gkm", "gkm3k", "pg
 #: The trivial answer's key in predictions: one centre at a DP mean.
 TRIVIAL = "dp_mean"
 #: The calibration grid's epsilons and delta (every (epsilon, delta) algorithm was calibrated at this
-#: delta); 352 data sets are measured at 0.5 too (``benchmarks.advisor_calibration.BETWEEN_EPSILONS``:
-#: the ``--between`` column's 192, the 70 of separation 8 and the 90 of the d = 25 column).
+#: delta); 442 data sets are measured at 0.5 too (``benchmarks.advisor_calibration.BETWEEN_EPSILONS``:
+#: the ``--between`` column's 192, the 70 of separation 8, the 90 of the d = 25 column and the 90 skewed).
 EPSILONS: tuple[float, ...] = (0.05, 0.25, 1.0, 5.0)
 DELTA = 1e-6
 #: An algorithm is warned about when, under some separation of the clusters (each of SEPARATIONS a
 #: hypothesis: separation is not public), its prediction exceeds this share of the trivial answer's
 #: under the same separation (:func:`trivial_factor`; each of :data:`HYPOTHESES`).  Leave-one-out, of
-#: the 10,232 calibration fits (of 22,527, with the epsilon-0.5, separation-8 and d = 25 columns) that
-#: measured worse than the trivial answer, 131 stay silent (3 of the 5,323 worse than twice it), for
-#: 2,923 warnings on fits that measured better.  Before the d = 25 column: 129 of 7,185 (of 17,757) for
-#: 2,036 (at 0.86: 107 and 2,295); before the separation-8 column, 121 of 5,652 (of 14,069) for 1,550.
-#: Comparing the two predictions pooled over separations instead, at 0.8 of the trivial answer's, left
-#: 156 silent (29 beyond twice) for 740 on the first 7,967 fits (docs/guide/advisor.rst has the rest).
-#: Issue 25 asks for no silent garbage.
+#: the 11,432 calibration fits (of 27,313, with the epsilon-0.5, separation-8, d = 25 and skewed columns)
+#: that measured worse than the trivial answer, 129 stay silent (2 of the 6,042 worse than twice it), for
+#: 3,691 warnings on fits that measured better (at 0.86 before the d = 25 column: 107 for 2,295 where
+#: 0.9 gave 129 for 2,036; pooled over separations at 0.8: 156 silent, 29 beyond twice; the history is
+#: in docs/guide/advisor.rst).  Issue 25 asks for no silent garbage.
 WARN_SHARE = 0.9
 #: Neighbours averaged per prediction.
 NEIGHBOURS = 6
@@ -95,23 +93,24 @@ MAX_FAILED = 2
 #: where DPM's noisy splits start to resolve the clusters and zCDP-Lloyd's seeding starts to fail.
 SEPARATIONS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 16.0)
 #: The clusters' sizes, the other thing the public inputs do not say: ``"unequal"`` (the grid's
-#: mixtures: Dirichlet(2) weights, some clusters several times larger than others) or ``"equal"``
-#: (like scikit-learn's make_blobs and DPM's benchmarks; the calibration's source ``synthetic_equal``).
-#: Far-apart clusters part the algorithms by it: at 10^5 rows, d = 10, k = 64, c = 16, epsilon 1, DPM
-#: measured 1.1x with equal sizes and 9x with unequal ones, zCDP-Lloyd 35x and 23x.
-SIZES: tuple[str, ...] = ("unequal", "equal")
+#: mixtures: Dirichlet(2) weights, some clusters several times larger than others), ``"equal"`` (like
+#: scikit-learn's make_blobs and DPM's benchmarks; source ``synthetic_equal``) or ``"skewed"``
+#: (Dirichlet(0.5): a few heavy clusters and many light ones, like Fränti's Unbalance or pickups
+#: around hubs; source ``synthetic_skewed``, d 2-10).  Far-apart clusters part the algorithms by it:
+#: at 10^5 rows, d = 10, k = 64, c = 16, epsilon 1, DPM measured 1.1x with equal sizes and 9x with
+#: unequal ones, zCDP-Lloyd 35x and 23x.
+SIZES: tuple[str, ...] = ("unequal", "equal", "skewed")
 #: The calibration source of the equal-sized mixtures.
 EQUAL_SOURCE = "synthetic_equal"
-#: A hypothesis's distance, in grid steps, from mixtures of the other sizes: their own sizes decide
-#: where they were measured, the other sizes' fill in where they were not (10^6 rows, 100 dimensions).
+#: Each size law's rank by how unequal it is, and each mixture source's: a hypothesis's distance, in
+#: grid steps, from mixtures of another law is SIZES_GAP per rank between them (their own law decides
+#: where it was measured, the others fill in where it was not: 10^6 rows, 100 dimensions).
+SIZE_RANKS = {"equal": 0, "unequal": 1, "skewed": 2}
+SOURCE_RANKS = {EQUAL_SOURCE: 0, "synthetic": 1, "synthetic_skewed": 2}
 SIZES_GAP = 2.0
-#: What :func:`selection_plan` and :func:`trivial_factor` weigh: every (separation, sizes) pair.
-#: Leave-one-out on the 1,156 cells of the table with the equal-sizes supplement (before the
-#: epsilon-0.5 column, which moves it to 84.0 %), these eight picked
-#: within 1.25x of the best in 83.0 % of cells and left 98 fits silent above the trivial answer
-#: (1,329 false alarms); the four separations alone, each drawn from both size laws alike, 84.5 %
-#: and 149 silent (1,133).  On the held-out cells of benchmarks/advisor_auto.py the eight did better
-#: (first pick within 1.25x in 10 of the original 12 against 8); no silent garbage is a goal.
+#: What :func:`selection_plan` and :func:`trivial_factor` weigh: every (separation, sizes) pair.  With
+#: the size laws apart (1,156 cells, the first two laws), 98 fits stayed silent above the trivial
+#: answer against 149 with them pooled, and held-out first picks within 1.25x rose from 8 of 12 to 10.
 HYPOTHESES: tuple[tuple[float, str], ...] = tuple((c, z) for z in SIZES for c in SEPARATIONS)
 #: A prediction is the best of the raw ones at epsilon / 2^j down to this floor (half the smallest
 #: calibrated epsilon) and at most MONOTONE_STEPS halvings: non-increasing in epsilon.
@@ -132,11 +131,9 @@ SPLITS = {2: ((0.5, 0.5), (2 / 3, 1 / 3), (1 / 3, 2 / 3), (0.75, 0.25), (0.25, 0
 SPLIT_MARGIN = 2 ** -0.5
 #: A single pick by mean regret gives way to the minimax single key (:func:`selection_plan`) when its
 #: worst case over :data:`HYPOTHESES` is more than GUARD times that key's: the calibration's average
-#: must not bet the user's data on one kind of cluster.  Leave-one-out (1,348 cells, with the
-#: epsilon-0.5 column) it changes 16 picks: within 1.25x 82.5 % either way, within 2x 93.5 % ->
-#: 93.7 %, beyond 10x 18 -> 17 cells; on synth_10d at epsilon 0.5 it picks DPM (2.3x) over
-#: zCDP-Lloyd (262x).  At 1.5 it would mend three held-out picks and break two (DPM 4.4x, 2.9x)
-#: and two real-set ones (DPM: Birch1 at epsilon 0.25, 2.1x; A3 at 5, 1.5x): kept at 3.
+#: must not bet the user's data on one kind of cluster.  On synth_10d at epsilon 0.5 it picks DPM
+#: (2.3x) over zCDP-Lloyd (262x); at 1.5 it would break two held-out picks and two real-set ones
+#: (docs/guide/advisor.rst has the leave-one-out figures): kept at 3.
 GUARD = 3.0
 #: auto's selection share (of epsilon after the size); benchmarks/advisor_selection.py measures it.
 SELECTION_SHARE = 0.05
@@ -216,13 +213,17 @@ def _tables():
     out = {}
     for key, g in cal.groupby("key"):
         out[key] = (features(g.n, g.d, g.k, g.epsilon), g["log_ratio"].to_numpy(float),
-                    g["regret"].to_numpy(float), g["group"].to_numpy(), g["separation"].to_numpy(float),
-                    (g["source"] == EQUAL_SOURCE).to_numpy())
+                    g["regret"].to_numpy(float), g["group"].to_numpy(), g["separation"].to_numpy(float), _ranks(g))
     g = cal.drop_duplicates(["group", "epsilon"])
     out[TRIVIAL] = (features(g.n, g.d, g.k, g.epsilon), g["log_trivial"].to_numpy(float),
                     g["trivial_regret"].to_numpy(float), g["group"].to_numpy(), g["separation"].to_numpy(float),
-                    (g["source"] == EQUAL_SOURCE).to_numpy())
+                    _ranks(g))
     return out
+
+
+def _ranks(g: pd.DataFrame) -> np.ndarray:
+    """Each row's size-law rank (:data:`SOURCE_RANKS`; a real set's is unused: hypotheses read mixtures only)."""
+    return g["source"].map(SOURCE_RANKS).fillna(SIZE_RANKS["unequal"]).to_numpy(float)
 
 
 def _group_ids(g: pd.DataFrame) -> np.ndarray:
@@ -254,7 +255,7 @@ def _predict_all(key: str, x: np.ndarray, exclude: str | None, hyps) -> list[Pre
     The hypotheses share one neighbour search: only their fifth coordinate (the separation and size
     law's gap) differs, so the distances are computed once and the gaps added per hypothesis.
     """
-    X, y, regret, groups, sep, equal = _tables()[key]
+    X, y, regret, groups, sep, rank = _tables()[key]
     keep = np.ones(len(y), dtype=bool)
     if exclude is not None:
         keep &= groups != exclude
@@ -267,12 +268,12 @@ def _predict_all(key: str, x: np.ndarray, exclude: str | None, hyps) -> list[Pre
     else:
         # A hypothesis borrows from the mixtures of neighbouring separations, one doubling of c
         # a distance of SEPARATION_SCALE^-1 grid steps: the per-separation grids alone are sparse.
-        log_sep, same = np.log2(sep[keep]), equal[keep]
+        log_sep, rank = np.log2(sep[keep]), rank[keep]
         rows = []
         for separation, sizes in hyps:
             gap = (log_sep - math.log2(separation)) / SEPARATION_SCALE
-            if sizes is not None:    # and from mixtures of the other sizes, SIZES_GAP further away
-                gap = np.hypot(gap, SIZES_GAP * (same != (sizes == "equal")))
+            if sizes is not None:    # and from mixtures of the other sizes, SIZES_GAP a rank further away
+                gap = np.hypot(gap, SIZES_GAP * np.abs(rank - SIZE_RANKS[sizes]))
             rows.append(gap ** 2)
         gap2 = np.array(rows)
     # More budget never hurts an algorithm in expectation: the prediction at epsilon is the best of
@@ -328,9 +329,9 @@ def predict(n: float, d: int, k: int, epsilon: float, *, keys=CANDIDATES, exclud
         A hypothesis about what the public inputs do not say (one of :data:`SEPARATIONS`): predict
         from the mixtures only, with ``log2 separation / SEPARATION_SCALE`` as a fifth coordinate;
         by default from every calibration fit.
-    sizes : {"unequal", "equal"}, optional
-        With ``separation``, the other half of a hypothesis (:data:`SIZES`): mixtures of the other
-        sizes count :data:`SIZES_GAP` grid steps further away.  None: both alike.
+    sizes : {"unequal", "equal", "skewed"}, optional
+        With ``separation``, the other half of a hypothesis (:data:`SIZES`): mixtures of another
+        law count :data:`SIZES_GAP` grid steps per rank further away (:data:`SIZE_RANKS`).  None: all alike.
 
     Returns
     -------

@@ -16,7 +16,6 @@ import pandas as pd
 
 from .calibrated import (
     DELTA,
-    EQUAL_SOURCE,
     TRIVIAL,
     WARN_SHARE,
     _group_ids,
@@ -26,6 +25,7 @@ from .calibrated import (
     first_pick,
     trivial_factor,
 )
+from .separation import SOURCE_SIZES
 
 
 def measured_at(rows: pd.DataFrame, key: str, epsilon: float) -> float:
@@ -72,19 +72,20 @@ def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, 
     """
     from .regime import auto_plan
     from .registry import ESTIMATORS
-    from .separation import plausible, read_outcomes
+    from .separation import plausible, read_outcome
     p = ESTIMATORS["auto"]().get_params()
     left = float(epsilon) * (1.0 - float(p["n_share"]))
     share = float(p["separation_share"])
     named: tuple = (None,)
     if hypothesis is not None and share > 0:
-        named = read_outcomes(float(f"{float(n):.3g}"), int(d), int(k), float(f"{left * share:.3g}"))[hypothesis]
+        named = read_outcome(float(f"{float(n):.3g}"), int(d), int(k), float(f"{left * share:.3g}"), hypothesis)
     return float(np.mean([_plan_measured(data, auto_plan(
         n, d, k, left * (1.0 - share), DELTA, max_candidates=int(p["n_candidates"]),
         selection_share=float(p["selection_share"]), hypotheses=plausible(c), exclude=exclude)) for c in named]))
 
 
-def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False) -> pd.DataFrame:
+def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False, table: pd.DataFrame | None = None
+                  ) -> pd.DataFrame:
     """The model's leave-one-data-set-out validation: every calibration fit predicted without its data set.
 
     Parameters
@@ -102,6 +103,10 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False) -> pd.
         ``auto``'s plan after its size and separation read, and ``auto`` where its read rescues a
         fragile single pick), scored with ``auto`` modelled by :func:`auto_measured`: columns
         ``advisor_pick`` and ``advisor_measured``.  Slower (the read's simulations per shape).
+    table : DataFrame, optional
+        Rows like :func:`~dpcore.algorithms.calibrated.calibration`'s that the model does not hold
+        (e.g. ``benchmarks/results/advisor_calibration_skewed.csv``): validated against the whole
+        package table, nothing left out.  Default: the package table, each data set left out.
 
     Raises
     ------
@@ -119,11 +124,13 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False) -> pd.
     """
     if every < 1:
         raise ValueError(f"every must be at least 1, got {every!r}")
-    cal = calibration()
+    held = table is not None
+    cal = calibration() if table is None else table
     cal = cal.assign(group=_group_ids(cal))
     rows = []
     seen: dict[float, int] = {}     # synthetic data sets met so far, per separation
     for group, data in cal.groupby("group", sort=False):
+        out = None if held else group       # what the model leaves out
         sep = data.separation.iloc[0]
         if not pd.isna(sep):
             seen[sep] = seen.get(sep, 0) + 1
@@ -132,13 +139,13 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False) -> pd.
         for eps, cell in data.groupby("epsilon", sort=False):
             r0 = cell.iloc[0]
             x = features(r0.n, r0.d, r0.k, eps)[0]
-            preds = {key: _predict(key, x, group) for key in cell.key}
-            triv = _predict(TRIVIAL, x, group)
+            preds = {key: _predict(key, x, out) for key in cell.key}
+            triv = _predict(TRIVIAL, x, out)
 
             def ok(key, eps_c, m, r0=r0):
                 return allowed is None or allowed(key, r0.n, r0.d, r0.k, eps_c, DELTA / m)
             # The advisor's pick, as regime.advisor_plan makes it (after a 2 % share for a noisy size).
-            pick, plan = first_pick(r0.n, r0.d, r0.k, eps, allowed=ok, exclude=group)
+            pick, plan = first_pick(r0.n, r0.d, r0.k, eps, allowed=ok, exclude=out)
             measured = dict(zip(cell.key, cell.ratio))
             if pick == TRIVIAL:
                 pick_measured = r0.trivial_ratio
@@ -149,14 +156,13 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False) -> pd.
             extra = {}
             if advisor:
                 from .regime import advisor_plan
-                a_pick, _ = advisor_plan(r0.n, r0.d, r0.k, eps, DELTA, exclude=group)
-                hyp = None if pd.isna(r0.separation) else (
-                    float(r0.separation), "equal" if r0.source == EQUAL_SOURCE else "unequal")
+                a_pick, _ = advisor_plan(r0.n, r0.d, r0.k, eps, DELTA, exclude=out)
+                hyp = None if pd.isna(r0.separation) else (float(r0.separation), SOURCE_SIZES[r0.source])
                 extra = dict(advisor_pick=a_pick, advisor_measured=(
-                    auto_measured(data, r0.n, r0.d, r0.k, eps, hyp, exclude=group) if a_pick == "auto"
+                    auto_measured(data, r0.n, r0.d, r0.k, eps, hyp, exclude=out) if a_pick == "auto"
                     else r0.trivial_ratio if a_pick == TRIVIAL else measured[a_pick]))
             for key, p in preds.items():
-                factor = trivial_factor(key, r0.n, r0.d, r0.k, eps, exclude=group)[0]
+                factor = trivial_factor(key, r0.n, r0.d, r0.k, eps, exclude=out)[0]
                 rows.append(dict(source=r0.source, n=r0.n, d=r0.d, k=r0.k, epsilon=eps, key=key,
                                  trivial_factor=factor,
                                  separation=0.0 if pd.isna(r0.separation) else r0.separation,

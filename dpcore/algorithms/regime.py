@@ -386,21 +386,21 @@ def within_words(worst: float) -> str:
     """How a plan's predicted worst case reads: over which separations and sizes the calibration speaks.
 
     The calibration's hypotheses run from overlapping clusters to far-apart ones
-    (:data:`~dpcore.algorithms.calibrated.SEPARATIONS`), each with equal or unequal cluster sizes
-    (:data:`~dpcore.algorithms.calibrated.SIZES`); data packed tighter still (DPM's own benchmark,
+    (:data:`~dpcore.algorithms.calibrated.SEPARATIONS`), each with equal, unequal or skewed cluster
+    sizes (:data:`~dpcore.algorithms.calibrated.SIZES`); data packed tighter still (DPM's own benchmark,
     c = 46) lie beyond them, so the words name the range rather than "whatever the separation".
     """
     from .calibrated import SEPARATIONS
     return (f"within {worst:.3g}× the best answer at every separation calibrated, from overlapping "
-            f"(c = {min(SEPARATIONS):g}) to far apart (c = {max(SEPARATIONS):g}), with clusters of equal "
-            "or unequal sizes")
+            f"(c = {min(SEPARATIONS):g}) to far apart (c = {max(SEPARATIONS):g}), with clusters of equal, "
+            "unequal or skewed sizes")
 
 
 def near_trivial_sentence(factor: float, separation: float, sizes: str | None = None) -> str:
     """The warning's sentence: under which separation an algorithm nears or passes the trivial answer.
 
     ``factor`` and ``(separation, sizes)`` as :func:`~dpcore.algorithms.calibrated.trivial_factor`
-    returns them (sizes None: both size laws alike, said no more).
+    returns them (sizes None: every size law alike, said no more).
     """
     kind = "overlapping" if separation <= 1 else ("far apart" if separation >= 16 else "moderately separated")
     verdict = "no better than" if factor >= 1 else "little better than"

@@ -15,7 +15,7 @@ The advisor's plan hedges over the clusters' separation and sizes because neithe
    (:func:`mixture`, the calibration suite's law, fixed seeds).  They are drawn at
    ``n_ref = min(n, REFERENCE_ROWS)`` rows and epsilon_s ``n / n_ref``: the noise over the counts
    is then the same as for n rows at epsilon_s, at a bounded cost.
-3. **The name**: the separation whose reference median is nearest the statistic (both size laws
+3. **The name**: the separation whose reference median is nearest the statistic (every size law
    compete: sizes are not public either); the plan then hedges over the hypotheses within
    :data:`PLAUSIBLE_STEPS` doublings of it (:func:`plausible`).
 
@@ -37,14 +37,16 @@ import numpy as np
 from ..privacy.mechanisms import NoiseSource
 from .calibrated import HYPOTHESES, SEPARATIONS
 
-__all__ = ["SEPARATION_SHARE", "PLAUSIBLE_STEPS", "REFERENCE_ROWS", "REFERENCES", "mixture", "histogram_counts",
-           "top_k_share", "reference_medians", "name_separation", "plausible", "read_separation", "read_outcomes"]
+__all__ = ["SEPARATION_SHARE", "SIZE_LAWS", "SOURCE_SIZES", "PLAUSIBLE_STEPS", "REFERENCE_ROWS", "REFERENCES",
+           "mixture", "histogram_counts", "top_k_share", "reference_medians", "name_separation", "plausible",
+           "read_separation", "read_outcomes", "read_outcome"]
 
 #: ``AutoKMeans(separation_share=...)``'s default.  Measured with real fits (``benchmarks/advisor_auto.py``,
 #: median of 5 seeds, auto at the total epsilon over the best single key at the same epsilon): on the 42
 #: held-out cells within 1.25x in 37 (35 without the read), within 2x in 41 (39), worst 2.28x (64x: 32
 #: equal far-apart clusters in 14-d at epsilon 1, where the read lets DPM run alone); on the 36 real-set
-#: cells within 1.25x in 33 (34), worst 1.58x (1.69x).
+#: cells within 1.25x in 33 (34), worst 1.58x (1.69x).  With skew among the hypotheses (stop 53): 36 of
+#: 42 and 33 of 36, worst 2.28x and 1.58x (docs/guide/advisor.rst).
 SEPARATION_SHARE = 0.05
 #: The plan keeps the hypotheses within this many doublings of the named separation: at one, a
 #: far-apart set named c = 4 (synth_10d in two draws of five) lost DPM (122x the best).
@@ -57,36 +59,58 @@ REFERENCES = 3
 COLUMNS = 3
 
 
+#: The mixtures' size laws (:data:`~dpcore.algorithms.calibrated.SIZES`): the Dirichlet concentration
+#: of the components' weights, or None for equal weights.  ``"skewed"`` (Dirichlet(0.5)): at k = 10 the
+#: heaviest quarter of the clusters holds about 60 % of the rows and about one cluster in four under a
+#: tenth of its equal share, like pickups around a few hubs.
+SIZE_LAWS: dict[str, float | None] = {"unequal": 2.0, "equal": None, "skewed": 0.5}
+#: The calibration sources of the mixtures, each with its size law.
+SOURCE_SIZES: dict[str, str] = {"synthetic": "unequal", "synthetic_equal": "equal", "synthetic_skewed": "skewed"}
+
+
 def mixture(n: int, d: int, k: int, c: float, seed: int, *, equal: bool = False,
-            columns: int | None = None) -> np.ndarray:
+            columns: int | None = None, sizes: str | None = None) -> np.ndarray:
     """n points of a k-component Gaussian mixture in [-1, 1]^d, clipped to the box.
 
     ``sigma = g / (c sqrt(d))`` with g the median distance from a centre to its nearest other centre:
     a typical pair is c-separated (Dasgupta 1999), c = 1 overlapping, 4 well separated.  The
     components' weights are Dirichlet(2) draws (some clusters several times larger than others), or
-    equal with ``equal=True`` (like scikit-learn's ``make_blobs``, DPM's benchmarks).  The law of
-    the calibration suite (``benchmarks/advisor_calibration.py``).
+    equal with ``equal=True`` (like scikit-learn's ``make_blobs``, DPM's benchmarks), or drawn by
+    another law of :data:`SIZE_LAWS` named by ``sizes``.  The law of the calibration suite
+    (``benchmarks/advisor_calibration.py``).
 
     Parameters
     ----------
     n, d, k : int >= 1
     c : float > 0, the separation
     seed : int, the generator's seed (a public simulation: no data)
-    equal : bool, equal weights
+    equal : bool, equal weights (the same as ``sizes="equal"``)
     columns : int, optional
         Draw only the first ``columns`` coordinates (the same law, not the same numbers as the
         full draw), for statistics that read no more.
 
+    sizes : str, optional
+        A key of :data:`SIZE_LAWS`; default ``"equal"`` with ``equal=True``, else ``"unequal"``.
+
     Returns
     -------
     ndarray (n, d), or (n, min(columns, d)).
+
+    Raises
+    ------
+    ValueError
+        If ``sizes`` is not a key of :data:`SIZE_LAWS`, or contradicts ``equal=True``.
     """
+    law = sizes if sizes is not None else "equal" if equal else "unequal"
+    if law not in SIZE_LAWS or (equal and law != "equal"):
+        raise ValueError(f"sizes must be one of {tuple(SIZE_LAWS)} (and 'equal' with equal=True), got {sizes!r}")
+    alpha = SIZE_LAWS[law]
     rng = np.random.default_rng(seed)
     centres = rng.uniform(-0.6, 0.6, (k, d))
     gaps = np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(-1))
     np.fill_diagonal(gaps, np.inf)
     sigma = np.median(gaps.min(axis=1)) / (c * np.sqrt(d)) if k > 1 else 1.0 / (c * np.sqrt(d))
-    weights = np.full(k, 1.0 / k) if equal else rng.dirichlet(np.full(k, 2.0))
+    weights = np.full(k, 1.0 / k) if alpha is None else rng.dirichlet(np.full(k, alpha))
     labels = rng.choice(k, size=n, p=weights)
     p = d if columns is None else min(int(columns), d)
     X = centres[labels, :p] + sigma * rng.standard_normal((n, p))
@@ -126,10 +150,16 @@ def top_k_share(noisy_counts, k: int) -> float:
     return float(np.sort(mass)[::-1][:k].sum() / total)
 
 
-def _simulated(n_ref: int, d: int, k: int, eps_ref: float, j: int, r: int, offset: int) -> float:
-    """The statistic on one public mixture of hypothesis ``HYPOTHESES[j]`` (draw r, seeds from ``offset``)."""
-    c, sizes = HYPOTHESES[j]
-    X = mixture(n_ref, d, k, c, offset + 100 * j + r, equal=sizes == "equal", columns=COLUMNS)
+#: The simulations' seed blocks per size law (a hypothesis's block plus its separation's index): the
+#: first two as they were when they were the only laws, the skewed one clear of both.
+_SEED_BLOCKS = {"unequal": 0, "equal": 5, "skewed": 50}
+
+
+def _simulated(n_ref: int, d: int, k: int, eps_ref: float, h: tuple, r: int, offset: int) -> float:
+    """The statistic on one public mixture of hypothesis ``h = (separation, sizes)`` (draw r, seeds from ``offset``)."""
+    c, sizes = h
+    j = _SEED_BLOCKS[sizes] + SEPARATIONS.index(c)
+    X = mixture(n_ref, d, k, c, offset + 100 * j + r, sizes=sizes, columns=COLUMNS)
     counts = histogram_counts(X, k, -1.0, 1.0)
     # A public simulation (no data): plain float Laplace from a fixed seed is fine here.
     noise = np.random.default_rng(offset + 1000 + 100 * j + r).laplace(0.0, 1.0 / eps_ref, counts.size)
@@ -139,8 +169,8 @@ def _simulated(n_ref: int, d: int, k: int, eps_ref: float, j: int, r: int, offse
 @lru_cache(maxsize=64)
 def _references(n_ref: int, d: int, k: int, eps_ref: float) -> tuple:
     out = []
-    for j, h in enumerate(HYPOTHESES):
-        stats = [_simulated(n_ref, d, k, eps_ref, j, r, 8000) for r in range(REFERENCES)]
+    for h in HYPOTHESES:
+        stats = [_simulated(n_ref, d, k, eps_ref, h, r, 8000) for r in range(REFERENCES)]
         out.append((h, float(np.nanmedian(stats)) if np.isfinite(stats).any() else math.nan))
     return tuple(out)
 
@@ -183,7 +213,7 @@ def name_separation(statistic: float, references: dict) -> float | None:
 
 
 def plausible(c: float | None, steps: int = PLAUSIBLE_STEPS) -> tuple:
-    """The hypotheses (both size laws) within ``steps`` doublings of separation ``c``; all for None."""
+    """The hypotheses (every size law) within ``steps`` doublings of separation ``c``; all for None."""
     if c is None:
         return HYPOTHESES
     i = SEPARATIONS.index(c)
@@ -201,9 +231,32 @@ def read_outcomes(n: float, d: int, k: int, epsilon: float) -> dict:
     """
     n_ref, eps_ref = _scaled(n, epsilon)
     refs = reference_medians(n, d, k, epsilon)
-    return {h: tuple(name_separation(_simulated(n_ref, int(d), int(k), eps_ref, j, r, 6000), refs)
+    return {h: tuple(name_separation(_simulated(n_ref, int(d), int(k), eps_ref, h, r, 6000), refs)
                      for r in range(REFERENCES))
-            for j, h in enumerate(HYPOTHESES)}
+            for h in HYPOTHESES}
+
+
+@lru_cache(maxsize=256)
+def read_outcome(n: float, d: int, k: int, epsilon: float, hypothesis: tuple) -> tuple:
+    """What the read would name under one ``hypothesis`` ``(separation, sizes)``: a tuple of
+    :data:`REFERENCES` names, as :func:`read_outcomes` has them, for any size law of
+    :data:`SIZE_LAWS` (``"skewed"``: mixtures the hypotheses do not hold, for validation).
+
+    Raises
+    ------
+    ValueError
+        If the separation is not in :data:`~dpcore.algorithms.calibrated.SEPARATIONS` or the sizes
+        not in :data:`SIZE_LAWS`.
+    """
+    c, sizes = float(hypothesis[0]), str(hypothesis[1])
+    if c not in SEPARATIONS or sizes not in SIZE_LAWS:
+        raise ValueError(f"hypothesis must be (one of {SEPARATIONS}, one of {tuple(SIZE_LAWS)}), got {hypothesis!r}")
+    if (c, sizes) in HYPOTHESES:
+        return read_outcomes(n, d, k, epsilon)[(c, sizes)]
+    n_ref, eps_ref = _scaled(n, epsilon)
+    refs = reference_medians(n, d, k, epsilon)
+    return tuple(name_separation(_simulated(n_ref, int(d), int(k), eps_ref, (c, sizes), r, 6000), refs)
+                 for r in range(REFERENCES))
 
 
 def read_separation(X: np.ndarray, k: int, lower, upper, n: float, epsilon: float, noise: NoiseSource,
