@@ -588,6 +588,18 @@ def test_the_calibration_table_records_how_each_data_set_was_drawn():
         assert cost / _reference(X, k) == pytest.approx(row.ratio, rel=1e-3)
 
 
+def test_the_columns_jobs_are_the_data_sets_the_table_records():
+    """``--twenty-five`` and ``--skewed`` would draw again exactly the data sets (source, shape, separation,
+    seed, random_state) the table holds for them: adding a size law did not move an earlier column's seeds."""
+    from benchmarks.advisor_calibration import skewed_jobs, twenty_five_jobs
+    cal = C.calibration()
+    for jobs, rows in ((twenty_five_jobs(), cal[cal.d == 25]), (skewed_jobs(), cal[cal.source == "synthetic_skewed"])):
+        sets = rows.drop_duplicates(["source", "n", "d", "k", "separation"])
+        recorded = {(r.source, (int(r.n), int(r.d), int(r.k)), r.separation, int(r.seed), int(r.fit_seed))
+                    for r in sets.itertuples()}
+        assert len(jobs) == len(recorded) == 90 and set(jobs) == recorded
+
+
 def test_predictions_do_not_depend_on_the_calibration_tables_row_order():
     """The separations of one (n, d, k) share their coordinates: a tied group is taken whole, not by
     row order (which changed with every supplement appended to the table)."""

@@ -105,8 +105,8 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False, table:
         ``advisor_pick`` and ``advisor_measured``.  Slower (the read's simulations per shape).
     table : DataFrame, optional
         Rows like :func:`~dpcore.algorithms.calibrated.calibration`'s that the model does not hold
-        (e.g. ``benchmarks/results/advisor_calibration_skewed.csv``): validated against the whole
-        package table, nothing left out.  Default: the package table, each data set left out.
+        (a column measured apart with ``--out`` before it joins, ``--held``): validated against the
+        whole package table, nothing left out.  Default: the package table, each data set left out.
 
     Raises
     ------

@@ -35,7 +35,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..privacy.mechanisms import NoiseSource
-from .calibrated import HYPOTHESES, SEPARATIONS
+from .calibrated import HYPOTHESES, SEPARATIONS, SIZE_RANKS, SOURCE_RANKS
 
 __all__ = ["SEPARATION_SHARE", "SIZE_LAWS", "SOURCE_SIZES", "PLAUSIBLE_STEPS", "REFERENCE_ROWS", "REFERENCES",
            "mixture", "histogram_counts", "top_k_share", "reference_medians", "name_separation", "plausible",
@@ -64,8 +64,9 @@ COLUMNS = 3
 #: heaviest quarter of the clusters holds about 60 % of the rows and about one cluster in four under a
 #: tenth of its equal share, like pickups around a few hubs.
 SIZE_LAWS: dict[str, float | None] = {"unequal": 2.0, "equal": None, "skewed": 0.5}
-#: The calibration sources of the mixtures, each with its size law.
-SOURCE_SIZES: dict[str, str] = {"synthetic": "unequal", "synthetic_equal": "equal", "synthetic_skewed": "skewed"}
+#: The calibration sources of the mixtures, each with its size law (from the ranks the model reads).
+SOURCE_SIZES: dict[str, str] = {source: next(z for z, r in SIZE_RANKS.items() if r == rank)
+                                for source, rank in SOURCE_RANKS.items()}
 
 
 def mixture(n: int, d: int, k: int, c: float, seed: int, *, equal: bool = False,
@@ -88,7 +89,6 @@ def mixture(n: int, d: int, k: int, c: float, seed: int, *, equal: bool = False,
     columns : int, optional
         Draw only the first ``columns`` coordinates (the same law, not the same numbers as the
         full draw), for statistics that read no more.
-
     sizes : str, optional
         A key of :data:`SIZE_LAWS`; default ``"equal"`` with ``equal=True``, else ``"unequal"``.
 
