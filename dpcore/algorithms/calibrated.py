@@ -132,8 +132,8 @@ SPLIT_MARGIN = 2 ** -0.5
 #: A single pick by mean regret gives way to the minimax single key (:func:`selection_plan`) when its
 #: worst case over :data:`HYPOTHESES` is more than GUARD times that key's: the calibration's average
 #: must not bet the user's data on one kind of cluster.  On synth_10d at epsilon 0.5 it picks DPM
-#: (2.3x) over zCDP-Lloyd (262x); at 1.5 it would break two held-out picks and two real-set ones
-#: (docs/guide/advisor.rst has the leave-one-out figures): kept at 3.
+#: (2.3x) over zCDP-Lloyd (262x); at 1.5 it would mend three held-out picks but break two, and two
+#: real-set ones (docs/guide/advisor.rst has the leave-one-out figures): kept at 3.
 GUARD = 3.0
 #: auto's selection share (of epsilon after the size); benchmarks/advisor_selection.py measures it.
 SELECTION_SHARE = 0.05
