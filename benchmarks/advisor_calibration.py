@@ -581,10 +581,8 @@ def rst_table(loo: pd.DataFrame, pick: str = "pick_measured") -> str:
 
 def print_held(loo: pd.DataFrame) -> None:
     """Held-out rows by separation and epsilon: the advisor's share within 1.25x and 2x, and the silent fits."""
-    cell = ["source", "n", "d", "k", "separation", "epsilon"]
-    cells = loo.drop_duplicates(cell).set_index(cell)
-    best = loo.groupby(cell).apply(lambda c: min(c.measured.min(), c.trivial_measured.iloc[0]), include_groups=False)
-    cells = cells.assign(factor=(cells.advisor_measured / best.loc[cells.index]).fillna(np.inf)).reset_index()
+    from dpcore.algorithms.calibrated_loo import pick_factors
+    cells = pick_factors(loo, "advisor_measured")
     by = cells.groupby(["separation", "epsilon"]).factor.agg(
         cells="size", within_1_25=lambda f: (f <= 1.25).mean(), within_2=lambda f: (f <= 2).mean(), worst="max")
     print("\nthe advisor as shipped, by separation and epsilon:")

@@ -172,6 +172,17 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False, table:
     return pd.DataFrame(rows)
 
 
+def pick_factors(loo: pd.DataFrame, pick: str = "pick_measured") -> pd.DataFrame:
+    """One row per (data set, epsilon) cell of :func:`leave_one_out`'s output, with ``factor``: what
+    the ``pick`` column measured over the best measured answer there (trivial included); inf for a
+    pick that did not finish in the calibration (timeout, failure)."""
+    cell = ["source", "n", "d", "k", "separation", "epsilon"]
+    cells = loo.drop_duplicates(cell).set_index(cell)
+    best = loo.groupby(cell).apply(
+        lambda c: min(c.measured.min(), c.trivial_measured.iloc[0]), include_groups=False)
+    return cells.assign(factor=(cells[pick] / best.loc[cells.index]).fillna(np.inf)).reset_index()
+
+
 def loo_summary(loo: pd.DataFrame, pick: str = "pick_measured") -> dict:
     """The figures of :func:`leave_one_out` that issue 25 sets goals on.
 
@@ -189,19 +200,13 @@ def loo_summary(loo: pd.DataFrame, pick: str = "pick_measured") -> dict:
     did not warn about: ``trivial_factor`` at most :data:`WARN_SHARE`) and ``false_alarms`` (warned
     about, measured better).
     """
-    cell = ["source", "n", "d", "k", "separation", "epsilon"]
-    cells = loo.drop_duplicates(cell)
-    best = loo.groupby(cell).apply(
-        lambda c: min(c.measured.min(), c.trivial_measured.iloc[0]), include_groups=False)
-    cells = cells.set_index(cell)
-    # A pick that did not finish in the calibration (timeout, failure) counts as infinitely worse.
-    factor = (cells[pick] / best.loc[cells.index]).fillna(np.inf)
+    factor = pick_factors(loo, pick).factor
     ok = loo[np.isfinite(loo.measured) & np.isfinite(loo.predicted)]
     err = np.exp(np.abs(np.log(ok.predicted) - np.log(ok.measured)))
     meas = loo[np.isfinite(loo.measured)]
     warned = meas.trivial_factor > WARN_SHARE
     worse = meas.measured > meas.trivial_measured
-    return dict(cells=len(cells), pick_within_1_25=float((factor <= 1.25).mean()),
+    return dict(cells=len(factor), pick_within_1_25=float((factor <= 1.25).mean()),
                 pick_within_2=float((factor <= 2).mean()), pick_unfinished=int(np.isinf(factor).sum()),
                 pick_worst=float(factor[np.isfinite(factor)].max()),
                 median_factor=float(np.median(err)), p90_factor=float(np.quantile(err, 0.9)),
