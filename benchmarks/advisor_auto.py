@@ -12,6 +12,7 @@ the whole epsilon ("best key" is the best of those; a fit over 30 s counts as no
 
     python -m benchmarks.advisor_auto [--seeds 5] [--quick] [--margin M] [--separation S]
     python -m benchmarks.advisor_auto --separation 0.05 --stored benchmarks/results/advisor_auto.txt
+    python -m benchmarks.advisor_auto --separation 0.05 --stored ... [--cells M] [--oracle-sizes]
     DPCORE_DATA=../shared/data python -m benchmarks.advisor_auto --real [--margin M] [--separation S]
 
 ``--real``: ``auto`` on the calibration's real sets (scaled into the unit box as calibrated) at its
@@ -21,7 +22,11 @@ the run (1 judges a split's members at their shares, the rule before it).  ``--s
 auto that share of its budget for a private read of the clusters' separation
 (:mod:`dpcore.algorithms.separation`; 0, the default, plans from public inputs alone).  ``--stored``
 fits auto only and takes each cell's best key and its median from an earlier run's output (the
-keys' seeds are the same, so their medians are too).
+keys' seeds are the same, so their medians are too).  Two experiments on the read (results in
+``benchmarks/results/advisor_auto_experiments.txt``): ``--cells M`` gives the read's grid about M
+cells per cluster (:data:`dpcore.algorithms.separation.CELLS_PER_CLUSTER`, 4); ``--oracle-sizes``
+tells auto each case's true size law (the read keeps only that law's hypotheses): what a perfect
+read of the sizes could buy, an oracle no release has.
 """
 from __future__ import annotations
 
@@ -122,6 +127,27 @@ def fit(key, X, k, eps, bounds, seed):
             signal.signal(signal.SIGALRM, old)
 
 
+#: ``--oracle-sizes``: the size law of the case being fitted ({} when off).
+ORACLE: dict = {}
+
+
+def _read_with_oracle(read):
+    """``read_separation`` whose plausible hypotheses keep only :data:`ORACLE`'s size law (when set)."""
+    def wrapped(*args, **kwargs):
+        out = read(*args, **kwargs)
+        if ORACLE:
+            out = {**out, "hypotheses": tuple(h for h in out["hypotheses"] if h[1] == ORACLE["sizes"])}
+        return out
+    return wrapped
+
+
+def chosen(fits) -> str:
+    """The keys auto released over its seeds, then in brackets each plan it ran ("dpm+zcdp_lloyd"):
+    the chosen key alone does not say whether it ran on the whole budget or on a share of it."""
+    plans = sorted({"+".join(c["key"] for c in e.candidates_) for e in fits})
+    return f"{','.join(sorted({e.chosen_ for e in fits}))} [{' '.join(plans)}]"
+
+
 def real(seeds: int) -> None:
     """``auto`` (median of ``seeds``) on each real set and calibrated epsilon, beside the table's best key
     (both over the calibration's own non-private reference cost)."""
@@ -129,7 +155,7 @@ def real(seeds: int) -> None:
 
     from .advisor_calibration import _reference, real_sets
     cal = calibration()
-    print(f"{'data':<18} {'eps':>5} {'auto':>7} {'table best':>16} {'best x':>7} {'auto/best':>9}  auto chose")
+    print(f"{'data':<18} {'eps':>5} {'auto':>7} {'table best':>16} {'best x':>7} {'auto/best':>9}  auto chose [plans]")
     for name, X, k in real_sets():
         ref = _reference(X, k)
         for eps in (0.05, 0.25, 1.0, 5.0):
@@ -137,7 +163,7 @@ def real(seeds: int) -> None:
             best = at.loc[at.ratio.astype(float).idxmin()]
             ests = [fit("auto", X, k, eps, (-1.0, 1.0), s) for s in range(seeds)]
             auto = float(np.median([inertia(X, e.cluster_centers_) / ref for e in ests]))
-            chose = ",".join(sorted({e.chosen_ for e in ests}))
+            chose = chosen(ests)
             print(f"{name:<18} {eps:>5g} {auto:>7.3g} {best.key:>16} {float(best.ratio):>7.3g} "
                   f"{auto / float(best.ratio):>9.2f}  {chose}", flush=True)
 
@@ -173,7 +199,17 @@ def main(argv=None):
     ap.add_argument("--margin", type=float, default=None)
     ap.add_argument("--separation", type=float, default=None, help="auto's separation_share")
     ap.add_argument("--stored", default=None, help="an earlier run's output: fit auto only")
+    ap.add_argument("--cells", type=int, default=None, help="the read's grid cells per cluster")
+    ap.add_argument("--oracle-sizes", action="store_true", help="auto's read keeps the true size law only")
     args = ap.parse_args(argv)
+    if args.oracle_sizes and args.real:
+        ap.error("--oracle-sizes needs the held-out mixtures' known size laws (not --real)")
+    if args.cells is not None:
+        from dpcore.algorithms import separation
+        separation.CELLS_PER_CLUSTER = args.cells
+    if args.oracle_sizes:
+        from dpcore.algorithms import selection
+        selection.read_separation = _read_with_oracle(selection.read_separation)
     if args.separation is not None:
         AUTO_PARAMS["separation_share"] = args.separation
     if args.margin is not None:
@@ -183,8 +219,10 @@ def main(argv=None):
         return real(args.seeds)
     from sklearn.cluster import KMeans
     print(f"{'data':<46} {'eps':>5} {'auto':>8} {'pick':>16} {'pick x':>8} {'best key':>16} {'best x':>8} "
-          f"{'auto/best':>9}  auto chose")
+          f"{'auto/best':>9}  auto chose [plans]")
     for name, X, k, bounds in cases(args.quick):
+        if args.oracle_sizes:
+            ORACLE["sizes"] = truth(name)[1]
         ref = KMeans(k, n_init=3, random_state=0).fit(X).inertia_
         lo, hi = bounds
         Xn = (X - lo) / (hi - lo) * 2 - 1
@@ -203,7 +241,7 @@ def main(argv=None):
                                       for e in r])
             autos = [fit("auto", Xn, k, eps, (-1.0, 1.0), s) for s in range(args.seeds)]
             auto = np.median([inertia(Xn, e.cluster_centers_) * ((hi - lo) / 2) ** 2 / ref for e in autos])
-            chose = ",".join(sorted({e.chosen_ for e in autos}))
+            chose = chosen(autos)
             med["auto"] = auto
             if stored:
                 med[stored[0]] = stored[1]

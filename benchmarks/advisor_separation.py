@@ -27,6 +27,8 @@ Usage::
     python -m benchmarks.advisor_separation --held     # advisor_auto's held-out cases, named
     python -m benchmarks.advisor_separation --picks    # what naming buys there (stored medians, no fits)
     python -m benchmarks.advisor_separation --real     # ... and on the real sets, leave-one-out
+    python -m benchmarks.advisor_separation --cells 16 # the read's grid with 16 cells per cluster (4)
+    python -m benchmarks.advisor_separation --sizes    # can the same histogram name the size law?
 
 The first prints the confusion of true against named separation, pooled and by size, and the share
 of test draws put on the right side of c = 4 (overlapping c <= 2 against far apart c >= 8: the side
@@ -278,6 +280,62 @@ def picks_report(epsilon: float) -> None:
                 print(f"    {name:<46} eps {eps:<4g} plausible {' '.join(f'{x:.3g}' for x in fs)}   every {g1:.3g}")
 
 
+def heavy_share(noisy_counts, k: int) -> float:
+    """The share of the k heaviest cells' clipped noisy mass in the ceil(k / 4) heaviest: about 1/4
+    for equal far-apart clusters, more for unequal ones (post-processing of the same histogram)."""
+    mass = np.sort(np.clip(np.asarray(noisy_counts, dtype=float), 0.0, None))[::-1][:k]
+    return float(mass[: max(1, math.ceil(k / 4))].sum() / mass.sum()) if mass.sum() > 0 else math.nan
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4) if math.isfinite(p) else 0.5
+    return math.log(p / (1 - p))
+
+
+def sizes_read(epsilon: float) -> pd.DataFrame:
+    """Does one noisy histogram say the clusters' size law too?  For mixtures of every hypothesis
+    (:data:`~dpcore.algorithms.calibrated.HYPOTHESES`) at n 10^4 and 10^5, d 2-20, k 10-64: the
+    read's two statistics (logit top-k share, logit :func:`heavy_share`), references (seeds 8000 + j)
+    against tests (9000 + j), each test named by the nearest reference median after scaling each
+    statistic by its median spread.  One row per test draw: n, d, k, true (c, sizes), named (c, sizes)."""
+    from dpcore.algorithms.calibrated import HYPOTHESES
+    from dpcore.algorithms.separation import mixture as law_mixture
+    rows, j = [], 0
+    for n in (10_000, 100_000):
+        for d in (2, 5, 10, 20):
+            for k in (10, 30, 64):
+                drawn: dict = {}
+                for h in HYPOTHESES:
+                    for role, count, offset in (("reference", REFERENCES, 8000), ("test", TESTS, 9000)):
+                        for r in range(count):
+                            seed = offset + 10 * j + r
+                            X = law_mixture(n, d, k, h[0], seed, sizes=h[1], columns=3)
+                            counts = histogram_counts(X, k, -1.0, 1.0).astype(float)
+                            noisy = counts + np.random.default_rng(seed + 1).laplace(0.0, 1.0 / epsilon, counts.size)
+                            drawn.setdefault((h, role), []).append(
+                                np.array([_logit(noisy_share(noisy, k)), _logit(heavy_share(noisy, k))]))
+                    j += 1
+                refs = {h: np.median(drawn[h, "reference"], axis=0) for h in HYPOTHESES}
+                spread = np.median([np.abs(np.array(drawn[h, "reference"]) - refs[h]).mean(axis=0)
+                                    for h in HYPOTHESES], axis=0) + 1e-3
+                for h in HYPOTHESES:
+                    for t in drawn[h, "test"]:
+                        g = min(refs, key=lambda g: float((((refs[g] - t) / spread) ** 2).sum()))
+                        rows.append((n, d, k, *h, *g))
+    return pd.DataFrame(rows, columns=["n", "d", "k", "separation", "sizes", "named_c", "named_sizes"])
+
+
+def sizes_report(test: pd.DataFrame, epsilon: float) -> None:
+    print(f"# the size law from the same histogram at epsilon_s = {epsilon:g} ({len(test)} test draws, "
+          f"{REFERENCES} references per hypothesis)")
+    print(pd.crosstab(test.sizes, test.named_sizes, rownames=["true sizes"], colnames=["named sizes"]))
+    for label, part in (("all", test), ("far apart (c >= 8)", test[test.separation >= 8])):
+        law = float((part.sizes == part.named_sizes).mean())
+        equal = float(((part.sizes == "equal") == (part.named_sizes == "equal")).mean())
+        print(f"{label:20s} size law named right {law:.0%}   equal or not right {equal:.0%}   "
+              f"separation named right {float((part.separation == part.named_c).mean()):.0%}")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="n <= 10^4 only")
@@ -287,7 +345,14 @@ def main(argv=None) -> None:
     ap.add_argument("--real", action="store_true", help="the same on the calibration's real sets, leave-one-out")
     ap.add_argument("--share", type=float, default=0.05, help="with --real: the statistic's share of epsilon")
     ap.add_argument("--epsilon", type=float, default=0.05, help="the statistic's budget (default 0.05)")
+    ap.add_argument("--cells", type=int, default=None, help="the grid's cells per cluster (default 4)")
+    ap.add_argument("--sizes", action="store_true", help="name the size law from the same histogram")
     args = ap.parse_args(argv)
+    if args.cells is not None:
+        from dpcore.algorithms import separation
+        separation.CELLS_PER_CLUSTER = args.cells
+    if args.sizes:
+        return sizes_report(sizes_read(args.epsilon), args.epsilon)
     if args.picks:
         return picks_report(args.epsilon)
     if args.real:

@@ -274,3 +274,47 @@ def test_the_rescue_also_applies_where_autos_own_plan_is_one_key(monkeypatch):
     finally:
         R._advisor_plan.cache_clear()      # the lowered line's plans must not outlive the test
     assert pick == "auto" and plan.keys == run.keys and plan.worst == pytest.approx(worst)
+
+
+def test_the_grid_takes_about_cells_per_cluster_k_cells(monkeypatch):
+    """The read's grid follows CELLS_PER_CLUSTER (``advisor_separation --cells`` and ``advisor_auto
+    --cells`` set it): about 4k cells as shipped, about 16k at 16."""
+    from dpcore.algorithms import separation
+    X = mixture(500, 5, 4, 2.0, seed=1)
+    assert separation.CELLS_PER_CLUSTER == 4 and histogram_counts(X, 10, -1.0, 1.0).size == 3 ** 3
+    monkeypatch.setattr(separation, "CELLS_PER_CLUSTER", 16)
+    assert histogram_counts(X, 10, -1.0, 1.0).size == 5 ** 3      # round(160 ** (1/3)) = 5 a side
+
+
+def test_the_heavy_share_reads_skew_on_far_apart_clusters():
+    """``advisor_separation --sizes``: the heaviest quarter of the k heaviest cells holds more of their
+    mass for skewed far-apart clusters than for equal ones (5-d, k = 12: medians about 0.75 and 0.48
+    over five mixtures; single draws overlap, and Dirichlet(2) sizes read like equal ones, which is
+    why the read does not name the size law)."""
+    from benchmarks.advisor_separation import heavy_share
+    k = 12
+
+    def median(sizes):
+        return np.median([heavy_share(histogram_counts(mixture(20_000, 5, k, 16.0, s, sizes=sizes), k, -1.0, 1.0), k)
+                          for s in range(5)])
+
+    assert median("equal") + 0.15 < median("skewed")
+    assert np.isnan(heavy_share([-1.0, -2.0], 1))
+
+
+def test_the_oracle_keeps_only_the_true_size_law(monkeypatch):
+    """``advisor_auto --oracle-sizes`` narrows a real read's hypotheses to the case's size law, and
+    leaves them as they are when no law is set."""
+    import benchmarks.advisor_auto as A
+    X = mixture(4_000, 3, 5, 8.0, seed=2)
+    read = A._read_with_oracle(read_separation)
+
+    def hypotheses():
+        noise = NoiseSource(np.random.default_rng(0), BudgetLedger(0.1))
+        return read(X, 5, -1.0, 1.0, 4_000, 0.1, noise)["hypotheses"]
+
+    monkeypatch.setattr(A, "ORACLE", {})
+    every = hypotheses()
+    monkeypatch.setattr(A, "ORACLE", {"sizes": "equal"})
+    kept = hypotheses()
+    assert {h[1] for h in every} == set(C.SIZES) and kept == tuple(h for h in every if h[1] == "equal")
