@@ -12,7 +12,7 @@ the whole epsilon ("best key" is the best of those; a fit over 30 s counts as no
 
     python -m benchmarks.advisor_auto [--seeds 5] [--quick] [--margin M] [--separation S]
     python -m benchmarks.advisor_auto --separation 0.05 --stored benchmarks/results/advisor_auto.txt
-    python -m benchmarks.advisor_auto --separation 0.05 --stored ... [--cells M] [--oracle-sizes]
+    python -m benchmarks.advisor_auto --separation 0.05 --stored ... [--cells M] [--oracle-sizes] [--size-share S]
     DPCORE_DATA=../shared/data python -m benchmarks.advisor_auto --real [--margin M] [--separation S]
 
 ``--real``: ``auto`` on the calibration's real sets (scaled into the unit box as calibrated) at its
@@ -26,7 +26,9 @@ keys' seeds are the same, so their medians are too).  Two experiments on the rea
 ``benchmarks/results/advisor_auto_experiments.txt``): ``--cells M`` gives the read's grid about M
 cells per cluster (:data:`dpcore.algorithms.separation.CELLS_PER_CLUSTER`, 4); ``--oracle-sizes``
 tells auto each case's true size law (the read keeps only that law's hypotheses): what a perfect
-read of the sizes could buy, an oracle no release has.
+read of the sizes could buy, an oracle no release has; ``--size-share S`` gives the read's size
+histogram that share of its budget (:data:`dpcore.algorithms.separation.SIZE_SHARE`, 0.5; 0 reads the
+separation only, as before stop 54; also with ``--real``).
 """
 from __future__ import annotations
 
@@ -201,7 +203,11 @@ def main(argv=None):
     ap.add_argument("--stored", default=None, help="an earlier run's output: fit auto only")
     ap.add_argument("--cells", type=int, default=None, help="the read's grid cells per cluster")
     ap.add_argument("--oracle-sizes", action="store_true", help="auto's read keeps the true size law only")
+    ap.add_argument("--size-share", type=float, default=None, help="the read's share for its size histogram")
     args = ap.parse_args(argv)
+    if args.size_share is not None:
+        from dpcore.algorithms import separation as sep
+        sep.SIZE_SHARE = args.size_share
     if args.oracle_sizes and args.real:
         ap.error("--oracle-sizes needs the held-out mixtures' known size laws (not --real)")
     if args.cells is not None:

@@ -46,7 +46,7 @@ import pandas as pd
 
 from benchmarks.advisor_calibration import mixture
 from dpcore.algorithms.calibrated import SEPARATIONS
-from dpcore.algorithms.separation import histogram_counts, plausible
+from dpcore.algorithms.separation import _logit, heavy_share, histogram_counts, plausible
 from dpcore.algorithms.separation import top_k_share as noisy_share
 from dpcore.privacy.accountant import BudgetLedger
 from dpcore.privacy.mechanisms import NoiseSource
@@ -278,18 +278,6 @@ def picks_report(epsilon: float) -> None:
         for name, eps, fs, g1 in rows:
             if max(fs) > 1.25 or g1 > 1.25:
                 print(f"    {name:<46} eps {eps:<4g} plausible {' '.join(f'{x:.3g}' for x in fs)}   every {g1:.3g}")
-
-
-def heavy_share(noisy_counts, k: int) -> float:
-    """The share of the k heaviest cells' clipped noisy mass in the ceil(k / 4) heaviest: about 1/4
-    for equal far-apart clusters, more for unequal ones (post-processing of the same histogram)."""
-    mass = np.sort(np.clip(np.asarray(noisy_counts, dtype=float), 0.0, None))[::-1][:k]
-    return float(mass[: max(1, math.ceil(k / 4))].sum() / mass.sum()) if mass.sum() > 0 else math.nan
-
-
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4) if math.isfinite(p) else 0.5
-    return math.log(p / (1 - p))
 
 
 def sizes_read(epsilon: float) -> pd.DataFrame:

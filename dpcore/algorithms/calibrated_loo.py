@@ -64,7 +64,8 @@ def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, 
     ``auto`` spends a share on a noisy size and one on its separation read, then runs its plan
     (:func:`~dpcore.algorithms.regime.auto_plan` over the hypotheses the read leaves) and selects one
     candidate.  Under the data set's own ``hypothesis`` ``(separation, sizes)`` the read is simulated
-    as the advisor models it (:func:`~dpcore.algorithms.separation.read_outcomes`); each outcome's
+    as the advisor models it (:func:`~dpcore.algorithms.separation.read_hypotheses`: the separation
+    named and the size laws kept); each outcome's
     plan scores its best candidate's measured ratio at its share (:func:`measured_at`, the selection
     assumed exact, as for the plans without the read), and the outcomes are averaged.  A real set
     (``hypothesis`` None, its separation unknown) is scored by the plan over every hypothesis, as if
@@ -72,16 +73,17 @@ def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, 
     """
     from .regime import auto_plan
     from .registry import ESTIMATORS
-    from .separation import plausible, read_outcome
+    from .separation import read_hypotheses
     p = ESTIMATORS["auto"]().get_params()
     left = float(epsilon) * (1.0 - float(p["n_share"]))
     share = float(p["separation_share"])
-    named: tuple = (None,)
+    outcomes: tuple = (None,)
     if hypothesis is not None and share > 0:
-        named = read_outcome(float(f"{float(n):.3g}"), int(d), int(k), float(f"{left * share:.3g}"), hypothesis)
+        outcomes = read_hypotheses(float(f"{float(n):.3g}"), int(d), int(k), float(f"{left * share:.3g}"),
+                                   tuple(hypothesis))
     return float(np.mean([_plan_measured(data, auto_plan(
         n, d, k, left * (1.0 - share), DELTA, max_candidates=int(p["n_candidates"]),
-        selection_share=float(p["selection_share"]), hypotheses=plausible(c), exclude=exclude)) for c in named]))
+        selection_share=float(p["selection_share"]), hypotheses=kept, exclude=exclude)) for kept in outcomes]))
 
 
 def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False, table: pd.DataFrame | None = None

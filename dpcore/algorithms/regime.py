@@ -262,10 +262,11 @@ def worst_with_read(n: float, d: int, k: int, epsilon: float, delta: float, *, m
     """``auto``'s predicted worst case with its read: ``max_h mean_r factor_h(plan after read r)``.
 
     ``epsilon`` is what is left after the size (divided by a privacy unit's L).  Under each
-    hypothesis h, the read's simulated outcomes (:func:`read_outcomes`) each lead to a plan
-    (:func:`~dpcore.algorithms.regime.auto_plan` over :func:`plausible` hypotheses, on
-    ``(1 - separation_share) epsilon``); the plan's predicted factor over the best answer at the whole
-    epsilon under h (:class:`~dpcore.algorithms.calibrated.SelectionPlan`), averaged over the
+    hypothesis h, the read's simulated outcomes
+    (:func:`~dpcore.algorithms.separation.read_hypotheses`: the separation named and the size laws
+    kept) each lead to a plan (:func:`~dpcore.algorithms.regime.auto_plan` over the hypotheses the
+    outcome leaves, on ``(1 - separation_share) epsilon``); the plan's predicted factor over the best
+    answer at the whole epsilon under h (:class:`~dpcore.algorithms.calibrated.SelectionPlan`), averaged over the
     outcomes; the largest over the hypotheses.  A misread that drops h is charged the plan's factor
     under h, from the same keys' plan over every hypothesis.  ``exclude`` as in :func:`auto_plan`.
 
@@ -277,25 +278,26 @@ def worst_with_read(n: float, d: int, k: int, epsilon: float, delta: float, *, m
     -----
     **Privacy.** Public inputs, public calibration data and public simulations: no cost.
     """
-    from .calibrated import selection_plan
-    from .separation import SEPARATION_SHARE, plausible, read_outcomes
+    from .calibrated import HYPOTHESES, selection_plan
+    from .separation import SEPARATION_SHARE, read_hypotheses
     separation_share = SEPARATION_SHARE if separation_share is None else float(separation_share)
     eps_plan = float(epsilon) * (1.0 - separation_share)
     eps_read = float(f"{float(epsilon) * separation_share:.3g}")
-    outcomes = read_outcomes(float(f"{float(n):.3g}"), int(d), int(k), eps_read)
+    n_read = float(f"{float(n):.3g}")
     plans: dict = {}
 
-    def factor(c, h) -> float:
-        if c not in plans:
+    def factor(kept, h) -> float:
+        if kept not in plans:
             plan = auto_plan(n, d, k, eps_plan, delta, max_candidates=max_candidates,
-                             selection_share=selection_share, hypotheses=plausible(c), exclude=exclude)
+                             selection_share=selection_share, hypotheses=kept, exclude=exclude)
             every = (selection_plan(n, d, k, eps_plan, max_candidates=len(plan.keys), pool=plan.keys,
                                     exclude=exclude).by_hypothesis if plan.keys else {})
-            plans[c] = (plan, every)
-        plan, every = plans[c]
+            plans[kept] = (plan, every)
+        plan, every = plans[kept]
         return plan.by_hypothesis.get(h, every.get(h, math.inf)) if plan.keys else math.inf
 
-    return max(sum(factor(c, h) for c in named) / len(named) for h, named in outcomes.items())
+    outcomes = {h: read_hypotheses(n_read, int(d), int(k), eps_read, h) for h in HYPOTHESES}
+    return max(sum(factor(kept, h) for kept in left) / len(left) for h, left in outcomes.items())
 
 
 def read_rescue(single_worst: float, n: float, d: int, k: int, epsilon: float, delta: float, *, params: dict,

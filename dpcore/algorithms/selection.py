@@ -9,8 +9,9 @@ The procedure (one privacy unit = one row, or a person with at most L rows):
 
 1. The dataset size: a public ``n_samples`` (free) or ``N + Lap(1/(n_share eps))``.
 1b. With ``separation_share > 0`` (0.05 by default): a private read of the clusters' separation
-   (:mod:`dpcore.algorithms.separation`, one noisy histogram at ``separation_share eps_left``)
-   narrows the hypotheses of step 2 to those within two doublings of the separation it names.
+   and sizes (:mod:`dpcore.algorithms.separation`, two noisy histograms sharing
+   ``separation_share eps_left``) narrows the hypotheses of step 2 to those within two doublings of
+   the separation it names, of the size laws it does not rule out.
 2. The candidates: at most ``n_candidates`` keys, the set whose predicted worst case over the
    clusters' separation (each of the calibration's separations a hypothesis) is best
    (:func:`dpcore.algorithms.calibrated.selection_plan`): the best key for overlapping clusters and
@@ -178,8 +179,8 @@ class AutoKMeans(DPClusterer):
     n_share : float in (0, 1), default 0.02
         Share of epsilon for the noisy size when ``n_samples`` is None.
     separation_share : float in [0, 1), default 0.05 (:data:`~dpcore.algorithms.separation.SEPARATION_SHARE`)
-        Share of the budget (after the size) for a private read of the clusters' separation that
-        narrows the plan's hypotheses (:mod:`dpcore.algorithms.separation`); 0 plans over every
+        Share of the budget (after the size) for a private read of the clusters' separation and sizes
+        that narrows the plan's hypotheses (:mod:`dpcore.algorithms.separation`); 0 plans over every
         hypothesis from public inputs alone (``benchmarks/advisor_auto.py --separation`` measures both).
     random_state : None, int or numpy.random.Generator
         ``None`` (the only private setting) draws from OS entropy; candidates get their own.
@@ -196,7 +197,7 @@ class AutoKMeans(DPClusterer):
         are not part of the release.
     n_samples_estimate_ : float, the public or noisy size the ranking used
     separation_ : dict or None
-        The separation read (``statistic``, ``named``, ``hypotheses``, ``epsilon``: all released,
+        The read (``statistic``, ``named``, ``laws``, ``hypotheses``, ``epsilon``: all released,
         see :func:`~dpcore.algorithms.separation.read_separation`); None with ``separation_share=0``.
     budget_ : BudgetLedger: the size, one composite entry per candidate, the selection
 

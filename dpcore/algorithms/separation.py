@@ -19,6 +19,15 @@ The advisor's plan hedges over the clusters' separation and sizes because neithe
 3. **The name**: the separation whose reference median is nearest the statistic (every size law
    compete: sizes are not public either); the plan then hedges over the hypotheses within
    :data:`PLAUSIBLE_STEPS` doublings of it (:func:`plausible`).
+4. **The sizes** (since stop 54, :data:`SIZE_SHARE` of the read's budget, another noisy histogram):
+   the same columns on a finer grid (about :data:`SIZES_CELLS` k cells), read as two statistics,
+   the top-k share and the share of that mass in the ceil(k/4) heaviest cells
+   (:func:`size_statistics`).  Reference mixtures of every hypothesis give each one a median; a
+   size law is ruled out only when all its hypotheses lie more than :data:`SIZES_MARGIN` typical
+   spreads further than the nearest (:func:`kept_laws`), and the plan keeps the plausible
+   separations of the laws left.  Measured (``benchmarks/advisor_sizes_read.py``): the true law of
+   far-apart mixtures is ruled out for 2.8-3.6 % of test draws, equal sizes for 37-54 % of the
+   unequal ones.
 
 Measured (``benchmarks/advisor_separation.py``, epsilon_s = 0.05): the named separation is on the
 right side of c = 4 (overlapping c <= 2 against far apart c >= 8, the side that decides between
@@ -36,18 +45,21 @@ from functools import lru_cache
 import numpy as np
 
 from ..privacy.mechanisms import NoiseSource
-from .calibrated import HYPOTHESES, SEPARATIONS, SIZE_RANKS, SOURCE_RANKS
+from .calibrated import HYPOTHESES, SEPARATIONS, SIZE_RANKS, SIZES, SOURCE_RANKS
 
 __all__ = ["SEPARATION_SHARE", "SIZE_LAWS", "SOURCE_SIZES", "PLAUSIBLE_STEPS", "REFERENCE_ROWS", "REFERENCES",
+           "SIZE_SHARE", "SIZES_CELLS", "SIZES_MARGIN",
            "mixture", "histogram_counts", "top_k_share", "reference_medians", "name_separation", "plausible",
-           "read_separation", "read_outcomes", "read_outcome"]
+           "read_separation", "read_outcomes", "read_outcome", "heavy_share", "size_statistics", "kept_laws",
+           "read_hypotheses"]
 
 #: ``AutoKMeans(separation_share=...)``'s default.  Measured with real fits (``benchmarks/advisor_auto.py``,
 #: median of 5 seeds, auto at the total epsilon over the best single key at the same epsilon): on the 42
 #: held-out cells within 1.25x in 37 (35 without the read), within 2x in 41 (39), worst 2.28x (64x: 32
 #: equal far-apart clusters in 14-d at epsilon 1, where the read lets DPM run alone); on the 36 real-set
 #: cells within 1.25x in 33 (34), worst 1.58x (1.69x).  With skew among the hypotheses (stop 53): 36 of
-#: 42 and 33 of 36, worst 2.28x and 1.58x (docs/guide/advisor.rst).
+#: 42 and 33 of 36, worst 2.28x and 1.58x; with the size read (stop 54, :data:`SIZE_SHARE`): 37 of 42
+#: (42 within 2x) and 35 of 36, worst 1.58x and 1.28x (docs/guide/advisor.rst).
 SEPARATION_SHARE = 0.05
 #: The plan keeps the hypotheses within this many doublings of the named separation: at one, a
 #: far-apart set named c = 4 (synth_10d in two draws of five) lost DPM (122x the best).
@@ -58,6 +70,21 @@ REFERENCE_ROWS = 20_000
 REFERENCES = 3
 #: The statistic's columns at most (a grid of about 4k cells over more would be 1-2 cells a side).
 COLUMNS = 3
+#: The share of the read's budget spent on the size histogram (0: the read names the separation
+#: only, as before stop 54).  With it (``benchmarks/advisor_auto.py``, five seeds) ``auto`` is within
+#: 1.25x of the best single key on 37 of the 42 held-out cells (36 without), within 2x on all 42
+#: (41), worst 1.58x (2.28x); on the real sets 35 of 36 (33), worst 1.28x (1.58x).
+SIZE_SHARE = 0.5
+#: The size histogram's cells per cluster: far-apart clusters then fall in cells of their own, and
+#: the heaviest cells' masses follow the clusters' sizes (named right for 82 % of far-apart mixtures
+#: at 64 against 64 % at 4, ``advisor_separation --sizes --cells``).
+SIZES_CELLS = 64
+#: A law is ruled out when its nearest hypothesis is more than this many typical spreads further from
+#: the size statistics than the nearest hypothesis.  At 2 the true law of far-apart mixtures was
+#: ruled out for 11 % of test draws (equal sizes 2.6-5.2 %), at 4 for 2.8-3.6 % (equal 0.5-2.1 %),
+#: with equal sizes ruled out for 37-54 % of the unequal ones (``advisor_sizes_read --margin``, the
+#: size histogram at 0.0125 and 0.05 per row).
+SIZES_MARGIN = 4.0
 #: The statistic's grid has about this many cells per cluster.  At 16 the read names the right
 #: separation more often from 10^4 rows up (``advisor_separation --cells 16``: right side of c = 4 in
 #: 90 % and 92 % at 10^4 and 10^5 rows against 85 % and 88 %, but 58 % against 65 % at 10^3), yet
@@ -124,20 +151,24 @@ def mixture(n: int, d: int, k: int, c: float, seed: int, *, equal: bool = False,
     return np.clip(X, -1.0, 1.0)
 
 
-def _cells(d: int, k: int) -> tuple[int, int]:
-    """(columns read, cells a side): about CELLS_PER_CLUSTER k cells over the first min(d, 3) columns."""
+def _cells(d: int, k: int, per_cluster: int | None = None) -> tuple[int, int]:
+    """(columns read, cells a side): about ``per_cluster`` k cells (default :data:`CELLS_PER_CLUSTER`)
+    over the first min(d, 3) columns."""
     p = min(d, COLUMNS)
-    return p, max(2, int(round((CELLS_PER_CLUSTER * k) ** (1.0 / p))))
+    per = CELLS_PER_CLUSTER if per_cluster is None else per_cluster
+    return p, max(2, int(round((per * k) ** (1.0 / p))))
 
 
-def histogram_counts(X: np.ndarray, k: int, lower, upper) -> np.ndarray:
+def histogram_counts(X: np.ndarray, k: int, lower, upper, per_cluster: int | None = None) -> np.ndarray:
     """The exact counts of the statistic's grid: int64 (m^p,), over the public box ``[lower, upper]``.
 
     ``X`` (n, d) inside the box (rows outside are counted in the nearest cell); ``lower``/``upper``
-    scalars or (d,).  Adding or removing one row changes one count by one: L1 sensitivity 1.
+    scalars or (d,); ``per_cluster`` the grid's cells per cluster (default
+    :data:`CELLS_PER_CLUSTER`; the size read's is :data:`SIZES_CELLS`).  Adding or removing one row
+    changes one count by one: L1 sensitivity 1.
     """
     X = np.asarray(X, dtype=float)
-    p, m = _cells(X.shape[1], k)
+    p, m = _cells(X.shape[1], k, per_cluster)
     lo = np.broadcast_to(np.asarray(lower, dtype=float), (X.shape[1],))[:p]
     hi = np.broadcast_to(np.asarray(upper, dtype=float), (X.shape[1],))[:p]
     idx = np.clip(((X[:, :p] - lo) / (hi - lo) * m).astype(np.int64), 0, m - 1)
@@ -266,9 +297,97 @@ def read_outcome(n: float, d: int, k: int, epsilon: float, hypothesis: tuple) ->
                  for r in range(REFERENCES))
 
 
+def heavy_share(noisy_counts, k: int) -> float:
+    """The share of the k heaviest cells' clipped noisy mass held by the ceil(k / 4) heaviest: float in
+    [0, 1], nan if none is positive.  About 1/4 for equal far-apart clusters in cells of their own,
+    more for unequal ones.  Post-processing of a released histogram: no cost."""
+    mass = np.sort(np.clip(np.asarray(noisy_counts, dtype=float), 0.0, None))[::-1][:k]
+    total = mass.sum()
+    return float(mass[: max(1, math.ceil(k / 4))].sum() / total) if total > 0 else math.nan
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4) if math.isfinite(p) else 0.5
+    return math.log(p / (1 - p))
+
+
+def size_statistics(noisy_counts, k: int) -> np.ndarray:
+    """The size read's statistics of one noisy histogram, shape (2,): the logits of
+    :func:`top_k_share` and :func:`heavy_share`.  Post-processing: no cost."""
+    return np.array([_logit(top_k_share(noisy_counts, k)), _logit(heavy_share(noisy_counts, k))])
+
+
+def _size_simulated(n_ref: int, d: int, k: int, eps_ref: float, h: tuple, r: int, offset: int) -> np.ndarray:
+    """The size statistics on one public mixture of hypothesis ``h`` (draw r, seeds from ``offset``)."""
+    c, sizes = h
+    j = _SEED_BLOCKS[sizes] + SEPARATIONS.index(c)
+    X = mixture(n_ref, d, k, c, offset + 100 * j + r, sizes=sizes, columns=COLUMNS)
+    counts = histogram_counts(X, k, -1.0, 1.0, SIZES_CELLS)
+    # A public simulation (no data): plain float Laplace from a fixed seed is fine here.
+    noise = np.random.default_rng(offset + 1000 + 100 * j + r).laplace(0.0, 1.0 / eps_ref, counts.size)
+    return size_statistics(counts + noise, k)
+
+
+@lru_cache(maxsize=64)
+def _size_references(n_ref: int, d: int, k: int, eps_ref: float) -> tuple[dict, np.ndarray]:
+    # Each hypothesis's median statistics, and the typical spread per statistic: the median over the
+    # hypotheses of their draws' mean absolute deviation from their median.
+    drawn = {h: np.array([_size_simulated(n_ref, d, k, eps_ref, h, r, 12000) for r in range(REFERENCES)])
+             for h in HYPOTHESES}
+    medians = {h: np.median(v, axis=0) for h, v in drawn.items()}
+    spread = np.median([np.abs(v - medians[h]).mean(axis=0) for h, v in drawn.items()], axis=0) + 1e-3
+    return medians, spread
+
+
+def kept_laws(statistics: np.ndarray, n: float, d: int, k: int, epsilon: float) -> tuple[str, ...]:
+    """The size laws (of :data:`~dpcore.algorithms.calibrated.SIZES`) that :func:`size_statistics`
+    read at ``epsilon`` per row on about ``n`` rows do not rule out: a law is ruled out when every
+    hypothesis of it lies more than :data:`SIZES_MARGIN` typical spreads further from the statistics
+    than the nearest hypothesis (public references drawn as for :func:`reference_medians`).  Never
+    empty.  Public inputs and released statistics only."""
+    n_ref, eps_ref = _scaled(n, epsilon)
+    medians, spread = _size_references(n_ref, int(d), int(k), eps_ref)
+    t = np.asarray(statistics, dtype=float)
+    dist = {h: float(np.sqrt((((m - t) / spread) ** 2).sum())) for h, m in medians.items()}
+    best = min(dist.values())
+    return tuple(z for z in SIZES if min(v for h, v in dist.items() if h[1] == z) <= best + SIZES_MARGIN)
+
+
+@lru_cache(maxsize=64)
+def _size_outcomes(n: float, d: int, k: int, epsilon: float) -> dict:
+    n_ref, eps_ref = _scaled(n, epsilon)
+    return {h: tuple(kept_laws(_size_simulated(n_ref, d, k, eps_ref, h, r, 15000), n, d, k, epsilon)
+                     for r in range(REFERENCES))
+            for h in HYPOTHESES}
+
+
+def _narrowed(named: float | None, laws) -> tuple:
+    """The hypotheses a read leaves: :func:`plausible` separations of the laws not ruled out."""
+    near = plausible(named)
+    return tuple(h for h in near if h[1] in laws) or near
+
+
+@lru_cache(maxsize=256)
+def read_hypotheses(n: float, d: int, k: int, epsilon: float, hypothesis: tuple,
+                    size_share: float | None = None) -> tuple:
+    """What the whole read would leave under ``hypothesis``: one tuple of hypotheses per simulated
+    draw (:data:`REFERENCES`), the advisor's model of :func:`read_separation` at ``epsilon`` per row.
+
+    The separation is named at ``(1 - size_share) epsilon`` (:func:`read_outcome`) and the laws kept
+    at ``size_share epsilon`` (:func:`kept_laws` on public mixtures of the hypothesis, seeds apart
+    from the references'); ``size_share`` None is :data:`SIZE_SHARE`.  Public inputs only.
+    """
+    share = SIZE_SHARE if size_share is None else float(size_share)
+    named = read_outcome(n, d, k, float(f"{float(epsilon) * (1.0 - share):.3g}"), hypothesis)
+    if not share > 0:
+        return tuple(plausible(c) for c in named)
+    laws = _size_outcomes(n, int(d), int(k), float(f"{float(epsilon) * share:.3g}"))[tuple(hypothesis)]
+    return tuple(_narrowed(c, z) for c, z in zip(named, laws))
+
+
 def read_separation(X: np.ndarray, k: int, lower, upper, n: float, epsilon: float, noise: NoiseSource,
-                    units: int = 1) -> dict:
-    """Spend ``epsilon`` on the statistic and name the clusters' separation.
+                    units: int = 1, size_share: float | None = None) -> dict:
+    """Spend ``epsilon`` on the statistics and name the clusters' separation and the size laws left.
 
     Parameters
     ----------
@@ -276,15 +395,18 @@ def read_separation(X: np.ndarray, k: int, lower, upper, n: float, epsilon: floa
     k : int, the number of clusters (public)
     lower, upper : scalars or (d,), the public bounds
     n : float, the public or released size (for the references)
-    epsilon : float > 0, charged in full to ``noise``'s ledger ("separation read")
+    epsilon : float > 0, charged in full to ``noise``'s ledger: ``(1 - size_share) epsilon`` as
+        "separation read (noisy histogram)", ``size_share epsilon`` as "size read (noisy histogram)"
     noise : the estimator's NoiseSource (its sensitivity already times L for a privacy unit)
     units : int, the privacy unit's L (the references are drawn at ``epsilon / units``)
+    size_share : float in [0, 1), optional; None is :data:`SIZE_SHARE`, 0 reads the separation only
 
     Returns
     -------
     dict: ``statistic`` (float), ``named`` (a separation of
     :data:`~dpcore.algorithms.calibrated.SEPARATIONS`, or None when the histogram had no positive
-    mass), ``hypotheses`` (:func:`plausible`), ``epsilon``.
+    mass), ``laws`` (the size laws not ruled out), ``hypotheses`` (:func:`plausible` separations of
+    those laws), ``epsilon``.
 
     Raises
     ------
@@ -293,11 +415,22 @@ def read_separation(X: np.ndarray, k: int, lower, upper, n: float, epsilon: floa
 
     Notes
     -----
-    **Privacy.** epsilon-DP (the discrete Laplace on counts of sensitivity 1 per row, L per unit);
-    the rest is post-processing of the noisy counts and public simulation.
+    **Privacy.** epsilon-DP by basic composition of two histograms, each the discrete Laplace on
+    counts of sensitivity 1 per row (L per unit); the rest is post-processing of the noisy counts and
+    public simulation.
     """
+    share = SIZE_SHARE if size_share is None else float(size_share)
+    eps_sep = float(epsilon) * (1.0 - share)
+    units = max(int(units), 1)
     counts = histogram_counts(X, k, lower, upper)
-    noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, name="separation read (noisy histogram)")
+    noisy = noise.laplace(counts, sensitivity=1.0, epsilon=eps_sep, name="separation read (noisy histogram)")
     statistic = top_k_share(noisy, k)
-    named = name_separation(statistic, reference_medians(n, X.shape[1], k, epsilon / max(int(units), 1)))
-    return dict(statistic=statistic, named=named, hypotheses=plausible(named), epsilon=float(epsilon))
+    named = name_separation(statistic, reference_medians(n, X.shape[1], k, eps_sep / units))
+    laws: tuple = SIZES
+    if share > 0:
+        eps_size = float(epsilon) * share
+        fine = histogram_counts(X, k, lower, upper, SIZES_CELLS)
+        noisy_fine = noise.laplace(fine, sensitivity=1.0, epsilon=eps_size, name="size read (noisy histogram)")
+        laws = kept_laws(size_statistics(noisy_fine, k), n, X.shape[1], k, eps_size / units)
+    return dict(statistic=statistic, named=named, laws=laws, hypotheses=_narrowed(named, laws),
+                epsilon=float(epsilon))
