@@ -193,15 +193,21 @@ def top_k_share(noisy_counts, k: int) -> float:
 _SEED_BLOCKS = {"unequal": 0, "equal": 5, "skewed": 50}
 
 
-def _simulated(n_ref: int, d: int, k: int, eps_ref: float, h: tuple, r: int, offset: int) -> float:
-    """The statistic on one public mixture of hypothesis ``h = (separation, sizes)`` (draw r, seeds from ``offset``)."""
+def _simulated_counts(n_ref: int, d: int, k: int, eps_ref: float, h: tuple, r: int, offset: int,
+                      per_cluster: int | None = None) -> np.ndarray:
+    """A noisy histogram of one public mixture of hypothesis ``h = (separation, sizes)`` (draw r, seeds
+    from ``offset``) on the grid of ``per_cluster`` cells per cluster: what either read would see."""
     c, sizes = h
     j = _SEED_BLOCKS[sizes] + SEPARATIONS.index(c)
     X = mixture(n_ref, d, k, c, offset + 100 * j + r, sizes=sizes, columns=COLUMNS)
-    counts = histogram_counts(X, k, -1.0, 1.0)
+    counts = histogram_counts(X, k, -1.0, 1.0, per_cluster)
     # A public simulation (no data): plain float Laplace from a fixed seed is fine here.
-    noise = np.random.default_rng(offset + 1000 + 100 * j + r).laplace(0.0, 1.0 / eps_ref, counts.size)
-    return top_k_share(counts + noise, k)
+    return counts + np.random.default_rng(offset + 1000 + 100 * j + r).laplace(0.0, 1.0 / eps_ref, counts.size)
+
+
+def _simulated(n_ref: int, d: int, k: int, eps_ref: float, h: tuple, r: int, offset: int) -> float:
+    """The separation statistic on one public mixture of hypothesis ``h`` (draw r, seeds from ``offset``)."""
+    return top_k_share(_simulated_counts(n_ref, d, k, eps_ref, h, r, offset), k)
 
 
 @lru_cache(maxsize=64)
@@ -319,13 +325,7 @@ def size_statistics(noisy_counts, k: int) -> np.ndarray:
 
 def _size_simulated(n_ref: int, d: int, k: int, eps_ref: float, h: tuple, r: int, offset: int) -> np.ndarray:
     """The size statistics on one public mixture of hypothesis ``h`` (draw r, seeds from ``offset``)."""
-    c, sizes = h
-    j = _SEED_BLOCKS[sizes] + SEPARATIONS.index(c)
-    X = mixture(n_ref, d, k, c, offset + 100 * j + r, sizes=sizes, columns=COLUMNS)
-    counts = histogram_counts(X, k, -1.0, 1.0, SIZES_CELLS)
-    # A public simulation (no data): plain float Laplace from a fixed seed is fine here.
-    noise = np.random.default_rng(offset + 1000 + 100 * j + r).laplace(0.0, 1.0 / eps_ref, counts.size)
-    return size_statistics(counts + noise, k)
+    return size_statistics(_simulated_counts(n_ref, d, k, eps_ref, h, r, offset, SIZES_CELLS), k)
 
 
 @lru_cache(maxsize=64)
@@ -362,9 +362,9 @@ def _size_outcomes(n: float, d: int, k: int, epsilon: float) -> dict:
 
 
 def _narrowed(named: float | None, laws) -> tuple:
-    """The hypotheses a read leaves: :func:`plausible` separations of the laws not ruled out."""
-    near = plausible(named)
-    return tuple(h for h in near if h[1] in laws) or near
+    """The hypotheses a read leaves: :func:`plausible` separations (every law) of the laws not ruled
+    out (never empty: :func:`kept_laws` keeps at least one)."""
+    return tuple(h for h in plausible(named) if h[1] in laws)
 
 
 @lru_cache(maxsize=256)
@@ -376,6 +376,11 @@ def read_hypotheses(n: float, d: int, k: int, epsilon: float, hypothesis: tuple,
     The separation is named at ``(1 - size_share) epsilon`` (:func:`read_outcome`) and the laws kept
     at ``size_share epsilon`` (:func:`kept_laws` on public mixtures of the hypothesis, seeds apart
     from the references'); ``size_share`` None is :data:`SIZE_SHARE`.  Public inputs only.
+
+    Raises
+    ------
+    ValueError
+        If ``hypothesis`` is not (one of the separations, one of :data:`SIZE_LAWS`), as :func:`read_outcome`.
     """
     share = SIZE_SHARE if size_share is None else float(size_share)
     named = read_outcome(n, d, k, float(f"{float(epsilon) * (1.0 - share):.3g}"), hypothesis)
