@@ -29,6 +29,15 @@ tells auto each case's true size law (the read keeps only that law's hypotheses)
 read of the sizes could buy, an oracle no release has; ``--size-share S`` gives the read's size
 histogram that share of its budget (:data:`dpcore.algorithms.separation.SIZE_SHARE`, 0.5; 0 reads the
 separation only, as before stop 54; also with ``--real``).
+
+Seeds: ``--first-seed S`` fits seeds S .. S + seeds - 1 (0 by default).  The best of several keys'
+medians is biased low (each median is noisy and the least is kept), so ``--selected PATH`` takes
+each cell's best key from an earlier run on other seeds and measures it on these too (columns
+``selected``, ``sel x``, ``auto/sel``): selection and measurement on separate seeds.  ``--part i/m``
+runs the i-th of m interleaved shares of the cases (one process per core)::
+
+    python -m benchmarks.advisor_auto --seeds 15 --first-seed 5 --separation 0.05 \
+        --selected benchmarks/results/advisor_auto.txt --part 1/2     (and 2/2; advisor_auto_fresh.txt)
 """
 from __future__ import annotations
 
@@ -204,6 +213,10 @@ def main(argv=None):
     ap.add_argument("--cells", type=int, default=None, help="the read's grid cells per cluster")
     ap.add_argument("--oracle-sizes", action="store_true", help="auto's read keeps the true size law only")
     ap.add_argument("--size-share", type=float, default=None, help="the read's share for its size histogram")
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1")
+    ap.add_argument("--selected", default=None,
+                    help="an earlier run's output (other seeds): measure its best key of each cell on these seeds")
+    ap.add_argument("--part", default=None, help="i/m: the i-th of m interleaved shares of the cases (1-based)")
     args = ap.parse_args(argv)
     if args.size_share is not None:
         from dpcore.algorithms import separation as sep
@@ -224,9 +237,13 @@ def main(argv=None):
     if args.real:
         return real(args.seeds)
     from sklearn.cluster import KMeans
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    selected = stored_best(args.selected) if args.selected else {}
+    sel_head = f" {'selected':>16} {'sel x':>8} {'auto/sel':>8}" if selected else ""
     print(f"{'data':<46} {'eps':>5} {'auto':>8} {'pick':>16} {'pick x':>8} {'best key':>16} {'best x':>8} "
-          f"{'auto/best':>9}  auto chose [plans]")
-    for name, X, k, bounds in cases(args.quick):
+          f"{'auto/best':>9}{sel_head}  auto chose [plans]")
+    part, parts = (int(x) for x in args.part.split("/")) if args.part else (1, 1)
+    for name, X, k, bounds in cases(args.quick)[part - 1::parts]:
         if args.oracle_sizes:
             ORACLE["sizes"] = truth(name)[1]
         ref = KMeans(k, n_init=3, random_state=0).fit(X).inertia_
@@ -236,24 +253,30 @@ def main(argv=None):
             adv = E.advise(len(X), X.shape[1], k, eps, delta=1e-6)
             stored = stored_best(args.stored).get((name, eps)) if args.stored else None
             keys = [] if stored else list(dict.fromkeys([p.key for p in adv.ranking[:4]] + list(adv.plan.keys)
-                                      + ["dpm", "zcdp_lloyd", "dplloyd"]))
+                                      + ["dpm", "zcdp_lloyd", "dplloyd"]
+                                      + [selected[(name, eps)][0]] * ((name, eps) in selected)))
             med = {}
             t = time.perf_counter()
             for key in keys:
-                r = [fit(key, Xn, k, eps, (-1.0, 1.0), 0)]
+                r = [fit(key, Xn, k, eps, (-1.0, 1.0), seeds[0])]
                 if r[0] is not None:              # a refusal or a timeout is not tried again
-                    r += [fit(key, Xn, k, eps, (-1.0, 1.0), s) for s in range(1, args.seeds)]
+                    r += [fit(key, Xn, k, eps, (-1.0, 1.0), s) for s in seeds[1:]]
                 med[key] = np.median([inertia(Xn, e.cluster_centers_) * ((hi - lo) / 2) ** 2 / ref if e else np.inf
                                       for e in r])
-            autos = [fit("auto", Xn, k, eps, (-1.0, 1.0), s) for s in range(args.seeds)]
+            autos = [fit("auto", Xn, k, eps, (-1.0, 1.0), s) for s in seeds]
             auto = np.median([inertia(Xn, e.cluster_centers_) * ((hi - lo) / 2) ** 2 / ref for e in autos])
             chose = chosen(autos)
             med["auto"] = auto
             if stored:
                 med[stored[0]] = stored[1]
             best = min((key for key in med if key != "auto"), key=med.get)
+            # The best of several keys' medians is biased low (each median is noisy, the least is
+            # kept); a key chosen on other seeds and measured on these is not.
+            sel = selected.get((name, eps), ("-",))[0]
+            sel_cols = (f" {sel:>16} {med.get(sel, np.nan):>8.3g} {auto / med.get(sel, np.nan):>8.2f}"
+                        if selected else "")
             print(f"{name:<46} {eps:>5g} {auto:>8.3g} {adv.best:>16} {med.get(adv.best, np.nan):>8.3g} "
-                  f"{best:>16} {med[best]:>8.3g} {auto / med[best]:>9.2f}  {chose} "
+                  f"{best:>16} {med[best]:>8.3g} {auto / med[best]:>9.2f}{sel_cols}  {chose} "
                   f"({time.perf_counter() - t:.0f} s)", flush=True)
 
 
