@@ -363,3 +363,56 @@ def test_the_advisors_model_of_the_read_narrows_the_laws_too():
     assert any({h[1] for h in kept} != set(C.SIZES) for kept in left)
     alone = read_hypotheses(100_000.0, 12, 40, 0.0245, (8.0, "unequal"), size_share=0)
     assert all({h[1] for h in kept} == set(C.SIZES) for kept in alone)
+
+
+def test_a_read_that_could_not_change_the_plan_is_skipped_and_its_share_goes_to_the_candidate():
+    """10,000 x 11-d, k = 6 (a held-out shape): whatever the read released (any separation named or
+    none, any size laws kept) auto would run zCDP-Lloyd alone, so it does not read; at 50,000 x 3-d,
+    k = 20 a read naming overlap would swap DPM for a grid algorithm, so it reads."""
+    from dpcore.algorithms.regime import read_matters, worst_with_read
+    assert not read_matters(10_000.0, 11, 6, 0.98, 1e-6)
+    assert read_matters(50_000.0, 3, 20, 0.98, 1e-6)
+    X = mixture(10_000, 11, 6, 1.0, seed=106)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = AutoKMeans(6, epsilon=1.0, delta=1e-6, bounds=(-1, 1), random_state=0).fit(X)
+    assert est.separation_ is None
+    assert not any("read" in e.name for e in est.budget_)
+    assert [c["key"] for c in est.candidates_] == ["zcdp_lloyd"]
+    # the size's 2 % aside, the whole budget goes to the one candidate, and the fit spends exactly epsilon
+    assert est.candidates_[0]["epsilon"] == pytest.approx(0.98)
+    assert est.budget_.total()[0] == pytest.approx(1.0)
+    # the advisor's model of auto skips it too: the public plan's worst case on the whole budget
+    assert worst_with_read(10_000, 11, 6, 0.98, 1e-6) == pytest.approx(auto_plan(10_000, 11, 6, 0.98, 1e-6).worst)
+    said = AutoKMeans.regime(n=10_000, d=11, k=6, epsilon=1.0, delta=1e-6)
+    assert "private read" not in said.reason and said.figures["candidates"] == ("zcdp_lloyd",)
+
+
+def test_whether_to_read_depends_on_public_inputs_only():
+    """Two data sets of the same public shape, one overlapping and one far apart: the same decision
+    (the read's own outcome may then differ)."""
+    fits = []
+    for c in (1.0, 16.0):
+        X = mixture(10_000, 11, 6, c, seed=7)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fits.append(AutoKMeans(6, epsilon=1.0, delta=1e-6, bounds=(-1, 1), n_samples=10_000,
+                                   random_state=0).fit(X))
+    assert [f.separation_ is None for f in fits] == [True, True]
+    assert AutoKMeans(6, epsilon=1.0, n_samples=10_000).read_matters(10_000, 11, 1.0) is False
+
+
+def test_the_read_is_kept_where_the_plan_without_it_would_differ():
+    """At about 3,030 rows, 8-d, k = 4, eps 0.49 every outcome of the read gives zCDP-Lloyd on 0.95 of
+    the budget, but the public plan on the whole budget is the Hybrid (65x worse than zCDP-Lloyd on
+    the held-out c = 16 set): skipping the read would change what runs, so auto reads."""
+    from dpcore.algorithms.regime import read_matters
+    assert auto_plan(3030.0, 8, 4, 0.49 * 0.95, 1e-6).keys == ("zcdp_lloyd",)
+    assert auto_plan(3030.0, 8, 4, 0.49, 1e-6).keys != ("zcdp_lloyd",)
+    assert read_matters(3030.0, 8, 4, 0.49, 1e-6)
+    assert not read_matters(3000.0, 8, 4, 0.49, 1e-6)
+    X = mixture(3_030, 8, 4, 16.0, seed=110)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = AutoKMeans(4, epsilon=0.5, delta=1e-6, bounds=(-1, 1), n_samples=3_030, random_state=0).fit(X)
+    assert est.separation_ is not None and [c["key"] for c in est.candidates_] == ["zcdp_lloyd"]

@@ -69,14 +69,21 @@ def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, 
     plan scores its best candidate's measured ratio at its share (:func:`measured_at`, the selection
     assumed exact, as for the plans without the read), and the outcomes are averaged.  A real set
     (``hypothesis`` None, its separation unknown) is scored by the plan over every hypothesis, as if
-    the read had narrowed nothing.  inf where no plan can run.
+    the read had narrowed nothing; where no read could change the plan
+    (:func:`~dpcore.algorithms.regime.read_matters`) auto skips it and runs that plan on the whole
+    budget.  inf where no plan can run.
     """
-    from .regime import auto_plan
+    from .regime import auto_plan, read_matters
     from .registry import ESTIMATORS
     from .separation import read_hypotheses
     p = ESTIMATORS["auto"]().get_params()
     left = float(epsilon) * (1.0 - float(p["n_share"]))
     share = float(p["separation_share"])
+    if share > 0 and not read_matters(float(f"{float(n):.3g}"), int(d), int(k), float(f"{left:.3g}"), DELTA,
+                                      max_candidates=int(p["n_candidates"]),
+                                      selection_share=float(p["selection_share"]), separation_share=share,
+                                      exclude=exclude):
+        share = 0.0                       # auto skips a read that could not change its plan
     outcomes: tuple = (None,)
     if hypothesis is not None and share > 0:
         outcomes = read_hypotheses(float(f"{float(n):.3g}"), int(d), int(k), float(f"{left * share:.3g}"),

@@ -268,7 +268,9 @@ def worst_with_read(n: float, d: int, k: int, epsilon: float, delta: float, *, m
     outcome leaves, on ``(1 - separation_share) epsilon``); the plan's predicted factor over the best
     answer at the whole epsilon under h (:class:`~dpcore.algorithms.calibrated.SelectionPlan`), averaged over the
     outcomes; the largest over the hypotheses.  A misread that drops h is charged the plan's factor
-    under h, from the same keys' plan over every hypothesis.  ``exclude`` as in :func:`auto_plan`.
+    under h, from the same keys' plan over every hypothesis.  Where no read could change the plan
+    (:func:`read_matters`), auto skips it: the plan over every hypothesis on the whole epsilon, its
+    worst case.  ``exclude`` as in :func:`auto_plan`.
 
     Returns
     -------
@@ -281,6 +283,13 @@ def worst_with_read(n: float, d: int, k: int, epsilon: float, delta: float, *, m
     from .calibrated import HYPOTHESES, selection_plan
     from .separation import SEPARATION_SHARE, read_hypotheses
     separation_share = SEPARATION_SHARE if separation_share is None else float(separation_share)
+    if not read_matters(float(f"{float(n):.3g}"), int(d), int(k), float(f"{float(epsilon):.3g}"), float(delta),
+                        max_candidates=max_candidates, selection_share=selection_share,
+                        separation_share=separation_share, exclude=exclude):
+        # auto skips a read that could not change its plan: the plan over every hypothesis, whole epsilon.
+        plan = auto_plan(n, d, k, epsilon, delta, max_candidates=max_candidates, selection_share=selection_share,
+                         exclude=exclude)
+        return plan.worst if plan.keys else math.inf
     eps_plan = float(epsilon) * (1.0 - separation_share)
     eps_read = float(f"{float(epsilon) * separation_share:.3g}")
     n_read = float(f"{float(n):.3g}")
@@ -298,6 +307,47 @@ def worst_with_read(n: float, d: int, k: int, epsilon: float, delta: float, *, m
 
     outcomes = {h: read_hypotheses(n_read, int(d), int(k), eps_read, h) for h in HYPOTHESES}
     return max(sum(factor(kept, h) for kept in left) / len(left) for h, left in outcomes.items())
+
+
+@lru_cache(maxsize=256)
+def read_matters(n: float, d: int, k: int, epsilon: float, delta: float, *, max_candidates: int = 3,
+                 selection_share: float | None = None, separation_share: float | None = None,
+                 exclude: str | None = None) -> bool:
+    """Whether ``auto``'s separation read could change the candidates it runs.
+
+    False when every outcome the read could release (any separation named, or none, with any
+    non-empty set of size laws kept: :func:`~dpcore.algorithms.separation.plausible` and
+    :func:`~dpcore.algorithms.separation.kept_laws`) leads to a plan with the same keys
+    (:func:`auto_plan` over the hypotheses it leaves, on ``(1 - separation_share) epsilon``), and the
+    plan without a read (over every hypothesis, on the whole ``epsilon``) has those keys too.  Then the
+    read buys nothing and :class:`~dpcore.algorithms.selection.AutoKMeans` skips it: its share goes
+    to the candidates (11 of the 42 held-out cells of ``benchmarks/advisor_auto.py``, where it ran
+    zCDP-Lloyd alone whatever it read).  ``epsilon`` is what is left after the size (divided by a
+    privacy unit's L); ``n`` rounded by the caller (the cache's key).  ``exclude`` as in :func:`auto_plan`.
+
+    Notes
+    -----
+    **Privacy.** Public inputs and public calibration data only: whether to read is itself public.
+    """
+    from itertools import combinations
+
+    from .calibrated import SEPARATIONS, SIZES
+    from .separation import SEPARATION_SHARE, _narrowed
+    share = SEPARATION_SHARE if separation_share is None else float(separation_share)
+    eps_plan = float(epsilon) * (1.0 - share)
+    outcomes = {_narrowed(named, laws) for named in (None, *SEPARATIONS)
+                for r in range(1, len(SIZES) + 1) for laws in combinations(SIZES, r)}
+    # Without the read the plan is the public one on the whole epsilon; it must be the same keys too
+    # (at 3,000 rows, 8-d, k = 4, eps 0.5 every outcome gives zCDP-Lloyd on 0.95 eps, the public plan
+    # on the whole eps the Hybrid, 65x worse there).
+    seen = {auto_plan(n, d, k, float(epsilon), delta, max_candidates=max_candidates, selection_share=selection_share,
+                      exclude=exclude).keys}
+    for kept in sorted(outcomes, key=len, reverse=True):
+        seen.add(auto_plan(n, d, k, eps_plan, delta, max_candidates=max_candidates, selection_share=selection_share,
+                           hypotheses=kept, exclude=exclude).keys)
+        if len(seen) > 1:
+            return True
+    return False
 
 
 def read_rescue(single_worst: float, n: float, d: int, k: int, epsilon: float, delta: float, *, params: dict,

@@ -61,7 +61,7 @@ from ..exceptions import SeededNoiseWarning
 from ._blocks.size import public_or_noisy_size
 from .base import DPClusterer, fit_doc
 from .calibrated import SELECTION_SHARE, predict
-from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking, auto_plan, within_words
+from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking, auto_plan, read_matters, within_words
 from .separation import SEPARATION_SHARE, read_separation
 
 __all__ = ["AutoKMeans", "auto_plan", "clipped_cost_score", "release_probabilities", "SCORE_BITS"]
@@ -198,7 +198,8 @@ class AutoKMeans(DPClusterer):
     n_samples_estimate_ : float, the public or noisy size the ranking used
     separation_ : dict or None
         The read (``statistic``, ``named``, ``laws``, ``hypotheses``, ``epsilon``: all released,
-        see :func:`~dpcore.algorithms.separation.read_separation`); None with ``separation_share=0``.
+        see :func:`~dpcore.algorithms.separation.read_separation`); None with ``separation_share=0``
+        or where no read could change the plan (:meth:`read_matters`; its share goes to the candidates).
     budget_ : BudgetLedger: the size, one composite entry per candidate, the selection
 
     Raises
@@ -292,7 +293,13 @@ class AutoKMeans(DPClusterer):
                                                float(self.epsilon), noise)
         self.n_samples_estimate_ = n_est
         self.separation_ = None
-        if float(self.separation_share) > 0:
+        read = float(self.separation_share) > 0 and self.read_matters(n_est, d, eps_left)
+        if float(self.separation_share) > 0 and not read:
+            # read_matters decides at n to 3 significant figures: where the public plan changes
+            # within that rounding, read after all.
+            keys = [c[0] for c in self.plan(n_est, d, eps_left)]
+            read = keys != [c[0] for c in self.plan(float(f"{float(n_est):.3g}"), d, eps_left)]
+        if read:
             eps_s = float(self.separation_share) * eps_left
             self.separation_ = read_separation(X, int(self.n_clusters), dom.lower, dom.upper, n_est, eps_s, noise,
                                                self._rows_per_unit())
@@ -326,6 +333,17 @@ class AutoKMeans(DPClusterer):
         self.selected_budget_ = chosen.budget_
         self.cluster_centers_ = np.asarray(chosen.cluster_centers_, dtype=float)
         return self
+
+    def read_matters(self, n: float, d: int, eps_left: float) -> bool:
+        """Whether the separation read could change the plan for a public or noisy size ``n`` and
+        ``eps_left`` (after the size): :func:`~dpcore.algorithms.regime.read_matters` at this
+        estimator's parameters (n and epsilon per privacy unit to 3 significant figures, its cache's
+        key).  ``fit`` skips a read that could not.  Public inputs only."""
+        L = self._rows_per_unit()
+        return read_matters(float(f"{float(n):.3g}"), int(d), int(self.n_clusters), float(f"{eps_left / L:.3g}"),
+                            float(self.delta or 0.0), max_candidates=int(self.n_candidates),
+                            selection_share=float(self.selection_share),
+                            separation_share=float(self.separation_share))
 
     def candidate(self, key: str, epsilon: float, delta: float, n_samples: float, bounds, random_state=None):
         """One candidate of the plan as ``fit`` runs it: an unfitted estimator of registry ``key``.
@@ -363,8 +381,12 @@ class AutoKMeans(DPClusterer):
         defaults = cls().get_params()
         p = {**defaults, **{key: v for key, v in params.items() if key in defaults}}
         share = 0.0 if p["n_samples"] is not None else float(p["n_share"])
-        read = float(p["separation_share"]) > 0
-        plan = auto_plan(n, d, k, epsilon * (1.0 - share) * (1.0 - float(p["separation_share"])), delta,
+        left = epsilon * (1.0 - share)
+        read = float(p["separation_share"]) > 0 and read_matters(
+            float(f"{float(n):.3g}"), int(d), int(k), float(f"{left:.3g}"), float(delta or 0.0),
+            max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]),
+            separation_share=float(p["separation_share"]))
+        plan = auto_plan(n, d, k, left * (1.0 - float(p["separation_share"]) * read), delta,
                          max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]))
         # With a separation read the candidates depend on it: this is the plan over every hypothesis.
         before = " before a private read of the clusters' separation narrows them" if read else ""
