@@ -79,8 +79,7 @@ def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, 
     p = ESTIMATORS["auto"]().get_params()
     left = float(epsilon) * (1.0 - float(p["n_share"]))
     share = float(p["separation_share"])
-    if share > 0 and not read_matters(float(f"{float(n):.3g}"), int(d), int(k), float(f"{left:.3g}"), DELTA,
-                                      max_candidates=int(p["n_candidates"]),
+    if share > 0 and not read_matters(n, d, k, left, DELTA, max_candidates=int(p["n_candidates"]),
                                       selection_share=float(p["selection_share"]), separation_share=share,
                                       exclude=exclude):
         share = 0.0                       # auto skips a read that could not change its plan

@@ -283,8 +283,7 @@ def worst_with_read(n: float, d: int, k: int, epsilon: float, delta: float, *, m
     from .calibrated import HYPOTHESES, selection_plan
     from .separation import SEPARATION_SHARE, read_hypotheses
     separation_share = SEPARATION_SHARE if separation_share is None else float(separation_share)
-    if not read_matters(float(f"{float(n):.3g}"), int(d), int(k), float(f"{float(epsilon):.3g}"), float(delta),
-                        max_candidates=max_candidates, selection_share=selection_share,
+    if not read_matters(n, d, k, epsilon, delta, max_candidates=max_candidates, selection_share=selection_share,
                         separation_share=separation_share, exclude=exclude):
         # auto skips a read that could not change its plan: the plan over every hypothesis, whole epsilon.
         plan = auto_plan(n, d, k, epsilon, delta, max_candidates=max_candidates, selection_share=selection_share,
@@ -309,7 +308,6 @@ def worst_with_read(n: float, d: int, k: int, epsilon: float, delta: float, *, m
     return max(sum(factor(kept, h) for kept in left) / len(left) for h, left in outcomes.items())
 
 
-@lru_cache(maxsize=256)
 def read_matters(n: float, d: int, k: int, epsilon: float, delta: float, *, max_candidates: int = 3,
                  selection_share: float | None = None, separation_share: float | None = None,
                  exclude: str | None = None) -> bool:
@@ -322,13 +320,20 @@ def read_matters(n: float, d: int, k: int, epsilon: float, delta: float, *, max_
     plan without a read (over every hypothesis, on the whole ``epsilon``) has those keys too.  Then the
     read buys nothing and :class:`~dpcore.algorithms.selection.AutoKMeans` skips it: its share goes
     to the candidates (11 of the 42 held-out cells of ``benchmarks/advisor_auto.py``, where it ran
-    zCDP-Lloyd alone whatever it read).  ``epsilon`` is what is left after the size (divided by a
-    privacy unit's L); ``n`` rounded by the caller (the cache's key).  ``exclude`` as in :func:`auto_plan`.
+    zCDP-Lloyd alone whatever it read).  ``epsilon``: what is left after the size, per privacy unit;
+    n and epsilon to 3 significant figures (the cache's key).  ``exclude`` as in :func:`auto_plan`.
 
     Notes
     -----
     **Privacy.** Public inputs and public calibration data only: whether to read is itself public.
     """
+    return _read_matters(float(f"{float(n):.3g}"), int(d), int(k), float(f"{float(epsilon):.3g}"), float(delta or 0.0),
+                         max_candidates, selection_share, separation_share, exclude)
+
+
+@lru_cache(maxsize=256)
+def _read_matters(n: float, d: int, k: int, epsilon: float, delta: float, max_candidates: int,
+                  selection_share: float | None, separation_share: float | None, exclude: str | None) -> bool:
     from itertools import combinations
 
     from .calibrated import SEPARATIONS, SIZES
@@ -337,9 +342,8 @@ def read_matters(n: float, d: int, k: int, epsilon: float, delta: float, *, max_
     eps_plan = float(epsilon) * (1.0 - share)
     outcomes = {_narrowed(named, laws) for named in (None, *SEPARATIONS)
                 for r in range(1, len(SIZES) + 1) for laws in combinations(SIZES, r)}
-    # Without the read the plan is the public one on the whole epsilon; it must be the same keys too
-    # (at 3,000 rows, 8-d, k = 4, eps 0.5 every outcome gives zCDP-Lloyd on 0.95 eps, the public plan
-    # on the whole eps the Hybrid, 65x worse there).
+    # The plan without the read (the public one, whole epsilon) must have the same keys too: at 3,030
+    # rows, 8-d, k = 4, eps 0.49 every outcome gives zCDP-Lloyd, the public plan the Hybrid (65x worse).
     seen = {auto_plan(n, d, k, float(epsilon), delta, max_candidates=max_candidates, selection_share=selection_share,
                       exclude=exclude).keys}
     for kept in sorted(outcomes, key=len, reverse=True):

@@ -293,18 +293,20 @@ class AutoKMeans(DPClusterer):
                                                float(self.epsilon), noise)
         self.n_samples_estimate_ = n_est
         self.separation_ = None
-        read = float(self.separation_share) > 0 and self.read_matters(n_est, d, eps_left)
-        if float(self.separation_share) > 0 and not read:
+        plan = None
+        if float(self.separation_share) > 0 and not self.read_matters(n_est, d, eps_left):
             # read_matters decides at n to 3 significant figures: where the public plan changes
             # within that rounding, read after all.
-            keys = [c[0] for c in self.plan(n_est, d, eps_left)]
-            read = keys != [c[0] for c in self.plan(float(f"{float(n_est):.3g}"), d, eps_left)]
-        if read:
+            plan = self.plan(n_est, d, eps_left)
+            if [c[0] for c in plan] != [c[0] for c in self.plan(float(f"{float(n_est):.3g}"), d, eps_left)]:
+                plan = None
+        if float(self.separation_share) > 0 and plan is None:
             eps_s = float(self.separation_share) * eps_left
             self.separation_ = read_separation(X, int(self.n_clusters), dom.lower, dom.upper, n_est, eps_s, noise,
                                                self._rows_per_unit())
             eps_left -= eps_s
-        plan = self.plan(n_est, d, eps_left, None if self.separation_ is None else self.separation_["hypotheses"])
+        if plan is None:
+            plan = self.plan(n_est, d, eps_left, None if self.separation_ is None else self.separation_["hypotheses"])
         seeds = self._child_seeds(len(plan))
         fitted, self.candidates_ = [], []
         for (key, eps_c, delta_c, pred), seed in zip(plan, seeds):
@@ -337,11 +339,10 @@ class AutoKMeans(DPClusterer):
     def read_matters(self, n: float, d: int, eps_left: float) -> bool:
         """Whether the separation read could change the plan for a public or noisy size ``n`` and
         ``eps_left`` (after the size): :func:`~dpcore.algorithms.regime.read_matters` at this
-        estimator's parameters (n and epsilon per privacy unit to 3 significant figures, its cache's
-        key).  ``fit`` skips a read that could not.  Public inputs only."""
-        L = self._rows_per_unit()
-        return read_matters(float(f"{float(n):.3g}"), int(d), int(self.n_clusters), float(f"{eps_left / L:.3g}"),
-                            float(self.delta or 0.0), max_candidates=int(self.n_candidates),
+        estimator's parameters (epsilon per privacy unit).  ``fit`` skips a read that could not.  Public
+        inputs only."""
+        return read_matters(n, d, int(self.n_clusters), eps_left / self._rows_per_unit(), float(self.delta or 0.0),
+                            max_candidates=int(self.n_candidates),
                             selection_share=float(self.selection_share),
                             separation_share=float(self.separation_share))
 
@@ -383,8 +384,7 @@ class AutoKMeans(DPClusterer):
         share = 0.0 if p["n_samples"] is not None else float(p["n_share"])
         left = epsilon * (1.0 - share)
         read = float(p["separation_share"]) > 0 and read_matters(
-            float(f"{float(n):.3g}"), int(d), int(k), float(f"{left:.3g}"), float(delta or 0.0),
-            max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]),
+            n, d, k, left, delta, max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]),
             separation_share=float(p["separation_share"]))
         plan = auto_plan(n, d, k, left * (1.0 - float(p["separation_share"]) * read), delta,
                          max_candidates=int(p["n_candidates"]), selection_share=float(p["selection_share"]))
