@@ -219,7 +219,7 @@ def split_budget(total: float, shares) -> list[float]:
     if any(s < 0 for s in shares) or sum(shares) <= 0:
         raise ValueError(f"budget shares must be non-negative and not all zero, got {shares}")
     tot = math.fsum(shares)
-    parts = [total * s / tot for s in shares]
+    parts = [total * (s / tot) for s in shares]     # s / tot <= 1: no part above total (subnormal shares)
     parts[-1] = total - math.fsum(parts[:-1])
     return parts
 
