@@ -69,7 +69,7 @@ def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, 
     plan scores its best candidate's measured ratio at its share (:func:`measured_at`, the selection
     assumed exact, as for the plans without the read), and the outcomes are averaged.  A real set
     (``hypothesis`` None, its separation unknown) is scored by the plan over every hypothesis, as if
-    the read had narrowed nothing; where the read does not pay
+    the read had narrowed nothing; where no read could change the plan
     (:func:`~dpcore.algorithms.regime.read_matters`) auto skips it and runs that plan on the whole
     budget.  inf where no plan can run.
     """
@@ -82,7 +82,7 @@ def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, 
     if share > 0 and not read_matters(n, d, k, left, DELTA, max_candidates=int(p["n_candidates"]),
                                       selection_share=float(p["selection_share"]), separation_share=share,
                                       exclude=exclude):
-        share = 0.0                       # auto skips a read that does not pay
+        share = 0.0                       # auto skips a read that could not change its plan
     outcomes: tuple = (None,)
     if hypothesis is not None and share > 0:
         outcomes = read_hypotheses(float(f"{float(n):.3g}"), int(d), int(k), float(f"{left * share:.3g}"),

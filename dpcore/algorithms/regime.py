@@ -1,23 +1,28 @@
 """Is a paper's regime met?  The verdict type, the enforcement, and the check estimators call; no algorithm.
 
-Every algorithm here comes with an error analysis that holds in a regime: EUGkM needs each cluster's
-noisy mass to stand above the noise of the cells it spans (Su et al. 2016, §6.2, Eq. 9), DPLloyd needs
-enough budget per iteration to meet the journal version's accuracy target (Su et al. 2017; §6.1, Eq. 7),
-PRIVATE-K-MEAN needs more than ``t_min`` points (Feldman et al. 2017, Alg. 1 line 2), and so on.
-Outside it an estimator would spend the budget and return centres that say nothing about the data
-(EUGkM on 11 columns builds 4^11 cells and puts centres in empty space after 45 s).
+Every algorithm here comes with an error analysis that holds in a regime: EUGkM
+needs each cluster's noisy mass to stand above the noise of the cells it
+spans (Su et al. 2016, §6.2, Eq. 9), DPLloyd needs enough budget per iteration
+to meet the journal version's accuracy target (Su et al. 2017; §6.1, Eq. 7),
+PRIVATE-K-MEAN needs more than ``t_min`` points (Feldman et al. 2017, Alg. 1
+line 2), and so on.  Outside it an estimator would spend the budget and
+return centres that say nothing about the data (the issue's example: EUGkM on
+11 columns builds 4^11 cells and puts centres in empty space after 45 s).
 
 Each estimator states its own rule as a classmethod ``regime(n=, d=, k=, epsilon=, delta=, **params)``
 (:meth:`dpcore.algorithms.base.DPClusterer.regime`, "ok" by default), as scikit-learn declares
 constraints on the class; :func:`dpcore.algorithms.registry.assess` asks the class of a registry
-key.  This module knows no algorithm.  A rule evaluates the regime for the **public** inputs of a fit:
-the dataset size (a public ``n_samples`` or the already-released noisy count, never the true n), the
-dimension d, k, epsilon, delta and the grid parameters.  Because a refusal or a warning is itself part
-of what a release shows, it must not depend on anything else: then it is post-processing of public
-and already-released values and costs no privacy.  :func:`enforce` turns the verdict into an
-:class:`OutOfRegimeError` (status ``"refuse"``: garbage or an unbounded run is certain) or a
-:class:`RegimeWarning` (status ``"warn"``: the paper's guarantee does not cover these inputs, results
-are likely poor).  Estimators call :func:`check_fit` after their (public or noisy) size and before any other spend;
+key.  This module knows no algorithm.  A rule evaluates the regime for the **public** inputs of a fit: the
+dataset size (a public ``n_samples`` or the already-released noisy count,
+never the true n), the dimension d, k, epsilon, delta and the grid
+parameters.  Because a refusal or a warning is itself part of what a release
+shows, it must not depend on anything else: then it is post-processing of
+public and already-released values and costs no privacy.
+:func:`enforce` turns the verdict into an :class:`OutOfRegimeError` (status
+``"refuse"``: garbage or an unbounded run is certain) or a
+:class:`RegimeWarning` (status ``"warn"``: the paper's guarantee does not
+cover these inputs, results are likely poor).  Estimators call
+:func:`check_fit` after their (public or noisy) size and before any other spend;
 :func:`dpcore.evaluation.advise` and the app read :func:`~dpcore.algorithms.registry.assess`.
 
 References
@@ -66,10 +71,12 @@ GRID_MAX_PASS_WORK = float(1 << 28)
 #: ``advisor_plan``: a single pick whose predicted worst case over the hypotheses is more than this
 #: many times the best answer gives way to ``auto`` where auto with its separation read is predicted
 #: to cut that worst case this many times (:func:`read_rescue`).  The issue's own line ("never worse
-#: than 2x"; GUARD, 3, before stop 51).  Leave-one-out over 1,698 cells, the pick within 1.25x / 2x
-#: of the best in 83.9 % / 92.4 % (3: 83.3 / 91.9; 1.5: 83.6 / 92.4; no rescue: 83.5 / 92.0).
-#: Held-out (``advisor_heldout --picks``): four picks move to auto, among them the 3,000-row 8-d
-#: c = 16 set at eps 0.5 (Hybrid 2.76x to auto 0.60x).  With the d = 25 column: 86.6 % and 93.5 %.
+#: than 2x"); it was GUARD (3) before stop 51.  Leave-one-out over the calibration's 1,698 cells
+#: (``calibrated_loo.leave_one_out(advisor=True)``, auto modelled from the fits), the advisor's pick
+#: is within 1.25x of the best in 83.9 % and within 2x in 92.4 % (3: 83.3 %, 91.9 %; 1.5: 83.6 %,
+#: 92.4 %; no rescue: 83.5 %, 92.0 %).  Held-out (``advisor_heldout --picks``): four picks move to
+#: auto, among them the 3,000-row 8-d c = 16 set at eps 0.5 (Hybrid 2.76x to auto 0.60x), a cell
+#: seen before the line moved.  With the d = 25 column (2,148 cells): 86.6 % and 93.5 %.
 READ_GUARD = 2.0
 
 
@@ -254,13 +261,16 @@ def worst_with_read(n: float, d: int, k: int, epsilon: float, delta: float, *, m
                     exclude: str | None = None) -> float:
     """``auto``'s predicted worst case with its read: ``max_h mean_r factor_h(plan after read r)``.
 
-    ``epsilon``: what is left after the size (divided by a privacy unit's L).  Under each hypothesis
-    h, each simulated outcome of the read (:func:`~dpcore.algorithms.separation.read_hypotheses`)
-    leads to a plan (:func:`auto_plan` over the hypotheses it leaves, on ``(1 - separation_share)
-    epsilon``); its predicted factor over the best answer at the whole epsilon under h, averaged over
-    the outcomes (a misread that drops h is charged the same keys' factor under h); the largest over
-    the hypotheses.  Where the read does not pay (:func:`read_matters`) auto skips it: the worst case of
-    the plan over every hypothesis on the whole epsilon.  ``exclude`` as in :func:`auto_plan`.
+    ``epsilon`` is what is left after the size (divided by a privacy unit's L).  Under each
+    hypothesis h, the read's simulated outcomes
+    (:func:`~dpcore.algorithms.separation.read_hypotheses`: the separation named and the size laws
+    kept) each lead to a plan (:func:`~dpcore.algorithms.regime.auto_plan` over the hypotheses the
+    outcome leaves, on ``(1 - separation_share) epsilon``); the plan's predicted factor over the best
+    answer at the whole epsilon under h (:class:`~dpcore.algorithms.calibrated.SelectionPlan`), averaged over the
+    outcomes; the largest over the hypotheses.  A misread that drops h is charged the plan's factor
+    under h, from the same keys' plan over every hypothesis.  Where no read could change the plan
+    (:func:`read_matters`), auto skips it: the plan over every hypothesis on the whole epsilon, its
+    worst case.  ``exclude`` as in :func:`auto_plan`.
 
     Returns
     -------
@@ -270,21 +280,15 @@ def worst_with_read(n: float, d: int, k: int, epsilon: float, delta: float, *, m
     -----
     **Privacy.** Public inputs, public calibration data and public simulations: no cost.
     """
-    if not read_matters(n, d, k, epsilon, delta, max_candidates=max_candidates, selection_share=selection_share,
-                        separation_share=separation_share, exclude=exclude):
-        # auto skips a read that does not pay: the plan over every hypothesis on the whole epsilon.
-        plan = auto_plan(n, d, k, epsilon, delta, max_candidates=max_candidates, selection_share=selection_share,
-                         exclude=exclude)
-        return plan.worst if plan.keys else math.inf
-    return _worst_after_read(n, d, k, epsilon, delta, max_candidates, selection_share, separation_share, exclude)
-
-
-def _worst_after_read(n: float, d: int, k: int, epsilon: float, delta: float, max_candidates: int,
-                      selection_share: float | None, separation_share: float | None, exclude: str | None) -> float:
-    """:func:`worst_with_read` when auto reads (whether or not the read pays)."""
     from .calibrated import HYPOTHESES, selection_plan
     from .separation import SEPARATION_SHARE, read_hypotheses
     separation_share = SEPARATION_SHARE if separation_share is None else float(separation_share)
+    if not read_matters(n, d, k, epsilon, delta, max_candidates=max_candidates, selection_share=selection_share,
+                        separation_share=separation_share, exclude=exclude):
+        # auto skips a read that could not change its plan: the plan over every hypothesis, whole epsilon.
+        plan = auto_plan(n, d, k, epsilon, delta, max_candidates=max_candidates, selection_share=selection_share,
+                         exclude=exclude)
+        return plan.worst if plan.keys else math.inf
     eps_plan = float(epsilon) * (1.0 - separation_share)
     eps_read = float(f"{float(epsilon) * separation_share:.3g}")
     n_read = float(f"{float(n):.3g}")
@@ -307,20 +311,17 @@ def _worst_after_read(n: float, d: int, k: int, epsilon: float, delta: float, ma
 def read_matters(n: float, d: int, k: int, epsilon: float, delta: float, *, max_candidates: int = 3,
                  selection_share: float | None = None, separation_share: float | None = None,
                  exclude: str | None = None) -> bool:
-    """Whether ``auto``'s separation read pays: it could change the candidates auto runs, and it is
-    predicted to lower auto's worst case.
+    """Whether ``auto``'s separation read could change the candidates it runs.
 
-    The read could change nothing when every outcome it could release (any separation named, or
-    none, with any non-empty set of size laws kept: :func:`~dpcore.algorithms.separation.plausible`
-    and :func:`~dpcore.algorithms.separation.kept_laws`) leads to a plan with the same keys
-    (:func:`auto_plan` over the hypotheses it leaves, on ``(1 - separation_share) epsilon``) as the
-    plan without a read (every hypothesis, the whole ``epsilon``).  Where it could, it pays only if
-    :func:`worst_with_read` with the read is below that plan's worst case: otherwise its share is
-    predicted to cost more than what it tells (held-out, 3,000 rows, 8-d, k = 4, eps 1: zCDP-Lloyd
-    whatever the read names but a DPM plan, 1.63x with the read against 1.60x without).  Where it
-    does not pay, :class:`~dpcore.algorithms.selection.AutoKMeans` skips it: its share goes to the
-    candidates.  ``epsilon``: what is left after the size, per privacy unit; n and epsilon to 3
-    significant figures (the cache's key).  ``exclude`` as in :func:`auto_plan`.
+    False when every outcome the read could release (any separation named, or none, with any
+    non-empty set of size laws kept: :func:`~dpcore.algorithms.separation.plausible` and
+    :func:`~dpcore.algorithms.separation.kept_laws`) leads to a plan with the same keys
+    (:func:`auto_plan` over the hypotheses it leaves, on ``(1 - separation_share) epsilon``), and the
+    plan without a read (over every hypothesis, on the whole ``epsilon``) has those keys too.  Then the
+    read buys nothing and :class:`~dpcore.algorithms.selection.AutoKMeans` skips it: its share goes
+    to the candidates (11 of the 42 held-out cells of ``benchmarks/advisor_auto.py``, where it ran
+    zCDP-Lloyd alone whatever it read).  ``epsilon``: what is left after the size, per privacy unit;
+    n and epsilon to 3 significant figures (the cache's key).  ``exclude`` as in :func:`auto_plan`.
 
     Notes
     -----
@@ -341,16 +342,15 @@ def _read_matters(n: float, d: int, k: int, epsilon: float, delta: float, max_ca
     eps_plan = float(epsilon) * (1.0 - share)
     outcomes = {_narrowed(named, laws) for named in (None, *SEPARATIONS)
                 for r in range(1, len(SIZES) + 1) for laws in combinations(SIZES, r)}
-    # 3,030 rows, 8-d, k = 4, eps 0.49: every outcome gives zCDP-Lloyd, no read the Hybrid (65x worse).
-    whole = auto_plan(n, d, k, float(epsilon), delta, max_candidates=max_candidates, selection_share=selection_share,
-                      exclude=exclude)
-    seen = {whole.keys}
+    # The plan without the read (the public one, whole epsilon) must have the same keys too: at 3,030
+    # rows, 8-d, k = 4, eps 0.49 every outcome gives zCDP-Lloyd, the public plan the Hybrid (65x worse).
+    seen = {auto_plan(n, d, k, float(epsilon), delta, max_candidates=max_candidates, selection_share=selection_share,
+                      exclude=exclude).keys}
     for kept in sorted(outcomes, key=len, reverse=True):
         seen.add(auto_plan(n, d, k, eps_plan, delta, max_candidates=max_candidates, selection_share=selection_share,
                            hypotheses=kept, exclude=exclude).keys)
         if len(seen) > 1:
-            return (_worst_after_read(n, d, k, epsilon, delta, max_candidates, selection_share, separation_share,
-                                      exclude) < (whole.worst if whole.keys else math.inf))
+            return True
     return False
 
 

@@ -199,7 +199,7 @@ class AutoKMeans(DPClusterer):
     separation_ : dict or None
         The read (``statistic``, ``named``, ``laws``, ``hypotheses``, ``epsilon``: all released,
         see :func:`~dpcore.algorithms.separation.read_separation`); None with ``separation_share=0``
-        or where the read does not pay (:meth:`read_matters`; its share goes to the candidates).
+        or where no read could change the plan (:meth:`read_matters`; its share goes to the candidates).
     budget_ : BudgetLedger: the size, one composite entry per candidate, the selection
 
     Raises
@@ -337,10 +337,10 @@ class AutoKMeans(DPClusterer):
         return self
 
     def read_matters(self, n: float, d: int, eps_left: float) -> bool:
-        """Whether the separation read pays (it could change the plan and is predicted to lower auto's
-        worst case) for a public or noisy size ``n`` and ``eps_left`` (after the size):
-        :func:`~dpcore.algorithms.regime.read_matters` at this estimator's parameters (epsilon per
-        privacy unit).  ``fit`` skips a read that does not.  Public inputs only."""
+        """Whether the separation read could change the plan for a public or noisy size ``n`` and
+        ``eps_left`` (after the size): :func:`~dpcore.algorithms.regime.read_matters` at this
+        estimator's parameters (epsilon per privacy unit).  ``fit`` skips a read that could not.  Public
+        inputs only."""
         return read_matters(n, d, int(self.n_clusters), eps_left / self._rows_per_unit(), float(self.delta or 0.0),
                             max_candidates=int(self.n_candidates),
                             selection_share=float(self.selection_share),
