@@ -71,11 +71,11 @@ def draw_view(baseline_centers):
     """The map or scatter plot of the release, with the non-private centres once they are known."""
     with view_slot.container():
         if ds.geo and d == 2:
+            sizes = F.noisy_cluster_sizes(est.cluster_centers_, est.synopsis_)
             st.pydeck_chart(F.map_deck(bounds=bounds, private_centers=est.cluster_centers_,
                                        baseline_centers=baseline_centers,
                                        synopsis_edges=cells[0], synopsis_counts=cells[1], raw_points=raw,
-                                       private_sizes=F.noisy_cluster_sizes(est.cluster_centers_, est.synopsis_),
-                                       height=MAP_HEIGHT, synopsis_label=cell_label),
+                                       private_sizes=sizes, height=MAP_HEIGHT, synopsis_label=cell_label),
                             height=MAP_HEIGHT)
             st.caption("● private centres · "
                        + ("○ non-private centres (not private: for the data owner's eyes only) · "
@@ -84,8 +84,10 @@ def draw_view(baseline_centers):
                        + (" · cells: the EXACT density of the data on the same grid: NOT private, for the data "
                           "owner's eyes only" if cell_label != "noisy count"
                           else " · cells: the noisy grid synopsis the algorithm published" if syn else "")
-                       + f". Hover a cell for its {cell_label}, a private centre for its coordinates and noisy "
-                         "size.")
+                       # Say only what the hover shows: a release without a synopsis has no cells and
+                       # no noisy sizes (zCDP-Lloyd, DPM, or auto choosing one of them).
+                       + (f". Hover a cell for its {cell_label}, a" if cells[1] is not None else ". Hover a")
+                       + " private centre for its coordinates" + (" and noisy size." if sizes is not None else "."))
             if cells[1] is not None:
                 st.html(F.count_legend_html(F.count_scale(cells[1]), label=f"{cell_label} per cell",
                                             signed=cell_label == "noisy count"))

@@ -186,3 +186,15 @@ def test_explain_as_i_go_is_not_offered_on_private_data(shared_data, monkeypatch
     at.query_params["dataset"] = "gowalla_nyc_checkins"
     at.run()
     assert not at.exception and not [t for t in at.toggle if t.key == "teach"]
+
+
+@pytest.mark.parametrize("algorithm, cells", [("eugkm", True), ("zcdp_lloyd", False)])
+def test_the_map_caption_says_only_what_the_hover_shows(algorithm, cells):
+    """A grid release has cells with noisy counts and centres with noisy sizes; a release without a
+    synopsis (zCDP-Lloyd) has neither, and the caption must not promise them."""
+    at = new_session(dataset="nyc_taxi_sample", algorithm=algorithm)
+    hover = next(c.value for c in at.caption if "Hover" in c.value)
+    assert ("Hover a cell for its noisy count" in hover) is cells
+    assert ("coordinates and noisy size." in hover) is cells
+    assert hover.endswith("a private centre for its coordinates and noisy size." if cells
+                          else "Hover a private centre for its coordinates.")
