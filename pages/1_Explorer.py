@@ -77,6 +77,10 @@ def draw_view(baseline_centers):
                                        synopsis_edges=cells[0], synopsis_counts=cells[1], raw_points=raw,
                                        private_sizes=sizes, height=MAP_HEIGHT, synopsis_label=cell_label),
                             height=MAP_HEIGHT)
+            # Say only what the hover shows: a release without a synopsis has no cells and no noisy
+            # sizes (zCDP-Lloyd, DPM, or auto choosing one of them).
+            hover = ([f"a cell for its {cell_label}"] if cells[1] is not None else []) + [
+                "a private centre for its coordinates" + (" and noisy size" if sizes is not None else "")]
             st.caption("● private centres · "
                        + ("○ non-private centres (not private: for the data owner's eyes only) · "
                           if baseline_centers is not None else "")
@@ -84,10 +88,7 @@ def draw_view(baseline_centers):
                        + (" · cells: the EXACT density of the data on the same grid: NOT private, for the data "
                           "owner's eyes only" if cell_label != "noisy count"
                           else " · cells: the noisy grid synopsis the algorithm published" if syn else "")
-                       # Say only what the hover shows: a release without a synopsis has no cells and
-                       # no noisy sizes (zCDP-Lloyd, DPM, or auto choosing one of them).
-                       + (f". Hover a cell for its {cell_label}, a" if cells[1] is not None else ". Hover a")
-                       + " private centre for its coordinates" + (" and noisy size." if sizes is not None else "."))
+                       + ". Hover " + ", ".join(hover) + ".")
             if cells[1] is not None:
                 st.html(F.count_legend_html(F.count_scale(cells[1]), label=f"{cell_label} per cell",
                                             signed=cell_label == "noisy count"))
