@@ -1,10 +1,13 @@
-"""Deprecated alias (issue 27; removed in the next release) of:
+"""``dpcore.regime``: the public path of the regime check named in CONTRACT.md (issue 16).
 
-``dpcore.algorithms.regime``
-``dpcore.algorithms.registry``
+The code lives in :mod:`dpcore.algorithms.regime` (the verdict, its enforcement) and
+:mod:`dpcore.algorithms.registry` (``assess`` asks a registry key's class for its rule); this
+module only re-exports the names the contract promises, so ``dpcore.regime.assess(...)`` keeps
+working without loading anything the face does not already load.
 """
-from ._deprecated import deprecated_alias
+from __future__ import annotations
 
-deprecated_alias(__name__,
-                 "dpcore.algorithms.regime",
-                 "dpcore.algorithms.registry",)
+from .algorithms.regime import OutOfRegimeError, Regime, RegimeWarning
+from .algorithms.registry import assess
+
+__all__ = ["OutOfRegimeError", "Regime", "RegimeWarning", "assess"]

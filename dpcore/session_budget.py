@@ -1,8 +1,11 @@
-"""Deprecated alias (issue 27; removed in the next release) of:
+"""``dpcore.session_budget``: the public path of ``SessionBudget`` named in CONTRACT.md (issue 13).
 
-``dpcore.store.session_budget``
+``SessionBudget`` itself (:mod:`dpcore.store.session_budget`) is the deprecated per-session account:
+``ReleaseStore(":memory:")`` that warns with :class:`DeprecationWarning` on construction.  This
+module only re-exports it, so the contract's import path keeps working.
 """
-from ._deprecated import deprecated_alias
+from __future__ import annotations
 
-deprecated_alias(__name__,
-                 "dpcore.store.session_budget",)
+from .store.session_budget import SessionBudget
+
+__all__ = ["SessionBudget"]

@@ -67,3 +67,23 @@ def test_dataset_contract(taxi):
     np.testing.assert_allclose(lower, [-74.1, 40.7])
     np.testing.assert_allclose(upper, [-73.9, 40.9])
     assert ((taxi.X >= lower) & (taxi.X <= upper)).all()
+
+
+def test_contract_paths_outside_the_layers_still_import():
+    """CONTRACT.md names ``dpcore.regime.assess`` and ``dpcore.session_budget.SessionBudget``; the other old
+    flat paths (issue 27's deprecated aliases) are gone in 0.x (issue 58)."""
+    import importlib
+    import warnings
+
+    from dpcore.algorithms.registry import assess
+    from dpcore.store.session_budget import SessionBudget
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # importing a contract path does not warn
+        regime = importlib.import_module("dpcore.regime")
+        session_budget = importlib.import_module("dpcore.session_budget")
+    assert regime.assess is assess and session_budget.SessionBudget is SessionBudget
+    assert regime.assess("dplloyd", n=100_000, d=2, k=3, epsilon=1.0).status in ("ok", "warn", "refuse")
+    for old in ("grid", "dplloyd", "mechanisms", "accountant", "validation", "base", "coreset", "wavecluster"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(f"dpcore.{old}")

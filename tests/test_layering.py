@@ -13,7 +13,7 @@ hidden behind it is still a cycle).  Layers, bottom up (docs/ARCHITECTURE.md):
     6  release/
     7  store/
     8  evaluation/
-    9  dpcore/__init__ (the face) and the deprecated aliases of old paths
+    9  dpcore/__init__ (the face) and the contract's re-export paths dpcore.regime, dpcore.session_budget
     10 ui/
 
 A module may import from a lower layer, or from its own package (``algorithms``
@@ -32,23 +32,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-GROUND = {"dpcore.exceptions", "dpcore.synopsis", "dpcore.explain", "dpcore.glossary", "dpcore._version",
-          "dpcore._deprecated"}
+GROUND = {"dpcore.exceptions", "dpcore.synopsis", "dpcore.explain", "dpcore.glossary", "dpcore._version"}
 RANK = {"utils": 1, "privacy": 2, "sources": 2, "preprocessing": 2, "algorithms": 3, "metrics": 4,
         "datasets": 5, "release": 6, "store": 7, "evaluation": 8}
 FACE_RANK, UI_RANK = 9, 10
 
-#: Old flat module paths kept for one release as thin aliases that warn (dpcore/_deprecated.py).
-ALIASES = {"accountant", "mechanisms", "validation", "base", "regime", "dplloyd", "grid", "hybrid", "gupt",
-           "privgene", "convergent", "coreset", "balcan", "dpm", "zcdp_lloyd", "wavecluster",
-           "wavecluster_measures", "nonprivate", "session_budget"}
-
-#: Where each flat module of the old layout belongs, while it is still a real module (not an alias).
-FLAT = {"accountant": "privacy", "mechanisms": "privacy", "validation": "utils", "base": "algorithms",
-        "regime": "algorithms", "dplloyd": "algorithms", "grid": "algorithms", "hybrid": "algorithms",
-        "gupt": "algorithms", "privgene": "algorithms", "convergent": "algorithms", "coreset": "algorithms",
-        "balcan": "algorithms", "dpm": "algorithms", "zcdp_lloyd": "algorithms", "wavecluster": "algorithms",
-        "nonprivate": "algorithms", "wavecluster_measures": "metrics", "session_budget": "store"}
+#: Paths CONTRACT.md names outside the layers' packages: like the face, they only re-export.
+FACE_PATHS = {"dpcore.regime", "dpcore.session_budget"}
 
 #: (importer, imported) pairs still allowed while the restructuring is under way.  Empty at the end.
 ALLOWED: set[tuple[str, str]] = set()
@@ -115,15 +105,11 @@ def rank(module: str) -> tuple[int, str]:
     """(layer rank, package) of a module."""
     if module in ("ui",) or module.startswith("ui."):
         return UI_RANK, "ui"
-    if module == "dpcore":
+    if module == "dpcore" or module in FACE_PATHS:
         return FACE_RANK, "face"
     if module in GROUND:
         return 0, module
     top = module.split(".")[1]
-    if top in ALIASES and module.count(".") == 1:
-        if "deprecated_alias(" in modules()[module].read_text():
-            return FACE_RANK, "alias"
-        top = FLAT[top]
     return RANK[top], top
 
 
@@ -135,8 +121,8 @@ def violations() -> set[tuple[str, str]]:
         ra, pa = rank(a)
         for b in deps:
             rb, pb = rank(b)
-            if pa in ("face", "alias"):
-                continue  # the face and the aliases only re-export
+            if pa == "face":
+                continue  # the face and the contract's paths only re-export
             if b == "dpcore" and pa != "ui":
                 bad.add((a, b))
             elif rb > ra or (rb == ra and pa != pb):
