@@ -10,7 +10,14 @@ import pytest
 import dpcore
 from dpcore import evaluation as E
 from dpcore.algorithms import calibrated as C
-from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning, advisor_plan, advisor_ranking, candidate_filter
+from dpcore.algorithms.regime import (
+    OutOfRegimeError,
+    RegimeWarning,
+    advisor_plan,
+    advisor_ranking,
+    candidate_filter,
+    public_inputs,
+)
 from dpcore.algorithms.registry import assess
 from dpcore.algorithms.selection import SCORE_BITS, AutoKMeans, clipped_cost_score, release_probabilities
 from dpcore.algorithms.separation import SEPARATION_SHARE
@@ -97,19 +104,22 @@ def test_more_budget_is_never_predicted_worse():
 
 
 def test_leave_one_out_figures_meet_the_issue_floor():
-    """The model, fitted without each calibration data set, picks well on it (the docs table's figures).
+    """The model, fitted without each calibration data set, picks well on it.
 
-    Every real set, and a quarter of the mixtures of each separation (the docs' table has them all:
-    first_pick 83.4 % / 92.3 % within 1.25x / 2x over 1,698 cells, the advisor as shipped 83.9 % / 92.4 %;
-    this quarter 81.8 % / 91.0 % and 81.1 % / 90.1 % over 466, the real sets 32 and 33 of 36)."""
+    Every real set, and one in sixteen of the mixtures of each separation.  The docs' table has them all
+    (``python -m benchmarks.advisor_calibration --loo``: first_pick 83.4 % / 92.3 % within 1.25x / 2x over
+    1,698 cells, the advisor as shipped 83.9 % / 92.4 %); this test used a quarter (466 cells, 81.8 % /
+    91.0 % and 81.1 % / 90.1 %), about 400 s of CPU, re-measuring the benchmark (issue 58).  This
+    sixteenth: 206 cells, 82.0 % / 90.3 % and 82.0 % / 91.7 %; the real sets 33 and 36 of 36 (the same
+    36 cells as before, each predicted from the others and the mixtures)."""
     from dpcore.algorithms.calibrated_loo import leave_one_out, loo_summary
     from dpcore.algorithms.regime import runnable
     with pytest.raises(ValueError, match="every"):
         leave_one_out(every=0)
-    loo = leave_one_out(allowed=runnable, every=4, advisor=True)
+    loo = leave_one_out(allowed=runnable, every=16, advisor=True)
     assert set(loo.separation) == {0.0, *C.SEPARATIONS}
     s = loo_summary(loo)
-    assert s["cells"] >= 250
+    assert s["cells"] >= 200
     assert s["pick_within_1_25"] >= 0.7 and s["pick_within_2"] >= 0.85
     # on the real sets (each predicted from the others and the mixtures) the pick holds up
     real = loo_summary(loo[loo.separation == 0.0])     # leave_one_out marks a real set's separation 0
@@ -147,11 +157,28 @@ def test_refusals_only_where_the_calibration_measured_worse_than_trivial():
     """Every utility refusal left stands where the algorithm measured clearly worse than the trivial answer."""
     cal = C.calibration()
     ran = cal[(cal.status == "ok") & (cal.ratio < cal.trivial_ratio)]
-    wrong = []
-    for r in ran.itertuples():
-        v = assess(r.key, n=r.n, d=r.d, k=r.k, epsilon=r.epsilon, delta=C.DELTA)
-        if v.status == "refuse" and v.utility_only:
-            wrong.append((r.key, r.n, r.d, r.k, r.epsilon, r.ratio, r.trivial_ratio))
+    # A verdict reads public inputs only (key, n, d, k, epsilon): one per distinct input (2,271 for the
+    # table's 15,757 rows) judges every row, each row still counted.  with_advice never turns a rule's
+    # "ok" or "warn" into "refuse", so only inputs whose paper rule refuses on utility alone (the cheap
+    # class rule, asked first) can end refused; assess (which also plans the pick it names) judges those.
+    inputs = ["key", "n", "d", "k", "epsilon"]
+
+    def paper_rule(r):
+        n, d, k, eps = public_inputs(r.n, r.d, r.k, r.epsilon)
+        return dpcore.ALGORITHMS[r.key].regime(n=n, d=d, k=k, epsilon=eps, delta=C.DELTA)
+
+    def advised(r):
+        return assess(r.key, n=r.n, d=r.d, k=r.k, epsilon=r.epsilon, delta=C.DELTA)
+    distinct = list(ran.drop_duplicates(inputs).itertuples())
+    rules = [paper_rule(r) for r in distinct]
+    refused = {(r.key, r.n, r.d, r.k, r.epsilon) for r, rule in zip(distinct, rules)
+               if rule.status == "refuse" and rule.utility_only
+               and (v := advised(r)).status == "refuse" and v.utility_only}
+    # ... which the advice itself must keep: on every 20th input whose rule does not refuse, no refusal appears.
+    others = [r for r, rule in zip(distinct, rules) if rule.status != "refuse"][::20]
+    assert len(others) >= 50 and not [r for r in others if advised(r).status == "refuse"]
+    wrong = [(r.key, r.n, r.d, r.k, r.epsilon, r.ratio, r.trivial_ratio) for r in ran.itertuples()
+             if (r.key, r.n, r.d, r.k, r.epsilon) in refused]
     assert len(wrong) <= 0.02 * len(ran), wrong[:10]
 
 
