@@ -216,3 +216,18 @@ def test_privtree_mechanism_records_one_entry_and_partitions():
     assert leaf[-64:].reshape(8, 8)[:2, :2].all()            # the dense corner is split to the last level
     with pytest.raises(ValueError, match="levels"):
         noise.privtree(flat[:-1], d=2, epsilon=0.1, name="x")
+
+
+def test_person_level_on_a_duckdb_file_bounds_units_where_the_data_live(tmp_path):
+    import pandas as pd
+
+    from dpcore import sources
+    rng = np.random.default_rng(0)
+    X, ids = rng.uniform(0, 1, (4000, 2)), np.repeat(np.arange(1000), 4)
+    path = tmp_path / "units.parquet"
+    pd.DataFrame({"x": X[:, 0], "y": X[:, 1], "user": ids}).to_parquet(path)
+    syn = dpcore.sanitize(sources.from_files(path, columns=["x", "y"]), epsilon=1.0, bounds=BOUNDS,
+                          privacy_id="user", max_contributions=2, random_state=0)
+    assert syn.privacy_unit_ == {"unit": "user", "max_contributions": 2, "bounding": "sample"}
+    assert [e.sensitivity for e in syn.budget_] == [2.0, 2.0]
+    assert syn.total == pytest.approx(2000, rel=0.1)
