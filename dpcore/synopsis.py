@@ -123,7 +123,7 @@ class PointSynopsis:
     grid or PrivTree).  Everything here is released output, so any analysis of it (k-means for
     any k, counts in any rectangle, a density map) is post-processing and spends no budget.
 
-    Attributes
+    Parameters
     ----------
     points : ndarray (m, d), data units
         One point per cell of the decomposition: the cell's centre.
@@ -141,6 +141,20 @@ class PointSynopsis:
         The ledger of the release (its entries sum to at most epsilon).
     privacy_unit_ : dict or None
         The privacy unit for a person-level release (``unit``, ``max_contributions``, ``bounding``).
+
+    Examples
+    --------
+    A release's synopsis answers any number of questions at no further cost (the weights are
+    noisy, so only shapes and exact identities are shown):
+
+    >>> import numpy as np
+    >>> import dpcore
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(5000, 2))
+    >>> syn = dpcore.sanitize(X, epsilon=1.0, bounds=(0, 1))
+    >>> syn.kmeans(4).shape
+    (4, 2)
+    >>> bool(abs(syn.range_count([0, 0], [1, 1]) - syn.total) < 1e-6 * max(syn.total, 1))
+    True
     """
 
     points: np.ndarray

@@ -135,6 +135,15 @@ class Sanitizer(DPClusterer):
         The method used.
     budget_, privacy_unit_, bounds_, n_clipped_, n_dropped_, n_features_in_, simulation_
         As every :class:`~dpcore.algorithms.base.DPClusterer`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpcore.algorithms import Sanitizer
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(2000, 2))
+    >>> est = Sanitizer(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
+    >>> est.method_, est.cluster_centers_.shape, est.budget_.total()
+    ('privtree', (3, 2), (1.0, 0.0))
     """
 
     key = "sanitize"
