@@ -35,6 +35,10 @@ CHECKS = {
 PUBLIC_API = [f"{cls.__module__}.{cls.__name__}{member}"
               for cls in dpcore.ALGORITHMS.values() for member in ("", ".fit")] + [
     "dpcore.privacy.mechanisms.NoiseSource",
+    "dpcore.algorithms.sanitize.sanitize",
+    "dpcore.algorithms.sanitize.Sanitizer",
+    "dpcore.algorithms.sanitize.Sanitizer.fit",
+    "dpcore.synopsis.PointSynopsis",
     "dpcore.privacy.accountant.BudgetLedger",
     "dpcore.privacy.accountant.split_budget",
     "dpcore.preprocessing.BoundsScaler",

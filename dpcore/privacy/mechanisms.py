@@ -59,10 +59,11 @@ from ..utils.fixedpoint import FixedPoint
 from .accountant import BudgetLedger
 from .calibration import _check_epsilon, _check_sensitivity, _lattice, discrete_gaussian_sigma
 from .lattice import _check_scale, _from_lattice, _integer_indices, _integer_query, _on_lattice, _sampled, _size
+from .privtree import PrivTreeMechanism
 from .samplers import _gumbel, discrete_gaussian, discrete_laplace, uniform
 
 
-class NoiseSource:
+class NoiseSource(PrivTreeMechanism):
     """Random generator + budget ledger: the only way dpcore draws privacy noise.
 
     Parameters

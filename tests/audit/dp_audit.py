@@ -811,7 +811,24 @@ def mechanism_cases(cls=NoiseSource, epsilon: float = 1.0) -> list[MechanismCase
         MechanismCase("quantile: median of 10 values, record added at the upper bound", quantile_sampler(epsilon, cls),
                       np.linspace(0.4, 0.6, 10), np.r_[np.linspace(0.4, 0.6, 10), 1.0], epsilon, n_runs=30_000,
                       sharp=0.1, why="an extreme record shifts every interval's rank by one"),
+        MechanismCase("privtree: empty 1-d tree vs one row (its path +1 at every level)", privtree_sampler(epsilon, cls),
+                      np.zeros(15), np.r_[1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, np.zeros(7)], epsilon,
+                      n_runs=20_000, sharp=0.15,
+                      why="the row raises one node's biased count per level; the root's decision carries most "
+                          "of the loss (1 / lambda = epsilon (beta - 1) / (2 beta - 1) = epsilon / 3 in 1-d)"),
     ]
+
+
+def privtree_sampler(epsilon: float, cls=NoiseSource):
+    """One PrivTree per run over a 1-d tree of 4 levels; the features are which nodes are leaves."""
+    def sample(values, n, rng):
+        counts = np.asarray(values, dtype=np.int64)
+        leaves = np.array([cls(rng, BudgetLedger(epsilon)).privtree(counts, d=1, epsilon=epsilon, name="audit")
+                           for _ in range(n)])
+        code = leaves.astype(np.int64) @ (1 << np.arange(leaves.shape[1], dtype=np.int64))
+        return {"tree": code.astype(float), "leaves": leaves.sum(axis=1).astype(float),
+                "root split": (~leaves[:, 0]).astype(float)}
+    return sample
 
 
 def parallel_sampler(epsilon: float, cls=NoiseSource, overlap: bool = False):

@@ -224,3 +224,16 @@ def test_engine_sums_are_exact_between_neighbours(engine, pair, tmp_path, monkey
     # ... and the same integers as the in-memory path (the first query sees the same public centres)
     ref, _, _ = noised_queries(monkeypatch, _maker("dplloyd", init="sphere_packing"), X, Xp, "dplloyd")
     assert [int(v) for v in a[0][0].ravel()] == [int(v) for v in ref[0][0].ravel()]
+
+
+@pytest.mark.parametrize("method", ["privtree", "adaptive", "uniform"])
+def test_sanitize_noised_inputs_move_by_at_most_their_sensitivity(method, pair, monkeypatch):
+    """dpcore.sanitize (issue 57): its exact histogram counts, PrivTree's biased counts included."""
+    from dpcore.algorithms.sanitize import Sanitizer
+    X, Xp = pair
+    make = lambda seed: Sanitizer(2, epsilon=1.0, bounds=BOUNDS, method=method, depth=5,  # noqa: E731
+                                  random_state=seed)
+    a, b, mismatches = noised_queries(monkeypatch, make, X, Xp, "sanitize")
+    assert not mismatches, mismatches
+    assert a and len(a) == len(b)
+    assert not violations(a, b), f"{method}: " + "; ".join(violations(a, b)[:5])

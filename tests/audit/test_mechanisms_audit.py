@@ -15,7 +15,7 @@ from dpcore.privacy.mechanisms import NoiseSource
 from .dp_audit import mechanism_cases, run_mechanism_case
 
 #: CI sizes (runs per side); the benchmark uses the cases' own, larger sizes.
-CI_RUNS = {"exponential": 20_000, "permute-and-flip": 12_000, "quantile": 10_000}
+CI_RUNS = {"exponential": 20_000, "permute-and-flip": 12_000, "quantile": 10_000, "privtree": 10_000}
 CASES = mechanism_cases(NoiseSource, epsilon=1.0)
 
 
@@ -28,14 +28,14 @@ def _ci_runs(case):
 
 def test_every_mechanism_has_a_case():
     """A new NoiseSource mechanism must come with an audit case."""
-    public = {m for m in vars(NoiseSource) if not m.startswith("_") and callable(getattr(NoiseSource, m))}
+    public = {m for m in dir(NoiseSource) if not m.startswith("_") and callable(getattr(NoiseSource, m))}
     covered = {"laplace", "laplace_above", "gaussian", "gaussian_zcdp", "exponential", "permute_and_flip", "sub",
-               "parallel", "quantile", "with_ledger"}
+               "parallel", "quantile", "with_ledger", "privtree"}
     missing = public - covered
     assert not missing, f"no audit case for NoiseSource.{sorted(missing)}: add one to dp_audit.mechanism_cases"
     names = " ".join(c.name for c in CASES)
     for mech in ("laplace", "laplace_above", "gaussian", "gaussian_zcdp", "exponential", "permute-and-flip", "sub",
-                 "parallel", "quantile", "with_ledger"):
+                 "parallel", "quantile", "with_ledger", "privtree"):
         assert mech in names
 
 

@@ -320,3 +320,69 @@ def test_the_coreset_refusal_after_its_noisy_count_is_structure_too():
             assert 0 < a["refusal"]["privacy"]["epsilon_spent"] < 2.0
             assert not structural_differences(a, b, mismatches)
             assert a["refusal"] == b["refusal"]
+
+
+# ---------------------------------------------------------------------------------------
+# dpcore.sanitize (issue 57): not a registry estimator (it releases a point set), audited through its
+# estimator class with the same coupled pairs
+# ---------------------------------------------------------------------------------------
+from dpcore.algorithms.sanitize import METHODS as SANITIZE_METHODS  # noqa: E402
+from dpcore.algorithms.sanitize import Sanitizer  # noqa: E402
+
+
+def _sanitizer(method, *, epsilon=1.0, public_n=None, k=2):
+    """``make(seed)`` for :class:`Sanitizer`: a shallow tree (depth 4) keeps the fits fast."""
+    return lambda seed: Sanitizer(k, epsilon=epsilon, bounds=BOUNDS, method=method, n_samples=public_n, depth=4,
+                                  random_state=seed)
+
+
+@pytest.mark.parametrize("method", SANITIZE_METHODS)
+@pytest.mark.parametrize("public_n", [None, 50], ids=["noisy-n", "public-n"])
+def test_sanitize_structure_is_public_on_threshold_pairs(method, public_n):
+    for label, X, Xp in _generic_pairs():
+        try:
+            assert_same_structure("sanitize", _sanitizer(method, public_n=public_n), X, Xp, seed=7)
+        except AssertionError as exc:
+            raise AssertionError(f"[{label}] {exc}") from None
+
+
+@pytest.mark.parametrize("method", SANITIZE_METHODS)
+def test_sanitize_structure_is_public_across_a_sweep_of_sizes(method):
+    X = _spread(31, seed=11)
+    make = _sanitizer(method, epsilon=20.0)
+    for n in range(0, 30, 3):
+        a, b, mismatches = coupled_pair(make, X[:n], X[:n + 1], "sanitize", seed=n)
+        diffs = structural_differences(a, b, mismatches)
+        assert not diffs, f"sanitize/{method}: n = {n} vs {n + 1}:\n  " + "\n  ".join(diffs)
+
+
+@pytest.mark.parametrize("method", SANITIZE_METHODS)
+def test_sanitize_every_exported_value_comes_through_the_noise_module(method):
+    for label, X, Xp in _generic_pairs():
+        try:
+            assert_same_values("sanitize", _sanitizer(method), X, Xp, seed=3)
+        except AssertionError as exc:
+            raise AssertionError(f"[{label}] {exc}") from None
+
+
+@pytest.mark.parametrize("method", SANITIZE_METHODS)
+def test_sanitize_structure_is_public_on_random_neighbours(method):
+    @settings(max_examples=5, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(neighbours())
+    def check(case):
+        X, Xp, k, epsilon, public_n, seed = case
+        assert_same_structure("sanitize", _sanitizer(method, epsilon=epsilon, public_n=public_n, k=k), X, Xp,
+                              seed=seed)
+
+    check()
+
+
+def test_sanitize_audit_observes_a_real_fit():
+    from .structure import NoiseTape, observe
+    X = np.random.default_rng(0).uniform(-1, 1, size=(400, 2))
+    for method in SANITIZE_METHODS:
+        tape = NoiseTape(0)
+        out = observe(lambda method=method: _sanitizer(method)(0), X, tape, "sanitize")
+        assert out["outcome"] == "fitted", out["outcome"]
+        assert tape.calls and out["export"]["synopsis"]["kind"] == "points"
