@@ -34,11 +34,14 @@ from .tables import (
     _hashed_fields,
     _meta,
     _now,
+    _new_secret,
     _row_hash,
     default_store_url,
     schema_version,
     store_meta,
+    store_secret,
 )
+from .keys import keyed
 
 #: Seconds a writer waits for another writer's lock before StoreLockedError.
 DEFAULT_TIMEOUT = 30.0
@@ -56,6 +59,7 @@ class StoreConnection:
         self.create = bool(create)
         self._lock = threading.RLock()  # one store object may serve several Streamlit sessions (threads)
         self._before_commit = None      # test seam: called inside record's transaction, before commit
+        self._secret_cache: dict = {}   # the store's key once read; shared by acting_as handles (a shallow copy)
         self.memory = raw in (":memory:", "sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://")
         if self.memory:
             self.url = "sqlite://"
@@ -198,6 +202,7 @@ class StoreConnection:
                 _meta.create_all(conn)
                 conn.execute(schema_version.insert().values(version=T.SCHEMA_VERSION, applied=_now()))
                 conn.execute(store_meta.insert().values(id=1, created=_now()))
+                _new_secret(conn)
 
     def _check_version(self, tables):
         with self._engine.connect() as conn, conn.begin():
@@ -222,6 +227,26 @@ class StoreConnection:
         if missing:
             raise StoreCorruptError(f"{self._where} lacks the tables {', '.join(sorted(missing))}; it was left "
                                     "untouched. Restore it from a backup.")
+
+    # -- keyed identifiers (issue 55) ------------------------------------------------------------
+    def _secret(self, conn=None) -> str:
+        """The store's secret key (hex), read once; never returned by any public method."""
+        if "key" not in self._secret_cache:
+            q = sa.select(store_secret.c.secret).where(store_secret.c.id == 1)
+            if conn is None:
+                with self._read() as c:
+                    key = c.execute(q).scalar()
+            else:
+                key = conn.execute(q).scalar()
+            if not key:
+                raise StoreCorruptError(f"{self._where} has lost its secret key (the store_secret table is empty); "
+                                        "its fingerprints can no longer be matched. Restore it from a backup.")
+            self._secret_cache["key"] = key
+        return self._secret_cache["key"]
+
+    def _keyed(self, purpose: str, value: str | bytes, conn=None) -> str:
+        """HMAC-SHA256 of ``value`` under the store's secret (:func:`dpcore.store.keys.keyed`)."""
+        return keyed(self._secret(conn), purpose, value)
 
     # -- chained inserts -----------------------------------------------------------------------
     def _append(self, conn, table: sa.Table, values: dict) -> tuple[int, str]:

@@ -47,7 +47,6 @@ release is refused before anything is written.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 
@@ -81,11 +80,10 @@ from .tables import (
 )
 
 
-def _key_hash(settings_key: str) -> str:
-    """A settings key of any length as the 64 hex digits the store keeps."""
+def _check_key(settings_key: str) -> str:
     if not isinstance(settings_key, str) or not settings_key:
         raise ValueError("settings_key must be a non-empty string (the draw's settings)")
-    return hashlib.sha256(settings_key.encode("utf-8")).hexdigest()
+    return settings_key
 
 
 # -- the store -------------------------------------------------------------------------------
@@ -152,12 +150,17 @@ class ReleaseStore(Publications):
 
     def _ensure_dataset(self, conn, name: str, *, fingerprint=None, bounds=None, description="",
                         public=False):
+        # The fingerprint is keyed before it is compared or kept (issue 55): the row, its chain and any
+        # sentence below hold only an HMAC under the store's secret, never a digest of the rows.
+        fingerprint = None if fingerprint is None else self._keyed("fingerprint", str(fingerprint), conn)
         row = self._dataset_row(conn, name, lock=True)
         if row is not None:
-            if fingerprint is not None and row.fingerprint is not None and str(fingerprint) != row.fingerprint:
-                raise ValueError(f"the store already has a dataset named {name!r} with another fingerprint "
-                                 f"({row.fingerprint[:12]}… not {str(fingerprint)[:12]}…): it is different data. "
-                                 "Register it under another name.")
+            if fingerprint is not None and row.fingerprint is not None and fingerprint != row.fingerprint:
+                # Only an owner (or the operator) learns that the content differs: anyone else gets the
+                # refusal an unregistered data set gets, so a decoy under the owner's name is no oracle.
+                self._permit(conn, "register")
+                raise ValueError(f"the store already has a dataset named {name!r} with another fingerprint: "
+                                 "it is different data. Register it under another name.")
             if public and not row.public:
                 raise ValueError(f"dataset {name!r} is registered as private data; it cannot be declared public "
                                  "afterwards (the store is append-only). Register the public data under another "
@@ -166,15 +169,15 @@ class ReleaseStore(Publications):
         self._permit(conn, "register")
         if fingerprint is not None:
             # One account per data set: the same content under another name is the same people.
-            other = conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == str(fingerprint))
+            other = conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == fingerprint)
                                  .order_by(datasets.c.id).limit(1)).scalar()
             if other is not None:
-                raise ValueError(f"this data is already registered as {other!r} (same content fingerprint "
-                                 f"{str(fingerprint)[:12]}…): its account and total apply. Use that name.")
+                raise ValueError(f"this data is already registered as {other!r} (the same content): its account "
+                                 "and total apply. Use that name.")
         if bounds is not None:
             lo, hi = bounds
             bounds = _canon({"lower": [float(v) for v in _flat(lo)], "upper": [float(v) for v in _flat(hi)]})
-        self._append(conn, datasets, {"name": name, "fingerprint": None if fingerprint is None else str(fingerprint),
+        self._append(conn, datasets, {"name": name, "fingerprint": fingerprint,
                                       "bounds": bounds, "description": str(description), "public": bool(public),
                                       "created": _now()})
         return self._dataset_row(conn, name, lock=True)
@@ -189,8 +192,9 @@ class ReleaseStore(Publications):
         name : str
             The account's key (the app uses the dataset's name plus a fingerprint).
         fingerprint : str or None
-            A content fingerprint, kept with the account for the data owner.  It
-            is never put in a release.
+            A content fingerprint (the app gives :func:`dpcore.store.keys.content_digest` of the parsed
+            rows).  The store keeps only its HMAC under the store's secret (issue 55), so a plain
+            digest of the rows is never stored, chained or shown; it is never put in a release.
         bounds : (lower, upper) or None
             Public bounds (scalars or arrays), stored as JSON.
         description : str
@@ -219,22 +223,68 @@ class ReleaseStore(Publications):
     def dataset_for_fingerprint(self, fingerprint: str) -> str | None:
         """The name under which this content is already registered, if any: one account per data set.
 
-        An upload of the same bytes under another file name must reach the same account and its cap
-        (issue 29): callers look the content up here before naming a new dataset.
+        The data owner's question alone (issue 55): "is this content registered?" answered to anyone
+        else tells data sets that differ in one person apart at no cost in ε.
 
         Parameters
         ----------
         fingerprint : str
-            The content fingerprint (e.g. the SHA-256 of an uploaded file's bytes).
+            The content fingerprint as given to :meth:`register_dataset` (the app gives
+            :func:`dpcore.store.keys.content_digest` of the parsed rows); the store keys it.
 
         Returns
         -------
         str or None
             The first dataset registered with this fingerprint.
+
+        Raises
+        ------
+        AccessDeniedError
+            On a handle acting for someone who is not an owner (:meth:`acting_as`).
+
+        Examples
+        --------
+        >>> store = ReleaseStore(":memory:")
+        >>> store.register_dataset("upload:patients.csv", fingerprint="d1")
+        >>> store.dataset_for_fingerprint("d1"), store.dataset_for_fingerprint("d2")
+        ('upload:patients.csv', None)
         """
         with self._read() as conn:
-            return conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == str(fingerprint))
+            self._permit(conn, "register")
+            key = self._keyed("fingerprint", str(fingerprint), conn)
+            return conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == key)
                                 .order_by(datasets.c.id).limit(1)).scalar()
+
+    def content_key(self, X, units=None) -> str:
+        """The store's keyed content key of these rows: equal for the same people, random to anyone else.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        units : array-like of shape (n,) or None
+            As :func:`dpcore.store.keys.content_digest`.
+
+        Returns
+        -------
+        str
+            64 hex digits: the HMAC-SHA256, under this store's secret, of the rows' canonical digest;
+            what :meth:`dataset_info` shows as ``fingerprint`` for data registered with that digest.
+
+        Notes
+        -----
+        Privacy: a pseudorandom function of the rows for whoever lacks the store's secret (RFC 2104), so
+        showing it tells nothing about the rows; two stores give unrelated keys for the same data.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> store = ReleaseStore(":memory:")
+        >>> X = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> store.content_key(X) == store.content_key(X[::-1])
+        True
+        """
+        from .keys import content_digest
+        return self._keyed("fingerprint", content_digest(X, units))
 
     def set_cap(self, dataset: str, epsilon: float | None, delta: float = 0.0, *, who: str = "") -> None:
         """Set the total (epsilon, delta) that releases on ``dataset`` may spend.
@@ -431,7 +481,8 @@ class ReleaseStore(Publications):
             As for :meth:`record`.
         settings_key : str
             What identifies the setting (dataset, data fingerprint, algorithm, parameters, epsilon,
-            delta, bounds: :attr:`dpcore.store.draw.Settings.key`); stored as its SHA-256.
+            delta, bounds: :attr:`dpcore.store.draw.Settings.key`); stored as its HMAC-SHA256 under the
+            store's secret (issue 55).
         who : str
             Who drew it.
         new_draw : bool, default False
@@ -446,7 +497,8 @@ class ReleaseStore(Publications):
         ------
         As :meth:`record`.
         """
-        return self._record(dataset, release, who=who, settings_key=_key_hash(settings_key), new_draw=new_draw)
+        return self._record(dataset, release, who=who, settings_key=self._keyed("settings", _check_key(settings_key)),
+                            new_draw=new_draw)
 
     def record_refusal(self, dataset: str, refusal: dict, *, who: str = "") -> int:
         """Record what a fit spent before it refused (issue 24): the account then agrees with what was seen.
@@ -588,7 +640,17 @@ class ReleaseStore(Publications):
                         return VerifyReport(False, checked, (table.name, r.id, "its content does not match its "
                                                              "hash: the row was changed"), heads)
                     prev = r.row_hash
-                heads[table.name] = prev
+                heads[table.name] = self._public_head(table.name, prev, conn)
         return VerifyReport(True, checked, None, heads)
+
+    def _public_head(self, table: str, row_hash: str, conn=None) -> str:
+        """What a chain's head is shown as: keyed, so it says "changed or not" and nothing about the rows.
+
+        A head is a hash of every row of its chain; rows written by an older dpcore hold plain
+        fingerprints, and even keyed rows hold draws' timing.  Its HMAC under the store's secret changes
+        whenever the head does (a rewrite or a truncation is still seen), and a rewriter cannot find
+        another history with the same keyed head (the HMAC is as collision-resistant as SHA-256).
+        """
+        return self._keyed("head:" + table, row_hash, conn)
 
 
