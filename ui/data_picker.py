@@ -111,6 +111,8 @@ def unit_controls(ds, *, where=None) -> dict:
                                value=DEFAULT_MAX_CONTRIBUTIONS, key="max_contributions",
                                help="Public: choose it without looking at the data. Every noise scale grows with "
                                     "L; rows beyond L per person are left out (sampling) or down-weighted."))
+    from .private_choice import private_l_control  # issue 55: L from a recorded DP quantile, not the raw figures
+    private_l_control(ds, where)
     how = where.selectbox("Bounding", list(BOUNDINGS), format_func=BOUNDINGS.get, key="contribution_bounding")
     return {"max_contributions": L, "contribution_bounding": how}
 

@@ -28,20 +28,20 @@ from ..exceptions import (
     StoreVersionError,
 )
 from . import tables as T  # SCHEMA_VERSION and _MIGRATIONS read through the module (tests patch them)
+from .keys import keyed
 from .tables import (
     _GENESIS,
     ENV_VAR,
     _hashed_fields,
     _meta,
-    _now,
     _new_secret,
+    _now,
     _row_hash,
     default_store_url,
     schema_version,
     store_meta,
     store_secret,
 )
-from .keys import keyed
 
 #: Seconds a writer waits for another writer's lock before StoreLockedError.
 DEFAULT_TIMEOUT = 30.0
