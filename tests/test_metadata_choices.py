@@ -71,3 +71,26 @@ def test_an_epsilon_found_on_the_raw_data_is_not_offered_for_the_release(monkeyp
     _run(at)
     assert [s.value for s in at.success if "look-alike" in s.value]
     assert [b for b in at.button if b.key == "acc_use"]        # the public look-alike's answer may be used
+
+
+def test_wavecluster_refit_is_at_the_releases_unit_and_says_so(monkeypatch):
+    """The owner's DCOM/DC2E refit on person-level data bounds each person's rows as the release does."""
+    import ui.releases as releases
+    seen = []
+    real = releases._fit_private
+
+    def spy(ds, algorithm, params, **kw):
+        seen.append((ds.name, params.get("max_contributions"), releases.privacy_id(ds, params) is not None))
+        return real(ds, algorithm, params, **kw)
+
+    monkeypatch.setattr(releases, "_fit_private", spy)
+    at = _uploaded("4_WaveCluster.py")
+    for b in at.button:
+        if str(b.key or "").startswith("draw_"):
+            b.click()
+            _run(at)
+            break
+    L = at.number_input(key="max_contributions").value
+    refits = [s for s in seen if s[0].endswith(":refit")]
+    assert refits and all(r[1] == L and r[2] for r in refits), seen
+    assert any(f"per person (at most {L} rows each)" in c.value and "would cost" in c.value for c in at.caption)

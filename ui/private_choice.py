@@ -36,8 +36,7 @@ def _choose(ds, epsilon: float) -> None:
     from dpcore.exceptions import BudgetExceededError, StoreError
     from dpcore.privacy.units import choose_max_contributions
     from dpcore.release import build_refusal
-
-    from .data_picker import _fingerprint
+    from dpcore.store.keys import content_digest
     store = release_store()
     why = draw_refusal(store, ds.name) or store.refusal(ds.name, epsilon)
     if why is not None:
@@ -49,7 +48,7 @@ def _choose(ds, epsilon: float) -> None:
                            reason=f"L = {L} rows per person, chosen privately (ε = {epsilon:g}, the "
                                   f"{QUANTILE:.0%} quantile of rows per person)")
     try:
-        store.register_dataset(ds.name, fingerprint=_fingerprint(ds), bounds=ds.bounds,
+        store.register_dataset(ds.name, fingerprint=content_digest(ds.X, ds.units), bounds=ds.bounds,
                                description=getattr(ds, "title", ""))
         store.record_refusal(ds.name, record, who=who("Choose L"))
     except (BudgetExceededError, StoreError, ValueError, PermissionError) as exc:

@@ -24,7 +24,34 @@ _CONTENT_TAG = b"dpcore-content/1\n"
 
 
 def keyed(secret: str, purpose: str, value: str | bytes) -> str:
-    """HMAC-SHA256 of ``value`` under the store's ``secret``, separated by ``purpose``; 64 hex digits."""
+    """HMAC-SHA256 of ``value`` under the store's ``secret``, separated by ``purpose``.
+
+    Parameters
+    ----------
+    secret : str
+        The store's key, hex (32 bytes from :mod:`secrets`, kept in ``store_secret``).
+    purpose : str
+        What the value is ("fingerprint", "settings", "head:<table>"): equal values for different
+        purposes get unrelated keys.
+    value : str or bytes
+        What is keyed (UTF-8 for text).
+
+    Returns
+    -------
+    str
+        64 hex digits.
+
+    Notes
+    -----
+    Privacy: without ``secret`` the output is a pseudorandom function of ``value`` (HMAC, RFC 2104;
+    Bellare 2006), so it reveals only whether two keyed values are equal.
+
+    Examples
+    --------
+    >>> k = "00" * 32
+    >>> keyed(k, "fingerprint", "abc") == keyed(k, "fingerprint", b"abc") != keyed(k, "settings", "abc")
+    True
+    """
     data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
     return hmac.new(bytes.fromhex(secret), purpose.encode("utf-8") + b"\0" + data, hashlib.sha256).hexdigest()
 

@@ -73,6 +73,7 @@ def _csv(rows, *, crlf: bool = False, reverse: bool = False, trailing: bool = Fa
 # -- what is fixed for the test: the clock and the store's key -------------------------------------
 def _fix_clock_and_key(monkeypatch):
     """A clock that ticks once per call, and the store's HMAC as a lazily sampled random function."""
+    import dpcore.store.accounts as accounts
     import dpcore.store.connection as connection
     import dpcore.store.publications as publications
     import dpcore.store.release_store as release_store
@@ -83,7 +84,7 @@ def _fix_clock_and_key(monkeypatch):
     def now():
         return f"2026-01-01T00:00:{next(ticks) % 60:02d}.{next(ticks):06d}+00:00"
 
-    for module in (tables, connection, publications, release_store, roles):
+    for module in (tables, connection, accounts, publications, release_store, roles):
         monkeypatch.setattr(module, "_now", now, raising=False)
     labels: dict = {}
     rng = np.random.default_rng(2026)
