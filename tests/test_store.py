@@ -357,6 +357,8 @@ def test_a_version_3_store_gets_its_secret_and_keeps_its_chains(url, rel):
         assert report and set(report.heads) >= {"datasets", "releases", "draw_keys"}
         store.register_dataset("new", fingerprint="plain-digest-2")
         assert store.dataset_info("old")["fingerprint"] == "plain-digest"      # history is not rewritten
+        store.register_dataset("old", fingerprint="the-same-rows-as-a-new-digest")   # its account keeps working
+        assert store.spent("old")[0] > 0
         assert store.dataset_info("new")["fingerprint"] not in ("plain-digest-2", "")
         heads = store.verify().heads
     with ReleaseStore(url) as store:      # one secret, kept: the same heads and keys after a restart

@@ -29,7 +29,8 @@ class Accounts(Publications):
         fingerprint = None if fingerprint is None else self._keyed("fingerprint", str(fingerprint), conn)
         row = self._dataset_row(conn, name, lock=True)
         if row is not None:
-            if fingerprint is not None and row.fingerprint is not None and fingerprint != row.fingerprint:
+            if fingerprint is not None and row.fingerprint is not None and fingerprint != row.fingerprint \
+                    and not self._legacy_dataset(row.id, conn):
                 # Only an owner (or the operator) learns that the content differs: anyone else gets the
                 # refusal an unregistered data set gets, so a decoy under the owner's name is no oracle.
                 self._permit(conn, "register")

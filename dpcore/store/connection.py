@@ -232,17 +232,23 @@ class StoreConnection:
     def _secret(self, conn=None) -> str:
         """The store's secret key (hex), read once; never returned by any public method."""
         if "key" not in self._secret_cache:
-            q = sa.select(store_secret.c.secret).where(store_secret.c.id == 1)
+            q = sa.select(store_secret.c.secret, store_secret.c.legacy_datasets).where(store_secret.c.id == 1)
             if conn is None:
                 with self._read() as c:
-                    key = c.execute(q).scalar()
+                    row = c.execute(q).first()
             else:
-                key = conn.execute(q).scalar()
-            if not key:
+                row = conn.execute(q).first()
+            if row is None or not row.secret:
                 raise StoreCorruptError(f"{self._where} has lost its secret key (the store_secret table is empty); "
                                         "its fingerprints can no longer be matched. Restore it from a backup.")
-            self._secret_cache["key"] = key
+            self._secret_cache["legacy"] = int(row.legacy_datasets or 0)
+            self._secret_cache["key"] = row.secret
         return self._secret_cache["key"]
+
+    def _legacy_dataset(self, dataset_id: int, conn=None) -> bool:
+        """True for a data set registered before version 4 (its fingerprint is an older plain digest)."""
+        self._secret(conn)
+        return int(dataset_id) <= self._secret_cache["legacy"]
 
     def _keyed(self, purpose: str, value: str | bytes, conn=None) -> str:
         """HMAC-SHA256 of ``value`` under the store's secret (:func:`dpcore.store.keys.keyed`)."""

@@ -130,6 +130,9 @@ grants = sa.Table("grants", _meta,
 store_secret = sa.Table("store_secret", _meta,
                         sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
                         sa.Column("secret", sa.String(64), nullable=False),  # 32 random bytes, hex
+                        # Datasets with an id up to this one were registered before version 4: their
+                        # fingerprints are an older dpcore's plain digests and cannot be compared with keyed ones.
+                        sa.Column("legacy_datasets", sa.Integer, nullable=False),
                         sa.Column("created", sa.String(40), nullable=False))
 
 
@@ -160,7 +163,9 @@ def _to_v3(conn) -> None:
 
 def _new_secret(conn) -> None:
     """Generate the store's secret key (32 bytes from the OS's CSPRNG) and keep it in ``store_secret``."""
-    conn.execute(store_secret.insert().values(id=1, secret=secrets.token_hex(32), created=_now()))
+    legacy = conn.execute(sa.select(sa.func.max(datasets.c.id))).scalar() or 0
+    conn.execute(store_secret.insert().values(id=1, secret=secrets.token_hex(32), legacy_datasets=int(legacy),
+                                              created=_now()))
 
 
 def _to_v4(conn) -> None:
@@ -168,7 +173,9 @@ def _to_v4(conn) -> None:
 
     Rows written before keep the values they were written with (an append-only chain cannot be
     rewritten without breaking every head written down); new fingerprints and settings keys are
-    keyed, and the heads handed out (:attr:`VerifyReport.heads`) are keyed from now on.
+    keyed, and the heads handed out (:attr:`VerifyReport.heads`) are keyed from now on.  The data
+    sets registered before are remembered (``legacy_datasets``): their plain fingerprints are not
+    compared with keyed ones, so their accounts keep working under their names.
     """
     store_secret.create(conn)
     _new_secret(conn)
