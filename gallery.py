@@ -45,8 +45,9 @@ def _store(url: str) -> ReleaseStore:
 
 def gallery() -> None:
     st.title("Published private releases")
-    st.caption("Everything on this page is differentially private output or a public input, read from the release "
-               "store. This page has no access to any raw data and cannot publish.")
+    st.caption("Everything on this page is differentially private output, a public input, or a hash keyed with the "
+               "store's secret (the chain heads), read from the release store; who drew what and when is shown as "
+               "recorded. This page has no access to any raw data and cannot publish.")
     url = default_store_url()
     try:
         store = _store(url)
@@ -85,6 +86,8 @@ def gallery() -> None:
         st.error(f"The store's record has been altered: row {rid} of {table} — {why}. Do not rely on this history; "
                  "tell the data owner.")
     with st.expander("Chain heads (write these down to detect a rewritten history later)"):
+        st.caption("Each head is keyed with the store's secret: it changes whenever its table's history does, and "
+                   "says nothing about the data (docs: threat model).")
         st.code("\n".join(f"{t}: {h}" for t, h in report.heads.items()) or "—")
 
     stored = shown

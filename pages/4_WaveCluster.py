@@ -115,9 +115,9 @@ def show_measures():
     c3.caption("UD: share of dense cells that differ, clusters matched one to one. DCOM / DC2E: how often "
                "classifiers trained on each result disagree on held-out points (single points / pairs). "
                f"All compare with the non-private result, so they are {F.NOT_PRIVATE}. DCOM and DC2E use a "
-               f"second private fit on 90 % of the rows with its own fresh noise (ε = {eps:g}); it is never shown "
-               f"or published. Were both fits seen together they would cost ε = {2 * eps:g} (sequential "
-               "composition).")
+               f"second private fit on 90 % of the rows with its own fresh noise (ε = {eps:g} {W.unit_phrase(ds)}); "
+               f"it is never shown or published. Were both fits seen together they would cost ε = {2 * eps:g} "
+               f"{W.unit_phrase(ds)} (sequential composition).")
 
 
 with measures:

@@ -98,14 +98,16 @@ def test_a_version_1_store_is_migrated_and_keeps_its_account(url, rel):  # noqa:
     store = ReleaseStore(url)
     old = store.record("taxi", rel, who="ana")
     store.close()
-    # Make it a version-1 store: the tables of versions 2 (draws, publications) and 3 (grants) did not exist then.
+    # Make it a version-1 store: the tables of versions 2 (draws, publications), 3 (grants) and 4 (the
+    # store's secret key) did not exist then.
+    _raw(url, "DROP TABLE store_secret")
     _raw(url, "DROP TABLE grants")
     _raw(url, "DROP TABLE publications")
     _raw(url, "DROP TABLE draw_keys")
     _raw(url, "UPDATE schema_version SET version = 1")
     store = ReleaseStore(url)
-    assert _raw(url, "SELECT max(version) FROM schema_version")[0][0] == SCHEMA_VERSION == 3
-    assert {"publications", "draw_keys", "grants"} <= set(sa.inspect(sa.create_engine(url)).get_table_names())
+    assert _raw(url, "SELECT max(version) FROM schema_version")[0][0] == SCHEMA_VERSION == 4
+    assert {"publications", "draw_keys", "grants", "store_secret"} <= set(sa.inspect(sa.create_engine(url)).get_table_names())
     assert [r.id for r in store.releases("taxi")] == [old]
     store.publish(old, who="ana")
     assert store.record_draw("taxi", rel, settings_key=KEY)[1]

@@ -32,6 +32,7 @@ from dpcore.exceptions import (
 )
 from dpcore.release import build_release
 from dpcore.store import MAX_RELEASE_BYTES, SCHEMA_VERSION, ReleaseStore, StoredRelease, default_store_url
+from dpcore.store.keys import content_digest
 
 
 def _data():
@@ -88,7 +89,8 @@ def _raw(url: str, sql: str, params: dict | None = None):
 def test_record_spent_and_reopen(url, rel):
     ledger_eps = sum(e["epsilon"] for e in rel["ledger"])
     with ReleaseStore(url) as store:
-        store.register_dataset("blobs", fingerprint="abc123", bounds=([0, 0], [10, 10]), description="test blobs")
+        store.register_dataset("blobs", fingerprint=content_digest(_data()), bounds=([0, 0], [10, 10]),
+                               description="test blobs")
         store.set_cap("blobs", 2.0)
         ids = [store.record("blobs", rel, who="ana"), store.record("blobs", rel, who="ben")]
         assert ids == sorted(ids) and len(set(ids)) == 2
@@ -108,7 +110,9 @@ def test_record_spent_and_reopen(url, rel):
         assert [h["total_epsilon"] for h in hist] == pytest.approx([ledger_eps, 2 * ledger_eps])
         assert all(h["cap_epsilon"] == 2.0 for h in hist)
         info = store.dataset_info("blobs")
-        assert info["fingerprint"] == "abc123" and info["bounds"] == {"lower": [0, 0], "upper": [10, 10]}
+        # Kept keyed (issue 55), under a secret that survives the restart: never the rows' plain digest.
+        assert info["fingerprint"] == store.content_key(_data()) != content_digest(_data())
+        assert info["bounds"] == {"lower": [0, 0], "upper": [10, 10]}
         n_ledger = _raw(url, "SELECT count(*) FROM ledger_entries")[0][0]
         assert n_ledger == 2 * len(rel["ledger"])  # one row per release ledger step
         assert store.verify()
@@ -337,6 +341,51 @@ def test_an_older_store_is_migrated_once(url, rel, monkeypatch):
     assert calls == [1]
     assert [r[0] for r in _raw(url, "SELECT version FROM schema_version ORDER BY version")] == [SCHEMA_VERSION,
                                                                                                SCHEMA_VERSION + 1]
+
+
+def test_a_version_3_store_gets_its_secret_and_keeps_its_chains(url, rel):
+    """Issue 55: opening a store written before the secret key adds one; old rows verify, new ones are keyed."""
+    with ReleaseStore(url) as store:
+        store.register_dataset("old", fingerprint="plain-digest")
+        store.record("old", rel)
+    _raw(url, "DROP TABLE store_secret")
+    _raw(url, "UPDATE schema_version SET version = 3")
+    _raw(url, "UPDATE datasets SET fingerprint = 'plain-digest', row_hash = :h WHERE id = 1",
+         {"h": _v3_row_hash(url)})
+    with ReleaseStore(url) as store:
+        report = store.verify()
+        assert report and set(report.heads) >= {"datasets", "releases", "draw_keys"}
+        store.register_dataset("new", fingerprint="plain-digest-2")
+        assert store.dataset_info("old")["fingerprint"] == "plain-digest"      # history is not rewritten
+        store.register_dataset("old", fingerprint="the-same-rows-as-a-new-digest")   # its account keeps working
+        assert store.spent("old")[0] > 0
+        assert store.dataset_info("new")["fingerprint"] not in ("plain-digest-2", "")
+        heads = store.verify().heads
+    with ReleaseStore(url) as store:      # one secret, kept: the same heads and keys after a restart
+        assert store.verify().heads == heads
+        assert store.dataset_for_fingerprint("plain-digest-2") == "new"
+    assert [r[0] for r in _raw(url, "SELECT version FROM schema_version ORDER BY version")][-1] == 4
+    assert len(_raw(url, "SELECT secret FROM store_secret")) == 1
+
+
+def _v3_row_hash(url):
+    """The row hash a version-3 store wrote for its first dataset row with a plain fingerprint."""
+    from dpcore.store.tables import _GENESIS, _hashed_fields, _row_hash, datasets
+    row = dict(_raw(url, "SELECT * FROM datasets WHERE id = 1")[0]._mapping, fingerprint="plain-digest")
+    return _row_hash(_GENESIS, _hashed_fields(datasets, row))
+
+
+def test_heads_are_keyed_and_still_show_a_change(url, rel):
+    """Two stores holding the same rows show unrelated heads; a head changes when its chain does."""
+    heads = []
+    for store in (ReleaseStore(url), ReleaseStore(":memory:")):
+        with store:
+            store.register_dataset("blobs", fingerprint=content_digest(_data()), description="same")
+            heads.append(store.verify().heads)
+            store.set_cap("blobs", 1.0)
+            after = store.verify().heads
+            assert after["caps"] != heads[-1]["caps"] and after["datasets"] == heads[-1]["datasets"]
+    assert heads[0]["datasets"] != heads[1]["datasets"] and heads[0]["caps"] != heads[1]["caps"]
 
 
 def test_release_over_the_row_limit_is_refused(url, rel):

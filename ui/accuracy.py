@@ -96,8 +96,17 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict) -> None:
     if ans.source == "raw data" and not getattr(ds, "public", False):
         st.caption(f"Simulated on the raw data: {NOT_PRIVATE}. Do not share this figure.")
     st.plotly_chart(accuracy_figure(ans), width="stretch", key="acc_fig")
-    if ans.epsilon is not None:
-        st.button(f"Use ε = {ans.epsilon:g}", key="acc_use", on_click=_use, args=(ans.epsilon,))
+    if ans.epsilon is None:
+        return
+    if ans.source == "raw data" and not getattr(ds, "public", False):
+        # Issue 55: an ε read off the raw data changes with one person (its answer is not private), and a
+        # release that carried it as its parameter would publish that choice under a guarantee that does
+        # not cover it.  So it is not offered as the release's ε; the look-alike's answer is.
+        st.caption("This ε was chosen on the raw data, so it is not offered as the releases' ε: the choice itself "
+                   "depends on every person, and the guarantee does not cover it. Untick the raw-data box to get "
+                   "the answer from the public look-alike (it costs no ε), or set ε yourself.")
+        return
+    st.button(f"Use ε = {ans.epsilon:g}", key="acc_use", on_click=_use, args=(ans.epsilon,))
 
 
 def _use(epsilon: float) -> None:

@@ -23,11 +23,18 @@ NO_UNIT = "none: each row is its own unit"
 def load_dataset(name: str, max_rows: int | None = None):
     """Load a named dataset once per (name, max_rows); returns (Dataset, fingerprint)."""
     ds = datasets.load(name, max_rows=max_rows)
-    return ds, _fingerprint(ds.X)
+    return ds, _fingerprint(ds)
 
 
-def _fingerprint(X: np.ndarray) -> str:
-    return hashlib.sha1(np.ascontiguousarray(X).view(np.uint8)).hexdigest()[:16]
+def _fingerprint(ds) -> str:
+    """The data's content digest: the parsed rows of the used columns and their units, sorted (issue 55).
+
+    The same people give the same digest whether listed or uploaded, in any encoding, line endings or
+    row order.  It stays in this server's memory (cache keys, the settings of a draw); the store keeps
+    only its HMAC under the store's secret (:func:`dpcore.store.keys.content_digest`).
+    """
+    from dpcore.store.keys import content_digest
+    return content_digest(ds.X, getattr(ds, "units", None))
 
 
 def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only: bool = False, sidebar: bool = True,
@@ -104,6 +111,8 @@ def unit_controls(ds, *, where=None) -> dict:
                                value=DEFAULT_MAX_CONTRIBUTIONS, key="max_contributions",
                                help="Public: choose it without looking at the data. Every noise scale grows with "
                                     "L; rows beyond L per person are left out (sampling) or down-weighted."))
+    from .private_choice import private_l_control  # issue 55: L from a recorded DP quantile, not the raw figures
+    private_l_control(ds, where)
     how = where.selectbox("Bounding", list(BOUNDINGS), format_func=BOUNDINGS.get, key="contribution_bounding")
     return {"max_contributions": L, "contribution_bounding": how}
 
@@ -279,7 +288,6 @@ def _upload(where, key):
         return None, None
     with friendly_errors("Reading the file"):
         df = datasets.read_table(up, filename=up.name)
-    name, content = _upload_account(up)
     # dtype.kind, not np.issubdtype: pandas' text columns (StringDtype) are not numpy dtypes.
     numeric = [c for c in df.columns if getattr(df[c].dtype, "kind", "O") in "biuf"]
     if df.attrs.get("note"):
@@ -298,31 +306,47 @@ def _upload(where, key):
                                     "choose the column that says whose each row is: releases then protect each "
                                     "person's rows together, not one row at a time.")
     with friendly_errors("Using the file"):
-        ds = datasets.dataset_from_frame(df, cols, bounds=bounds, name=name,
+        ds = datasets.dataset_from_frame(df, cols, bounds=bounds, name=f"upload:{up.name}",
                                          unit_column=None if unit_col == NO_UNIT else unit_col)
+    content = _fingerprint(ds)
+    ds.name = _upload_account(up.name, content)
     unit_controls(ds, where=where)
     # Rows left out on reading are counted in the raw-facts panel only (a notice here, shown only when a row
     # was dropped, would say so beside private results).
-    return ds, content + ":" + _fingerprint(ds.X) + _bounds_key(bounds)
+    return ds, content + _bounds_key(bounds)
 
 
-def _upload_account(up) -> tuple[str, str]:
-    """(dataset name, content fingerprint) of an upload: one account per content, whatever the file name.
+#: What an upload is named in the store when the person uploading is not an owner (issue 55).
+ANALYST_UPLOAD = "upload by {who}:{file}"
 
-    The fingerprint is the SHA-256 of the file's bytes; when the store already holds this content under
-    another name, that name (its account and total) is used, and the page says so.
+
+def _upload_account(filename: str, content: str) -> str:
+    """The dataset name (the account) of an upload: one account per people, asked of the store by owners only.
+
+    ``content`` is the parsed rows' digest (:func:`_fingerprint`), so the same rows in another encoding,
+    with other line endings or in another order reach the same account.  The data owner (and local
+    mode) is told when the store already holds these rows under another name, and that account and
+    total apply.  Anyone else is never compared with the store (issue 55): "is this registered?"
+    answered to an analyst, or a draw that works on known rows and not on others, tells neighbouring
+    data sets apart at ε = 0.  So an analyst's upload is named in the analyst's own namespace, which
+    no owner registered: it behaves the same whatever its rows (looked at, simulated on, never drawn
+    on: drawing needs data an owner registered).
     """
-    content = hashlib.sha256(up.getvalue()).hexdigest()
-    name = f"upload:{up.name}"
-    known = release_store().dataset_for_fingerprint(content)
+    from .identity import may
+    store = release_store()
+    if not may("register"):
+        return ANALYST_UPLOAD.format(who=getattr(store, "actor", None) or "someone", file=filename)
+    name = f"upload:{filename}"
+    known = store.dataset_for_fingerprint(content)
     if known is not None and known != name:
-        st.info(f"This file's content is already registered as “{known.removeprefix('upload:')}”: its privacy "
-                "account and total apply to this upload too.")
+        st.info(f"These rows are already registered as “{known.removeprefix('upload:')}”: its privacy "
+                "account and total apply to this upload too (the same rows in any file are the same people).")
         name = known
-    return name, content
+    return name
 
 
 def _bounds_key(bounds):
+    # Public bounds, not data: part of the cache keys, cut off before the store sees the fingerprint.
     if bounds is None:
         return ":nobounds"
     return ":" + hashlib.sha1(repr([list(map(float, b)) for b in bounds]).encode()).hexdigest()[:8]

@@ -84,6 +84,10 @@ def draw_refusal(store, dataset: str) -> str | None:
     r, _ = store.role(store.actor)
     if r == "viewer":
         return f"{store.actor} is a viewer here: drawing from the data needs the analyst or owner role."
+    if r == "analyst" and dataset.startswith("upload by "):
+        return ("an analyst's upload is never matched with the data sets in the release store (whether a file is "
+                "known there would tell which data the store holds), so it cannot be drawn on. Ask the data owner "
+                "to register the file; you can still explore it with the look-alike simulations.")
     if r == "analyst" and store.dataset_info(dataset) is None:
         return ("this data is not registered in the release store yet, and only its owner can register data "
                 "(by opening it once, or setting its total on the Release page). Ask the data owner.")

@@ -112,7 +112,8 @@ def raw_facts(ds, *, fit=None, lines=(), where=None):
         rows = np.repeat(per, how_many)
         facts.append(f"Rows per person ({ds.unit_column}): {rows.size:,} persons · median {np.median(rows):g} · "
                      f"90th percentile {np.percentile(rows, 90):g} · 99th {np.percentile(rows, 99):g} · "
-                     f"most {rows.max():,}")
+                     f"most {rows.max():,} (not private: choosing L from these figures makes L depend on "
+                     "every person, which no guarantee covers; use “Choose L privately” beside the L box)")
     box.markdown("\n".join(f"- {f}" for f in [*facts, *lines]))
     if units is not None and len(units):
         import plotly.graph_objects as go

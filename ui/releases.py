@@ -291,10 +291,14 @@ def private_refit(fit, ds, fingerprint: str, rows, algorithm: str, **params):
     saw both subtract one from the other.  Kept in the session with the draw
     it belongs to, so a rerun shows the same measures and a new draw gets a
     new refit.
+
+    At the release's unit (issue 55): on data with a person column the refit bounds each person's
+    rows as the release does (the same L), so what a caption says of both fits holds per person.
     """
+    params = {**params, **unit_params(ds)}      # person level when the release is
     refits = st.session_state.setdefault("_dp_refits", {})
     key = json.dumps([getattr(fit, "key", None), getattr(fit, "release_id", None), getattr(fit, "draw", 1),
-                      fingerprint, np.asarray(rows).size, algorithm])
+                      fingerprint, np.asarray(rows).size, algorithm, sorted(map(str, params.items()))])
     if key not in refits:
         sub = rows_subset(ds, rows, "refit")
         sub.bounds = (fit.bounds_.lower, fit.bounds_.upper)
@@ -303,11 +307,20 @@ def private_refit(fit, ds, fingerprint: str, rows, algorithm: str, **params):
     return refits[key]
 
 
+def unit_phrase(ds) -> str:
+    """The unit an ε of the current settings is for, in words: "per person (at most L rows each)" or "per row"."""
+    L = unit_params(ds).get("max_contributions")
+    return "per row" if L is None else f"per person (at most {L} rows each)"
+
+
 def rows_subset(ds, rows, tag: str):
     """Some rows of ``ds`` with the same public bounds and columns (for fits on a split), named ``name:tag``."""
     from types import SimpleNamespace
+    units = getattr(ds, "units", None)
     return SimpleNamespace(name=f"{ds.name}:{tag}", X=ds.X[rows], bounds=ds.bounds, columns=ds.columns,
-                           title=getattr(ds, "title", ""), geo=getattr(ds, "geo", False))
+                           title=getattr(ds, "title", ""), geo=getattr(ds, "geo", False),
+                           units=None if units is None else np.asarray(units)[rows],
+                           unit_column=getattr(ds, "unit_column", None))
 
 
 def _baseline_fit(X, algorithm: str, params: tuple, bounds):

@@ -55,6 +55,7 @@ from .releases import (
     release,
     request_new_draw,
     rows_subset,
+    unit_phrase,
 )
 from .store import release_store
 
@@ -64,7 +65,8 @@ __all__ = ["DEFAULT_PUBLIC_N", "accuracy_section", "expected_error_caption", "Re
            "show_ledger",
            "EPSILON_VALUES", "algorithm_picker", "epsilon_label", "epsilon_slider", "n_clusters_input",
            "release_controls", "sidebar_total", "utility_curves", "UPLOAD", "dataset_picker", "engine_name",
-           "exact_rows", "fit_data", "is_large", "load_dataset", "pass_progress", "unit_params", "RAW_FACTS",
+           "exact_rows", "fit_data", "is_large", "load_dataset", "pass_progress", "unit_params", "unit_phrase",
+           "RAW_FACTS",
            "csv_bytes",
            "data_nicv", "exact_density", "not_private_caption", "raw_facts", "OWNER_ONLY", "sees_raw",
            "friendly_errors", "page_setup",

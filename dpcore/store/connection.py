@@ -28,16 +28,19 @@ from ..exceptions import (
     StoreVersionError,
 )
 from . import tables as T  # SCHEMA_VERSION and _MIGRATIONS read through the module (tests patch them)
+from .keys import keyed
 from .tables import (
     _GENESIS,
     ENV_VAR,
     _hashed_fields,
     _meta,
+    _new_secret,
     _now,
     _row_hash,
     default_store_url,
     schema_version,
     store_meta,
+    store_secret,
 )
 
 #: Seconds a writer waits for another writer's lock before StoreLockedError.
@@ -56,6 +59,7 @@ class StoreConnection:
         self.create = bool(create)
         self._lock = threading.RLock()  # one store object may serve several Streamlit sessions (threads)
         self._before_commit = None      # test seam: called inside record's transaction, before commit
+        self._secret_cache: dict = {}   # the store's key once read; shared by acting_as handles (a shallow copy)
         self.memory = raw in (":memory:", "sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://")
         if self.memory:
             self.url = "sqlite://"
@@ -198,6 +202,7 @@ class StoreConnection:
                 _meta.create_all(conn)
                 conn.execute(schema_version.insert().values(version=T.SCHEMA_VERSION, applied=_now()))
                 conn.execute(store_meta.insert().values(id=1, created=_now()))
+                _new_secret(conn)
 
     def _check_version(self, tables):
         with self._engine.connect() as conn, conn.begin():
@@ -222,6 +227,32 @@ class StoreConnection:
         if missing:
             raise StoreCorruptError(f"{self._where} lacks the tables {', '.join(sorted(missing))}; it was left "
                                     "untouched. Restore it from a backup.")
+
+    # -- keyed identifiers (issue 55) ------------------------------------------------------------
+    def _secret(self, conn=None) -> str:
+        """The store's secret key (hex), read once; never returned by any public method."""
+        if "key" not in self._secret_cache:
+            q = sa.select(store_secret.c.secret, store_secret.c.legacy_datasets).where(store_secret.c.id == 1)
+            if conn is None:
+                with self._read() as c:
+                    row = c.execute(q).first()
+            else:
+                row = conn.execute(q).first()
+            if row is None or not row.secret:
+                raise StoreCorruptError(f"{self._where} has lost its secret key (the store_secret table is empty); "
+                                        "its fingerprints can no longer be matched. Restore it from a backup.")
+            self._secret_cache["legacy"] = int(row.legacy_datasets or 0)
+            self._secret_cache["key"] = row.secret
+        return self._secret_cache["key"]
+
+    def _legacy_dataset(self, dataset_id: int, conn=None) -> bool:
+        """True for a data set registered before version 4 (its fingerprint is an older plain digest)."""
+        self._secret(conn)
+        return int(dataset_id) <= self._secret_cache["legacy"]
+
+    def _keyed(self, purpose: str, value: str | bytes, conn=None) -> str:
+        """HMAC-SHA256 of ``value`` under the store's secret (:func:`dpcore.store.keys.keyed`)."""
+        return keyed(self._secret(conn), purpose, value)
 
     # -- chained inserts -----------------------------------------------------------------------
     def _append(self, conn, table: sa.Table, values: dict) -> tuple[int, str]:

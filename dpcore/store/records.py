@@ -95,8 +95,10 @@ class VerifyReport:
         The first row whose link is broken, in the order datasets, caps,
         releases, ledger_entries.
     heads : dict
-        ``{table: row_hash of its last row}``; write these down or publish
-        them to detect a rewrite of a whole chain or a truncated tail later.
+        ``{table: keyed head}``: the HMAC, under the store's secret, of the ``row_hash`` of the
+        table's last row (issue 55).  Write these down or publish them to detect a rewrite of a whole
+        chain or a truncated tail later: a head changes whenever its chain does, and says nothing
+        else about the rows (a plain head could be recomputed for two candidate data sets).
     """
 
     ok: bool

@@ -47,7 +47,6 @@ release is refused before anything is written.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 
@@ -56,20 +55,18 @@ import sqlalchemy as sa
 from ..exceptions import (
     BudgetExceededError,
 )
-from .publications import Publications
+from .accounts import Accounts
 from .records import (
     StoredRelease,
     VerifyReport,
     _check_name,
     _check_release,
-    _flat,
     _is_simulation,
     _over,
 )
 from .tables import (
     _CHAINED,
     _GENESIS,
-    _canon,
     _hashed_fields,
     _now,
     _row_hash,
@@ -81,15 +78,14 @@ from .tables import (
 )
 
 
-def _key_hash(settings_key: str) -> str:
-    """A settings key of any length as the 64 hex digits the store keeps."""
+def _check_key(settings_key: str) -> str:
     if not isinstance(settings_key, str) or not settings_key:
         raise ValueError("settings_key must be a non-empty string (the draw's settings)")
-    return hashlib.sha256(settings_key.encode("utf-8")).hexdigest()
+    return settings_key
 
 
 # -- the store -------------------------------------------------------------------------------
-class ReleaseStore(Publications):
+class ReleaseStore(Accounts):
     """Durable per-dataset privacy-budget account and store of published releases.
 
     Parameters
@@ -144,41 +140,6 @@ class ReleaseStore(Publications):
     (0.0, 0.0)
     """
 
-    def _dataset_row(self, conn, name: str, *, lock: bool = False):
-        q = sa.select(datasets).where(datasets.c.name == name)
-        if lock:
-            q = q.with_for_update()
-        return conn.execute(q).first()
-
-    def _ensure_dataset(self, conn, name: str, *, fingerprint=None, bounds=None, description="",
-                        public=False):
-        row = self._dataset_row(conn, name, lock=True)
-        if row is not None:
-            if fingerprint is not None and row.fingerprint is not None and str(fingerprint) != row.fingerprint:
-                raise ValueError(f"the store already has a dataset named {name!r} with another fingerprint "
-                                 f"({row.fingerprint[:12]}… not {str(fingerprint)[:12]}…): it is different data. "
-                                 "Register it under another name.")
-            if public and not row.public:
-                raise ValueError(f"dataset {name!r} is registered as private data; it cannot be declared public "
-                                 "afterwards (the store is append-only). Register the public data under another "
-                                 "name.")
-            return row
-        self._permit(conn, "register")
-        if fingerprint is not None:
-            # One account per data set: the same content under another name is the same people.
-            other = conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == str(fingerprint))
-                                 .order_by(datasets.c.id).limit(1)).scalar()
-            if other is not None:
-                raise ValueError(f"this data is already registered as {other!r} (same content fingerprint "
-                                 f"{str(fingerprint)[:12]}…): its account and total apply. Use that name.")
-        if bounds is not None:
-            lo, hi = bounds
-            bounds = _canon({"lower": [float(v) for v in _flat(lo)], "upper": [float(v) for v in _flat(hi)]})
-        self._append(conn, datasets, {"name": name, "fingerprint": None if fingerprint is None else str(fingerprint),
-                                      "bounds": bounds, "description": str(description), "public": bool(public),
-                                      "created": _now()})
-        return self._dataset_row(conn, name, lock=True)
-
     # -- public API ----------------------------------------------------------------------------
     def register_dataset(self, name: str, *, fingerprint: str | None = None, bounds=None, description: str = "",
                          public: bool = False) -> None:
@@ -189,8 +150,9 @@ class ReleaseStore(Publications):
         name : str
             The account's key (the app uses the dataset's name plus a fingerprint).
         fingerprint : str or None
-            A content fingerprint, kept with the account for the data owner.  It
-            is never put in a release.
+            A content fingerprint (the app gives :func:`dpcore.store.keys.content_digest` of the parsed
+            rows).  The store keeps only its HMAC under the store's secret (issue 55), so a plain
+            digest of the rows is never stored, chained or shown; it is never put in a release.
         bounds : (lower, upper) or None
             Public bounds (scalars or arrays), stored as JSON.
         description : str
@@ -215,26 +177,6 @@ class ReleaseStore(Publications):
         with self._write() as conn:
             self._ensure_dataset(conn, name, fingerprint=fingerprint, bounds=bounds, description=description,
                                  public=public)
-
-    def dataset_for_fingerprint(self, fingerprint: str) -> str | None:
-        """The name under which this content is already registered, if any: one account per data set.
-
-        An upload of the same bytes under another file name must reach the same account and its cap
-        (issue 29): callers look the content up here before naming a new dataset.
-
-        Parameters
-        ----------
-        fingerprint : str
-            The content fingerprint (e.g. the SHA-256 of an uploaded file's bytes).
-
-        Returns
-        -------
-        str or None
-            The first dataset registered with this fingerprint.
-        """
-        with self._read() as conn:
-            return conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == str(fingerprint))
-                                .order_by(datasets.c.id).limit(1)).scalar()
 
     def set_cap(self, dataset: str, epsilon: float | None, delta: float = 0.0, *, who: str = "") -> None:
         """Set the total (epsilon, delta) that releases on ``dataset`` may spend.
@@ -431,7 +373,8 @@ class ReleaseStore(Publications):
             As for :meth:`record`.
         settings_key : str
             What identifies the setting (dataset, data fingerprint, algorithm, parameters, epsilon,
-            delta, bounds: :attr:`dpcore.store.draw.Settings.key`); stored as its SHA-256.
+            delta, bounds: :attr:`dpcore.store.draw.Settings.key`); stored as its HMAC-SHA256 under the
+            store's secret (issue 55).
         who : str
             Who drew it.
         new_draw : bool, default False
@@ -446,7 +389,8 @@ class ReleaseStore(Publications):
         ------
         As :meth:`record`.
         """
-        return self._record(dataset, release, who=who, settings_key=_key_hash(settings_key), new_draw=new_draw)
+        return self._record(dataset, release, who=who, settings_key=self._keyed("settings", _check_key(settings_key)),
+                            new_draw=new_draw)
 
     def record_refusal(self, dataset: str, refusal: dict, *, who: str = "") -> int:
         """Record what a fit spent before it refused (issue 24): the account then agrees with what was seen.
@@ -588,7 +532,5 @@ class ReleaseStore(Publications):
                         return VerifyReport(False, checked, (table.name, r.id, "its content does not match its "
                                                              "hash: the row was changed"), heads)
                     prev = r.row_hash
-                heads[table.name] = prev
+                heads[table.name] = self._public_head(table.name, prev, conn)
         return VerifyReport(True, checked, None, heads)
-
-

@@ -13,6 +13,14 @@ could rewrite a whole chain; the chain heads (``VerifyReport.heads``, shown by
 the gallery) are what to write down or publish elsewhere to catch that too,
 and also a truncated tail.
 
+Keyed values (issue 55)
+-----------------------
+Since version 4 the store keeps a secret key (``store_secret``, one row, outside
+the chains, never exported or shown).  Fingerprints and settings keys are stored
+as HMAC-SHA256 under it, and the heads handed out are keyed too
+(:mod:`dpcore.store.keys`): nothing in a row or a head is a plain function of the
+data, so knowing every row but one does not tell which data the store holds.
+
 Schema versions
 ---------------
 A ``schema_version`` table (one row per applied version) instead of Alembic:
@@ -29,6 +37,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import secrets
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -114,8 +123,21 @@ grants = sa.Table("grants", _meta,
                   *_hash_cols())
 
 
+# Version 4 (issue 55): the store's secret key, one row, never chained, exported or shown.  Every
+# data-derived hash the store keeps (content fingerprints, settings keys) is an HMAC-SHA256 under it
+# (:mod:`dpcore.store.keys`), and the chain heads it hands out are keyed too: someone who knows every
+# row but one cannot recompute them to tell which data the store holds.
+store_secret = sa.Table("store_secret", _meta,
+                        sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+                        sa.Column("secret", sa.String(64), nullable=False),  # 32 random bytes, hex
+                        # Datasets with an id up to this one were registered before version 4: their
+                        # fingerprints are an older dpcore's plain digests and cannot be compared with keyed ones.
+                        sa.Column("legacy_datasets", sa.Integer, nullable=False),
+                        sa.Column("created", sa.String(40), nullable=False))
+
+
 #: Version of the tables this module writes; see :data:`_MIGRATIONS`.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 #: Name of the environment variable holding the store URL.
@@ -139,9 +161,29 @@ def _to_v3(conn) -> None:
     grants.create(conn)
 
 
+def _new_secret(conn) -> None:
+    """Generate the store's secret key (32 bytes from the OS's CSPRNG) and keep it in ``store_secret``."""
+    legacy = conn.execute(sa.select(sa.func.max(datasets.c.id))).scalar() or 0
+    conn.execute(store_secret.insert().values(id=1, secret=secrets.token_hex(32), legacy_datasets=int(legacy),
+                                              created=_now()))
+
+
+def _to_v4(conn) -> None:
+    """Version 3 -> 4: the store's secret key (issue 55).
+
+    Rows written before keep the values they were written with (an append-only chain cannot be
+    rewritten without breaking every head written down); new fingerprints and settings keys are
+    keyed, and the heads handed out (:attr:`VerifyReport.heads`) are keyed from now on.  The data
+    sets registered before are remembered (``legacy_datasets``): their plain fingerprints are not
+    compared with keyed ones, so their accounts keep working under their names.
+    """
+    store_secret.create(conn)
+    _new_secret(conn)
+
+
 #: ``{from_version: function(connection)}`` upgrading a store by one version, run in order
 #: inside the opening transaction.
-_MIGRATIONS: dict = {1: _to_v2, 2: _to_v3}
+_MIGRATIONS: dict = {1: _to_v2, 2: _to_v3, 3: _to_v4}
 
 
 # -- helpers ---------------------------------------------------------------------------------
