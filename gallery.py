@@ -51,13 +51,20 @@ def gallery() -> None:
     try:
         store = _store(url)
         names = store.datasets()
+        published = store.published()
     except StoreError as exc:
         st.info(f"No releases to show. {exc}")
         return
+    # Only data sets with a publication, the newest publication's first (issue 56): the gallery opens on it.
+    newest: dict = {}
+    for s in published:
+        newest[s.dataset] = max(newest.get(s.dataset, s.published_at), s.published_at)
+    names = sorted((n for n in names if n in newest), key=lambda n: newest[n], reverse=True)
     if not names:
-        st.info("The store is empty: nothing has been published yet.")
+        st.info("Nothing has been published yet.")
         return
-    name = st.sidebar.selectbox("Dataset", names, key="dataset")
+    name = st.sidebar.selectbox("Dataset", names, key="dataset",
+                                help="Only data sets with at least one publication, the newest first.")
     info = store.dataset_info(name) or {}
     rows = store.history(name)
     spent = store.spent(name)

@@ -99,9 +99,22 @@ def test_a_draw_that_was_not_published_is_counted_but_not_shown(store_url, relea
         store.register_dataset("browsed")
         store.record("browsed", releases[1], who="ben")
     at = _run()
-    at.sidebar.selectbox[0].select("browsed").run()
-    assert not at.exception
-    assert any("none published" in i.value for i in at.info)
+    # Only data sets with a publication are listed (issue 56): the browsed one is not, nor its draws.
+    assert "browsed" not in at.sidebar.selectbox[0].options
+
+
+def test_the_gallery_opens_on_the_newest_publication(store_url, releases):
+    """Issue 56: it opened on a data set with no publication; now on the newest publication's data set."""
+    with ReleaseStore(store_url) as store:
+        store.register_dataset("mnist_sample")
+        store.record("mnist_sample", releases[1], who="ben")        # drawn, never published
+        newest = store.record("nyc taxi", releases[0], who="ana")
+        store.publish(newest, who="ana")                            # after the blobs' publication
+    at = _run()
+    assert at.sidebar.selectbox[0].options == ["nyc taxi", "blobs"]
+    assert at.sidebar.selectbox[0].value == "nyc taxi"
+    assert at.selectbox(key="release").value == newest
+    assert f"Release #{newest}: EUGkM" in [s.value for s in at.subheader]
 
 
 def test_gallery_draws_a_scatter_for_other_data(store_url):

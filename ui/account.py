@@ -23,6 +23,10 @@ def publish_buttons(fit, ds, *, stem: str, where=None) -> None:
     recorded.  Data without public bounds gets a sentence and no download.
     """
     where = where or st
+    if getattr(fit, "preview", False):
+        where.info("Nothing to publish yet: this is a preview, not a recorded draw. Press “Draw” to record one; a "
+                   "recorded draw can then be published.")
+        return
     if getattr(fit, "release_id", None) is None:
         where.info("Nothing to publish: without public bounds this result is not private. Enter bounds known in "
                    "advance in the sidebar.")
@@ -50,6 +54,8 @@ def account_caption(ds, *, fit=None, where=None, strip: bool = False) -> str | N
     where = where or st
     if not publishable(ds):
         return None
+    if getattr(fit, "preview", False):     # a preview is not in the account: the sentence is the total alone
+        fit = None
     store = release_store()
     e, dl = store.spent(ds.name)
     cap = store.cap(ds.name)
@@ -167,6 +173,8 @@ def show_ledger(est, *, where=None) -> None:
     where = where or st
     ledger = est.budget_
     eps, dl = ledger.total()
-    where.markdown(f"**Privacy budget spent:** ε = {eps:.4g} of {ledger.epsilon:.4g}"
+    spent = ("**Privacy budget a recorded draw would spend:**" if getattr(est, "preview", False) else
+             "**Privacy budget of this draw:** spent")
+    where.markdown(f"{spent} ε = {eps:.4g} of {ledger.epsilon:.4g} granted to it"
                    + (f", δ = {dl:.3g} of {ledger.delta:.3g}" if ledger.delta else ""))
     where.dataframe(ledger_frame(ledger), hide_index=True, width="stretch")

@@ -214,7 +214,7 @@ def _geo_role(name: str) -> str | None:
 #: Column names that say "an identifier" (a person, a device, a row number): never clustered by default.
 _ID_RE = re.compile(r"(?:^|[_\s.\-])(id|uid|uuid|guid|key|index|idx)$|^(id|uid|uuid)(?:[_\s.\-]|$)|"
                     r"^(user|person|customer|client|account|device|patient|driver|member|owner|visitor)"
-                    r"(?:[_\s.\-]?(id|no|number|name|key))?$|^unnamed")
+                    r"(?:[_\s.\-]?(id|no|number|name|key))?$")
 
 
 def is_id_like(name) -> bool:
