@@ -173,8 +173,8 @@ def show_ledger(est, *, where=None) -> None:
     where = where or st
     ledger = est.budget_
     eps, dl = ledger.total()
-    spent = ("**Privacy budget a recorded draw would spend:**" if getattr(est, "preview", False) else
-             "**Privacy budget of this draw:** spent")
+    spent = ("**Privacy budget of this draw, if recorded** (a preview is not in the account): it would spend"
+             if getattr(est, "preview", False) else "**Privacy budget of this draw:** spent")
     where.markdown(f"{spent} ε = {eps:.4g} of {ledger.epsilon:.4g} granted to it"
                    + (f", δ = {dl:.3g} of {ledger.delta:.3g}" if ledger.delta else ""))
     where.dataframe(ledger_frame(ledger), hide_index=True, width="stretch")
