@@ -188,7 +188,8 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             _refuse(why or f"only ε = {left[0]:.4g} of the total set for this dataset is left.")
             return None
     for i, key, sett, p in todo:
-        est = _fit_private(ds, algorithm, p, account=None if store is None else (store, sett, identity_who(who)))
+        with st.spinner(f"Running… drawing a private release at ε = {p['epsilon']:g}"):
+            est = _fit_private(ds, algorithm, p, account=None if store is None else (store, sett, identity_who(who)))
         if store is None:
             fresh.discard(key)
             prev = kept.get(key)
