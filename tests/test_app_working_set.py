@@ -169,3 +169,16 @@ def test_explain_as_i_go_is_offered_on_every_page_that_draws_on_public_data():
     at = _page("5_High_dimensional.py", dataset="digits")
     at.toggle(key="teach").set_value(True).run()
     assert any(i.icon == "🎓" for i in at.info)
+
+
+def test_one_unit_name_for_a_data_set_on_every_page(shared_data, monkeypatch):
+    """Issue 56: the Explorer said "one user" and Compare "one check-in" for the same Gowalla total."""
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    at = _app(dataset="gowalla_nyc_checkins", k="5", epsilon="1.0")
+    at = at.button(key="draw_Explorer").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    for page in ("pages/6_Compare.py", "pages/1_Explorer.py"):
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        total = next(m.value for m in at.markdown if "ε spent so far on this data" in m.value)
+        assert "about one user at most" in total and "check-in" not in total, (page, total)

@@ -12,7 +12,7 @@ from dpcore.release import protected_unit
 from .figures import ledger_frame, reference_strip_figure
 from .identity import may, who
 from .not_private import csv_bytes
-from .releases import person_level_everywhere, publishable, release_store
+from .releases import person_level_everywhere, publishable, recorded_person_unit, release_store
 
 
 def publish_buttons(fit, ds, *, stem: str, where=None) -> None:
@@ -61,9 +61,10 @@ def account_caption(ds, *, fit=None, where=None, strip: bool = False) -> str | N
     cap = store.cap(ds.name)
     release_eps = float(fit.budget_.total()[0]) if fit is not None else None
     row = unit_words(None, getattr(ds, "kind", "points")).one
-    unit = protected_unit(fit.release) if getattr(fit, "release", None) is not None else row
     # The total holds for a person only if every draw of this data protected whole persons.
     person_total = person_level_everywhere(ds)
+    unit = (protected_unit(fit.release) if getattr(fit, "release", None) is not None else
+            (recorded_person_unit(ds) if person_total else None) or row)
     total_unit = unit if person_total else row
     sentence = running_total(release_eps, e, cap[0] if cap else None, unit=unit, total_unit=total_unit,
                              group_caveat=not person_total)

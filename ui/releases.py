@@ -57,6 +57,21 @@ def person_level_everywhere(ds) -> bool:
     return all((r.release.get("privacy_unit") or {}).get("person_level") for r in rels)
 
 
+def recorded_person_unit(ds) -> str | None:
+    """What every draw recorded on ``ds`` protected ("user", ...) when all were person level, else None.
+
+    A page that shows the data's total without a draw of its own (Compare) names the same unit as the
+    page that drew (the Explorer): one unit name per data set on every page (issue 56).
+    """
+    if not person_level_everywhere(ds):
+        return None
+    from dpcore.release import protected_unit
+    store = release_store()
+    hist = store.history(ds.name)
+    rels = _stored_releases(store, os.environ.get("DPCORE_STORE") or "", ds.name, hist[-1]["id"])
+    return protected_unit(rels[-1].release)
+
+
 def _recorded(store, s: D.Settings) -> list:
     """The store's draws of exactly these settings, oldest first; release bodies parsed once per new release."""
     url = os.environ.get("DPCORE_STORE") or ""
