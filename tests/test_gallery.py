@@ -233,3 +233,13 @@ def test_high_dimensional_releases_are_centre_images_or_their_principal_componen
     kind, fig = G.release_view(rel3)
     assert kind == "plot" and fig.layout.xaxis.title.text.startswith("PC1 (")
     assert len(next(t for t in fig.data if t.name == "private centres").x) == 4
+
+
+def test_the_gallery_map_has_its_colour_legend_and_the_report_its_running_total(store_url, captured):
+    """Issue 56: the gallery map had no legend and its HTML report lacked the data's running total."""
+    at = _run()
+    at.sidebar.selectbox[0].select("nyc taxi").run()
+    assert any("noisy count per cell" in h.proto.body for h in at.get("html"))
+    html = next(v for k, v in captured.items() if k.endswith("_eugkm.html"))     # the taxi release's report
+    html = html.decode() if isinstance(html, bytes) else html
+    assert "All releases of this data together" in html and "so far on this data: <b>1</b> (cap 3, 2 left)" in html
