@@ -312,8 +312,9 @@ MAX_PREVIEWS = 8
 def public_preview(ds, fingerprint: str, algorithm: str, params: dict):
     """A preview of one setting on public data: a private fit never recorded, never counted, never published.
 
-    Drawn once per setting and session with fresh, unpredictable noise (so a rerun shows the same
-    preview), with the same privacy unit as a recorded draw would use.  Only for data that is already
+    Drawn once per setting for the server with fresh, unpredictable noise (a rerun, a reload or another
+    session shows the same preview: the data are public), with the same privacy unit as a recorded draw
+    would use.  Only for data that is already
     public (:func:`is_public`): a fit of anything else is a use of the data and goes through the store.
 
     Returns
@@ -326,15 +327,16 @@ def public_preview(ds, fingerprint: str, algorithm: str, params: dict):
     if dpcore.ALGORITHMS[algorithm].private:
         p.update(unit_params(ds))
     key = _settings(ds, fingerprint, algorithm, p).key
-    previews = st.session_state.setdefault("_dp_previews", {})
-    if key not in previews:
-        while len(previews) >= MAX_PREVIEWS:
-            previews.pop(next(iter(previews)))
-        with st.spinner("Running… a preview on the public data"):
-            est = _fit_private(ds, algorithm, p)
-        est.preview, est.release_id, est.draw, est.key = True, None, 0, key
-        previews[key] = est
-    return previews[key]
+    return _shared_preview(key, ds, algorithm, p)
+
+
+@st.cache_resource(show_spinner="Running… a preview on the public data", max_entries=MAX_PREVIEWS * 4)
+def _shared_preview(key: str, _ds, algorithm: str, _params: dict):
+    """One preview per setting for the server: the data are public, so sharing the noise of a preview
+    reveals nothing, and a second session (or a reload) opens at once instead of fitting again."""
+    est = _fit_private(_ds, algorithm, _params)
+    est.preview, est.release_id, est.draw, est.key = True, None, 0, key
+    return est
 
 
 def private_release(ds, fingerprint: str, algorithm: str, *, who: str, **params):
