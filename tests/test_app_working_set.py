@@ -182,3 +182,13 @@ def test_one_unit_name_for_a_data_set_on_every_page(shared_data, monkeypatch):
         assert not at.exception, (page, [e.value for e in at.exception])
         total = next(m.value for m in at.markdown if "ε spent so far on this data" in m.value)
         assert "about one user at most" in total and "check-in" not in total, (page, total)
+
+
+def test_the_explorers_expected_error_on_private_data_says_what_the_lookalike_lacks(shared_data, monkeypatch):
+    """Issue 56: a look-alike figure (104–176 m) was shown as the expected error of 1–26 km draws, unqualified."""
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    at = _app(dataset="gowalla_nyc_checkins", k="5", epsilon="1.0")
+    at = at.button(key="draw_Explorer").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = next(c.value for c in at.caption if c.value.startswith("Expected error at ε = 1"))
+    assert "look-alike carries neither this data's shape" in text and "L = 5 rows per person" in text
