@@ -83,9 +83,12 @@ def test_owner_analyst_and_viewer_against_a_real_oidc_provider(tmp_path, oidc):
         assert anon.get_by_text("Privacy budget of this draw").count() == 0
         anon.close()
 
-        # The owner: draws on the Explorer (embedded public data), sets the total on the Release page.
+        # The owner: draws on the Explorer (embedded public data: a preview first, then "Draw", issue 56),
+        # sets the total on the Release page.
         ctx, page = _sign_in(browser, url, OWNER)
         page.get_by_text("Privacy budget of this draw").first.wait_for()
+        page.get_by_role("button", name=re.compile(r"^Draw: spends")).first.click()
+        page.get_by_text(re.compile(r"release #\d+ in the release store")).first.wait_for()
         assert "owner" in page.locator('[data-testid="stSidebar"]').inner_text()
         _open(page, "Release")
         page.get_by_text("Budget account for this data").wait_for()
