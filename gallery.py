@@ -34,6 +34,7 @@ if not any(isinstance(f, _NoDataLoaders) for f in sys.meta_path):
 
 from dpcore import release as R  # noqa: E402  (after the import guard)
 from dpcore.exceptions import StoreError  # noqa: E402
+from dpcore.explain import running_total, unit_words  # noqa: E402
 from dpcore.store import ReleaseStore, default_store_url  # noqa: E402
 from ui import gallery_view as G  # noqa: E402
 
@@ -52,13 +53,20 @@ def gallery() -> None:
     try:
         store = _store(url)
         names = store.datasets()
+        published = store.published()
     except StoreError as exc:
         st.info(f"No releases to show. {exc}")
         return
+    # Only data sets with a publication, the newest publication's first (issue 56): the gallery opens on it.
+    newest: dict = {}
+    for s in published:
+        newest[s.dataset] = max(newest.get(s.dataset, s.published_at), s.published_at)
+    names = sorted((n for n in names if n in newest), key=lambda n: newest[n], reverse=True)
     if not names:
-        st.info("The store is empty: nothing has been published yet.")
+        st.info("Nothing has been published yet.")
         return
-    name = st.sidebar.selectbox("Dataset", names, key="dataset")
+    name = st.sidebar.selectbox("Dataset", names, key="dataset",
+                                help="Only data sets with at least one publication, the newest first.")
     info = store.dataset_info(name) or {}
     rows = store.history(name)
     spent = store.spent(name)
@@ -109,6 +117,9 @@ def gallery() -> None:
     kind, fig = G.release_view(rel)
     if kind == "map":
         st.pydeck_chart(fig, height=520)
+        legend = G.legend_html(rel)    # the colour scale of the cells, from the released counts
+        if legend is not None:
+            st.html(legend)
         st.caption("Orange discs: private centres" + (" · cells: noisy counts, blue below 0, red above"
                                                        if (rel.get("synopsis") or {}).get("kind") == "grid" else "")
                    + ". Drawn from the released values only.")
@@ -129,8 +140,10 @@ def gallery() -> None:
     d1.download_button("Download JSON", R.to_json(rel), file_name=f"{stem}.json", mime="application/json",
                        key="dl_json")
     d2.download_button("Download CSV", R.to_csv(rel), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
-    d3.download_button("Download report (HTML)", R.to_html(rel), file_name=f"{stem}.html", mime="text/html",
-                       key="dl_html")
+    # The report carries the data's running total (issue 56), as the Release page's does; per row unless known.
+    total = running_total(None, spent[0], cap[0] if cap else None, unit=unit_words(None).one)
+    d3.download_button("Download report (HTML)", R.to_html(rel, account=total), file_name=f"{stem}.html",
+                       mime="text/html", key="dl_html")
 
 
 st.set_page_config(page_title="dpcore · published releases", page_icon="🔓", layout="wide")

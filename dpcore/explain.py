@@ -92,6 +92,39 @@ def deployments_sentence(epsilon: float) -> str:
     return "Published deployments near this ε: " + "; ".join(map(deployment_words, nearest_deployments(epsilon))) + "."
 
 
+#: From this ε on, a release gets a warning that names the deployments' units (issue 56).
+LARGE_EPSILON = 5.0
+
+
+def large_epsilon_warning(epsilon: float, unit: str = "record (or person, at person level)") -> str | None:
+    """A warning for ε ≥ :data:`LARGE_EPSILON`, naming what the large published ε protect; None below.
+
+    Deployments with ε this large (:data:`DEPLOYMENTS`) are not like-for-like: local DP (each device
+    adds its own noise) per user-day, or a census's central ε over many tabulations.  Here ε is
+    central DP per ``unit`` over every draw of the data, with no reset per day.
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε chosen.
+    unit : str
+        What one ε protects in this app ("record", "user", ...).
+
+    Returns
+    -------
+    str (one sentence, Markdown) or None.
+    """
+    if epsilon < LARGE_EPSILON:
+        return None
+    large = [d for d in DEPLOYMENTS if d.epsilon >= LARGE_EPSILON / 1.5]
+    named = "; ".join(f"{d.organization}'s {d.product}: ε = {d.epsilon:g} per {d.unit}, "
+                      f"{'local DP (each device adds its own noise)' if d.model == 'local' else 'central DP'}"
+                      for d in large)
+    return (f"**ε = {epsilon:g} is large:** an observer's odds about one {unit} may change by up to "
+            f"{_odds(epsilon)}. The published deployments with ε this large protect other units: {named}. "
+            f"Here ε is central DP per {unit}, over every draw of this data (no reset per day).")
+
+
 def _level(epsilon: float) -> PrivacyLevel:
     return PrivacyLevel(epsilon, f"odds ≤ {_odds(epsilon)}",
                         f"An observer's odds about one unit can change by at most {_odds(epsilon)}. "
@@ -162,15 +195,31 @@ def running_total(release_epsilon: float | None, total_epsilon: float, cap_epsil
     if release_epsilon is not None:
         text = (f"This release: ε = {release_epsilon:.3g} (an observer's odds about one {unit} change by at most "
                 f"{_odds(release_epsilon)}). ")
-    text += (f"All releases of this data so far: ε = **{total_epsilon:.3g}** (odds about one {total_unit} at "
-             f"most **{_odds(total_epsilon)}**")
-    text += ("; a person with m rows is protected only at up to m times the row-level releases' ε)" if group_caveat
-             else ")")
+    text += f"ε spent so far on this data: **{total_epsilon:.3g}** ({cap_words(total_epsilon, cap_epsilon)})"
+    text += (f", every draw counted, published or not; odds about one {total_unit} at most "
+             f"**{_odds(total_epsilon)}**")
+    text += ("; a person with m rows is protected only at up to m times the row-level releases' ε" if group_caveat
+             else "")
     if cap_epsilon is None:
-        return text + "; no total is set, so nothing stops it from growing."
+        return text + ". No cap is set, so nothing stops the total from growing."
+    return text + f". Odds at most {_odds(cap_epsilon)} when all of the cap is spent."
+
+
+def cap_words(total_epsilon: float, cap_epsilon: float | None) -> str:
+    """What is left of a data set's cap, as people read it: ``"cap 1, nothing left"``, ``"cap 2, 0.5 left"``.
+
+    Parameters
+    ----------
+    total_epsilon : float
+        ε spent so far on the data (every draw, published or not).
+    cap_epsilon : float or None
+        The total set for the data; None when no cap is set (``"no cap set"``).
+    """
+    if cap_epsilon is None:
+        return "no cap set"
     left = max(cap_epsilon - total_epsilon, 0.0)
-    return text + (f"; ε = {left:.3g} is left of the total ε = {cap_epsilon:.3g} set for it (odds at most "
-                   f"{_odds(cap_epsilon)} when all of it is spent).")
+    nothing = left <= 1e-12 * max(1.0, cap_epsilon)
+    return f"cap {cap_epsilon:.3g}, " + ("nothing left" if nothing else f"{left:.3g} left")
 
 
 def attacker_advantage_bound(epsilon: float, delta: float = 0.0) -> float:
@@ -341,8 +390,9 @@ def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5
             "e^ε"),
         EpsilonStatement(
             "Attacker's advantage", f"at most {adv:.1%}",
-            f"An attacker who tries to tell whether a given {who} is in the data is right at most {adv:.1%} "
-            f"more often than by guessing (true-positive rate minus false-positive rate).",
+            f"In a membership test where a given {who} is in the data or not with even odds, an attacker who sees "
+            f"the release guesses right with probability at most {(1 + adv) / 2:.1%} (a coin toss: 50 %); "
+            f"equivalently, the test's true-positive rate exceeds its false-positive rate by at most {adv:.1%}.",
             "(e^ε − 1 + 2δ) / (e^ε + 1)"),
         EpsilonStatement(
             "Belief after seeing the release", f"at most {post:.1%} (from {prior:.0%})",

@@ -40,14 +40,12 @@ with st.sidebar.expander("Algorithm settings"):
         show_raw = st.checkbox("Show the raw points (not private)", value=False, key="show_raw")
 # Teaching mode (issue 31), on data that is already public only: the true points beneath the centres and
 # one sentence on what the noise did.  Both compare with the raw data, which is fine only for public data.
-teach = W.is_public(ds) and st.sidebar.toggle(
-    "Explain as I go", key="teach", help="For teaching on public data: the true points are drawn faintly beneath "
-    "the centres, and a sentence under the figure says what the noise did.")
+teach = W.teach_toggle(ds)
 show_raw = show_raw or teach
 W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps)
 
 d = ds.X.shape[1]
-st.markdown(f"**{ds.title}** · {d} column(s): {', '.join(ds.columns)}")
+st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
 if ds.bounds is None:
     st.warning("No public bounds: the domain is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")

@@ -7,6 +7,7 @@ import streamlit as st
 import dpcore
 from dpcore import datasets
 from dpcore.algorithms.coreset.plan import min_feasible_epsilon, plan_coreset
+from dpcore.evaluation import noise_effect
 from dpcore.glossary import help_for
 from ui import figures as F
 from ui import widgets as W
@@ -87,6 +88,8 @@ with view:
                         width="stretch")
 if not sees_raw:
     view.caption(W.OWNER_ONLY)
+elif W.teach_toggle(ds):     # public data only: compares with the non-private centres
+    view.info(noise_effect(est, base_centers), icon="🎓")
 with side:
     st.metric("Coreset size", f"{est.coreset_size_} points", help="One point per SMALL-BALL round.")
     W.show_ledger(est)

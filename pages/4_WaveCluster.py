@@ -14,7 +14,9 @@ WAVELETS = ["haar", "bior2.2", "bior1.3", "db2", "sym4", "coif1"]
 SPLIT_DEFAULT = {"privthr": 0.9, "privthr_em": 0.7}   # the paper's best splits
 # (num_grid, density %): the paper's 50 / 10 % suit its synthetic sets; on the taxi pickups they call most of
 # the city one cluster, 100 cells / 50 % separates Manhattan, Brooklyn and Queens.
-GRID_DEFAULT = {datasets.TAXI_SAMPLE_NAME: (100, 50)}
+# On the three spirals (1,500 points) 28 cells / 50 % keeps the three arms apart, non-private and at ε = 1.
+GRID_DEFAULT = {datasets.TAXI_SAMPLE_NAME: (100, 50), "spirals": (28, 50)}
+MAX_COLUMNS = 3   # a grid of num_grid^d cells: beyond 3 columns it no longer fits in memory nor shows anything
 
 MAP_HEIGHT, MAP_WIDTH = 560, 420   # px; each map's zoom fits the public box into this (narrowest) size
 
@@ -26,6 +28,14 @@ st.caption("Two maps of dense areas: the data box is cut into grid cells, a wave
 
 ds, fp = W.dataset_picker(default=datasets.TAXI_SAMPLE_NAME)
 if ds is None:
+    st.stop()
+if ds.X.shape[1] > MAX_COLUMNS:
+    # Say what this page needs and offer what can be done, instead of a grid of num_grid^784 cells (issue 56).
+    st.info(f"WaveCluster cuts the data box into a grid, so it needs at most {MAX_COLUMNS} columns; *{ds.title}* "
+            f"has {ds.X.shape[1]}. Nothing was drawn. Its clusters are shown on the High dimensional page "
+            "(centres as images), or choose a data set with 2 columns here.")
+    if st.session_state.get("_dp_routed"):     # the router's page list exists (not when run on its own)
+        st.page_link("pages/5_High_dimensional.py", label="Open High dimensional with this data", icon="➡️")
     st.stop()
 algo = W.algorithm_picker(family="grid clusters", default="privthr")
 eps = W.epsilon_slider()
@@ -49,7 +59,7 @@ if algo in SPLIT_DEFAULT:
 W.set_url(dataset=ds.name, algorithm=algo, epsilon=eps, num_grid=num_grid, density=density)
 
 n, d = ds.X.shape
-st.markdown(f"**{ds.title}** · {d} column(s): {', '.join(ds.columns)}")
+st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
 if ds.bounds is None:
     st.warning("No public bounds: the grid box is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
@@ -121,6 +131,11 @@ def show_measures():
 
 
 with measures:
+    if sees_raw and W.teach_toggle(ds):   # public data only: compares with the non-private grid
+        st.info(f"At ε = {eps:g} the noisy grid kept {est.n_significant_} dense cells in {est.n_clusters_} "
+                f"cluster(s); without noise the same settings keep {base.n_significant_} dense cells in "
+                f"{base.n_clusters_} cluster(s). Noise adds dense cells in empty areas and removes some at the "
+                "edges of the clusters, which cuts or joins clusters.", icon="🎓")
     if sees_raw:
         show_measures()
     else:

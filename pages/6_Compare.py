@@ -16,9 +16,10 @@ st.caption("The same data, algorithm and k at several ε side by side, then how 
            "releases. Use it to choose ε with your eyes open.")
 
 ds, fp, algo, k, eps = W.release_controls(epsilon_label="Chosen privacy level (ε)", allow_large=True)
+teach = W.teach_toggle(ds)
 d = ds.X.shape[1]
 large = W.is_large(ds)
-st.markdown(f"**{ds.title}** · {d} column(s): {', '.join(ds.columns)}")
+st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
 if ds.bounds is None:
     st.warning("No public bounds: the domain is read from the data, so these releases are NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
@@ -75,6 +76,8 @@ if drawn:
                "panels cancels the noise."
                + (" The figure under each title (private NICV / non-private NICV − 1, Su et al. Eq. 1; 0 % = as good "
                   f"as non-private) is computed on the raw data: {NOT_PRIVATE}." if sees_raw else " " + W.OWNER_ONLY))
+    if sees_raw and teach:   # public data only: each panel against the non-private centres
+        st.info("\n".join(f"- {E.noise_effect(f, base.cluster_centers_)}" for _, f in drawn), icon="🎓")
     W.account_caption(ds)
 
 # -- privacy-utility curve -----------------------------------------------------------------------

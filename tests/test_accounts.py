@@ -38,7 +38,7 @@ def _upload(name: str, *, epsilon: float | None = None):
 
 
 def _released(at) -> bool:
-    return any("Privacy budget spent" in m.value for m in at.markdown)
+    return any("Privacy budget of this draw" in m.value for m in at.markdown)
 
 
 def test_store_refuses_a_second_account_for_the_same_content():

@@ -46,15 +46,16 @@ def draw_caption(at):
 
 def test_default_page_renders_release_and_ledger(at):
     assert at.title[0].value == "Private k-means explorer"
-    assert any("Privacy budget spent" in m.value for m in at.markdown)
+    assert any("Privacy budget of this draw" in m.value for m in at.markdown)
     assert len(at.dataframe) == 1  # the ledger table
     assert any("not private" in c.value for c in at.caption)
     assert "Release seed" not in [n.label for n in at.number_input]
     assert draw_caption(at).startswith("Draw 1 of these settings") and "release #1" in draw_caption(at)
     # risk as a running total (issue 31): this release, all releases of this data so far, as odds
     assert any(m.value.startswith("This release: ε = 1 (an observer's odds about one record change by at most 2.72×). "
-                                  "All releases of this data so far: ε = **1** (odds about one record at most "
-                                  "**2.72×**; a person with m rows is protected only at up to m times")
+                                  "ε spent so far on this data: **1** (no cap set), every draw counted, published "
+                                  "or not; odds about one record at most **2.72×**; a person with m rows is "
+                                  "protected only at up to m times")
                for m in at.markdown)
 
 
@@ -65,7 +66,7 @@ def test_epsilon_slider_changes_release_and_url(at):
     assert nicv_private(at) != before
     assert at.query_params["epsilon"] == "0.05"
     assert any("ε = 0.05 of 0.05" in m.value for m in at.markdown)
-    assert any("This release: ε = 0.05 " in m.value and "so far: ε = **1.05** (odds about one record at most **2.86×**" in m.value
+    assert any("This release: ε = 0.05 " in m.value and "so far on this data: **1.05** (no cap set)" in m.value and "at most **2.86×**" in m.value
                for m in at.markdown)
 
 
@@ -135,7 +136,7 @@ def test_good_upload_without_bounds_warns_and_offers_nothing_to_publish(at):
     rows = "\n".join(f"{i % 7},{(i * 3) % 11}" for i in range(200))
     upload(at, "points.csv", f"x,y\n{rows}\n".encode())
     assert any("NOT private" in w.value for w in at.warning)
-    assert any("Privacy budget spent" in m.value for m in at.markdown)
+    assert any("Privacy budget of this draw" in m.value for m in at.markdown)
     assert not at.get("download_button")
     assert any(i.value.startswith("Nothing to publish") for i in at.info)
     assert [r.dataset for r in ReleaseStore().releases()] == ["s1_like"]   # the upload: never recorded
@@ -148,7 +149,7 @@ def test_k_larger_than_n_is_not_an_error_that_reveals_n(at):
     # The number of rows is private: k > n is no error (a private fit decides from public inputs; the
     # non-private reference puts a centre on every row), and n is stated only in the raw-facts panel.
     assert not at.error and not at.exception
-    assert any("Privacy budget spent" in m.value for m in at.markdown)
+    assert any("Privacy budget of this draw" in m.value for m in at.markdown)
     assert next(m.value for m in at.metric if m.label == "NICV, non-private") == "0"
     assert "Rows: **3**" in next(e for e in at.expander if e.label.startswith("Raw data facts")).markdown[0].value
 

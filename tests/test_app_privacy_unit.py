@@ -87,9 +87,9 @@ def test_the_running_total_names_a_person_only_when_every_draw_protected_persons
     at.query_params["dataset"] = "gowalla_nyc_checkins"
     at.query_params["k"] = "5"
     at.run()
-    total = next(m.value for m in at.markdown if "All releases of this data so far" in m.value)
+    total = next(m.value for m in at.markdown if "ε spent so far on this data" in m.value)
     assert "odds about one user at most" in total and "m times" not in total
     at.radio(key="unit_mode").set_value("each row on its own")
     at.run()
-    total = next(m.value for m in at.markdown if "All releases of this data so far" in m.value)
+    total = next(m.value for m in at.markdown if "ε spent so far on this data" in m.value)
     assert "odds about one check-in at most" in total and "protected only at up to m times" in total

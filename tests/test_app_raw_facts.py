@@ -46,7 +46,7 @@ def test_exact_n_appears_only_in_the_raw_facts_panel(shared_data, monkeypatch, p
         at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    assert any("Privacy budget spent" in m.value for m in at.markdown) or page == "6_Compare.py"
+    assert any("Privacy budget of this draw" in m.value for m in at.markdown) or page == "6_Compare.py"
     pattern = number_pattern(n)
     texts = rendered_texts(at)
     inside = [t for fenced, t in texts if fenced and pattern.search(t)]

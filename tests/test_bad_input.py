@@ -247,7 +247,7 @@ def _page(**query):
 
 
 def _released(at) -> bool:
-    return any("Privacy budget spent" in m.value for m in at.markdown)
+    return any("Privacy budget of this draw" in m.value for m in at.markdown)
 
 
 def _upload(content: bytes, name="data.csv", *, bounds=None, k=None):

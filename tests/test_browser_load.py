@@ -43,7 +43,7 @@ def test_ten_sessions_drawing_at_once_record_only_what_the_cap_allows(tmp_path, 
         assert len({d["release_id"] for d in drawn if d["k"] == r["k"]}) == 1
     for r in refused:
         assert REFUSED in r["main_text"] and "release #" not in r["main_text"]
-        assert "Privacy budget spent" not in r["main_text"]   # the refusal, and no result
+        assert "Privacy budget of this draw" not in r["main_text"]   # the refusal, and no result
     assert len(drawn) + len(refused) == SESSIONS
     assert store.verify()
     print("first render (s):", sorted(round(r["first_render_s"], 2) for r in results))

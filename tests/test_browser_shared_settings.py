@@ -21,7 +21,7 @@ def test_epsilon_chosen_on_the_explorer_is_the_epsilon_on_the_release_page(tmp_p
         page = browser.new_page(viewport={"width": 1400, "height": 1100})
         page.set_default_timeout(RENDER_S * 1000)
         page.goto(f"{url}/?dataset=s1_like&epsilon=0.5&k=7")
-        page.get_by_text("Privacy budget spent").first.wait_for()
+        page.get_by_text("Privacy budget of this draw").first.wait_for()
         settled(page, RENDER_S)
         page.get_by_role("link", name="Release").click()        # the sidebar's page link: no query string
         page.get_by_text("Budget account for this data").wait_for()

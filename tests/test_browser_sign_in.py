@@ -80,12 +80,15 @@ def test_owner_analyst_and_viewer_against_a_real_oidc_provider(tmp_path, oidc):
         anon = browser.new_page()
         anon.goto(url)
         anon.get_by_role("button", name="Sign in").wait_for(timeout=RENDER_S * 1000)
-        assert anon.get_by_text("Privacy budget spent").count() == 0
+        assert anon.get_by_text("Privacy budget of this draw").count() == 0
         anon.close()
 
-        # The owner: draws on the Explorer (embedded public data), sets the total on the Release page.
+        # The owner: draws on the Explorer (embedded public data: a preview first, then "Draw", issue 56),
+        # sets the total on the Release page.
         ctx, page = _sign_in(browser, url, OWNER)
-        page.get_by_text("Privacy budget spent").first.wait_for()
+        page.get_by_text("Privacy budget of this draw").first.wait_for()
+        page.get_by_role("button", name=re.compile(r"^Draw: spends")).first.click()
+        page.get_by_text(re.compile(r"release #\d+ in the release store")).first.wait_for()
         assert "owner" in page.locator('[data-testid="stSidebar"]').inner_text()
         _open(page, "Release")
         page.get_by_text("Budget account for this data").wait_for()
@@ -126,6 +129,6 @@ def test_owner_analyst_and_viewer_against_a_real_oidc_provider(tmp_path, oidc):
             _open(page, name)
             page.get_by_text(f"You are signed in as {VIEWER}, a viewer").wait_for()
             main = page.locator('[data-testid="stMain"]').inner_text()
-            assert "Privacy budget spent" not in main and "Budget account" not in main, (name, main[:400])
+            assert "Privacy budget of this draw" not in main and "Budget account" not in main, (name, main[:400])
         ctx.close()
         assert store.verify()

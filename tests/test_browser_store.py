@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from browser_util import BAD, BROWSER_MARKS, chromium, streamlit_server
+from browser_util import BAD, BROWSER_MARKS, chromium, settled, streamlit_server
 
 from dpcore.store import ReleaseStore
 
@@ -26,6 +26,10 @@ def _open_release_page(browser, url, shot: Path):
     page.set_default_timeout(RENDER_S * 1000)
     page.goto(f"{url}/Release?dataset=s1_like&algorithm=dplloyd&k=15&epsilon=0.5")
     page.get_by_text("Budget account for this data").wait_for()
+    settled(page, RENDER_S)
+    draw = page.get_by_role("button", name=re.compile(r"^Draw: spends"))
+    if draw.count():     # nothing recorded yet: a click draws and records (issue 56); after a restart it is kept
+        draw.first.click()
     page.get_by_text(re.compile(r"release #\d+ in the release store")).first.wait_for()
     page.wait_for_function("""() => !document.querySelector('[data-testid="stStatusWidget"]')
                                    && !document.querySelector('[data-stale="true"]')""", polling=250)

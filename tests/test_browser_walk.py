@@ -7,7 +7,7 @@ second session asks for the same curve (served from the cache: before, this was
 
 * no exception or error alert on any page, and the ε chosen on the Explorer is the ε every page shows;
 * the store holds draws but **0 publications**, and the gallery shows none;
-* one "Publish this release…" on the Release page gives exactly 1 publication and 1 gallery entry,
+* one "Publish this release…", confirmed, on the Release page gives exactly 1 publication and 1 gallery entry,
   while the ledger still lists every draw (publishing spends nothing and removes nothing).
 """
 from __future__ import annotations
@@ -88,7 +88,7 @@ def test_a_walk_with_every_slider_moved_publishes_nothing_until_publish_is_press
         page = browser.new_page(viewport={"width": 1400, "height": 1100})
         page.set_default_timeout(STEP_S * 1000)
         page.goto(url)
-        page.get_by_text("Privacy budget spent").first.wait_for()
+        page.get_by_text("Privacy budget of this draw").first.wait_for()
         _step(page, log_path)
         eps = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(has_text=EPS_LABEL)
         eps.locator('input[type="range"]').first.focus()
@@ -102,7 +102,9 @@ def test_a_walk_with_every_slider_moved_publishes_nothing_until_publish_is_press
             page.get_by_role("link", name=link).first.click()
             page.get_by_role("heading", name=heading).first.wait_for()
             _step(page, log_path)
-            if link == "Release":   # the draw is recorded and shown: the publication below publishes this one
+            if link == "Release":   # a click draws and records (issue 56): the publication below publishes it
+                page.get_by_role("button", name=re.compile(r"^Draw: spends")).first.click()
+                _step(page, log_path)
                 page.get_by_text(RECORDED).first.wait_for()
             assert _sidebar_epsilon(page) == chosen, f"ε changed on the way to {link}"
             if link == "Compare":
@@ -137,10 +139,14 @@ def test_a_walk_with_every_slider_moved_publishes_nothing_until_publish_is_press
         page.get_by_role("heading", name="Publish a release").first.wait_for()
         _step(page, log_path)
         # The headline is the running total of the data (issue 31), the store's own figure.
-        total = page.locator('[data-testid="stSidebar"]').get_by_text(re.compile(r"This data so far: ε = "))
-        shown = re.search(r"ε = ([\d.e+-]+) over every draw", total.first.inner_text()).group(1)
+        total = page.locator('[data-testid="stSidebar"]').get_by_text(re.compile(r"ε spent so far: "))
+        shown = re.search(r"ε spent so far: ([\d.e+-]+) \(", total.first.inner_text()).group(1)
         assert shown == f"{ReleaseStore(store_url).spent(TAXI)[0]:.3g}", total.first.inner_text()
         page.get_by_role("button", name="Publish this release…").first.click()
+        _step(page, log_path)     # a confirmation first (issue 56): what becomes public, by whom, the total
+        page.get_by_text(re.compile(r"Publish release #\d+\?")).first.wait_for()
+        assert store.published() == [], "publishing did not ask first"
+        page.get_by_role("button", name="Publish it").first.click()
         page.get_by_text(re.compile(r"^Published by ")).first.wait_for()
         _step(page, log_path)
         page.screenshot(path=str(tmp_path / "release_published.png"), full_page=True)

@@ -99,9 +99,22 @@ def test_a_draw_that_was_not_published_is_counted_but_not_shown(store_url, relea
         store.register_dataset("browsed")
         store.record("browsed", releases[1], who="ben")
     at = _run()
-    at.sidebar.selectbox[0].select("browsed").run()
-    assert not at.exception
-    assert any("none published" in i.value for i in at.info)
+    # Only data sets with a publication are listed (issue 56): the browsed one is not, nor its draws.
+    assert "browsed" not in at.sidebar.selectbox[0].options
+
+
+def test_the_gallery_opens_on_the_newest_publication(store_url, releases):
+    """Issue 56: it opened on a data set with no publication; now on the newest publication's data set."""
+    with ReleaseStore(store_url) as store:
+        store.register_dataset("mnist_sample")
+        store.record("mnist_sample", releases[1], who="ben")        # drawn, never published
+        newest = store.record("nyc taxi", releases[0], who="ana")
+        store.publish(newest, who="ana")                            # after the blobs' publication
+    at = _run()
+    assert at.sidebar.selectbox[0].options == ["nyc taxi", "blobs"]
+    assert at.sidebar.selectbox[0].value == "nyc taxi"
+    assert at.selectbox(key="release").value == newest
+    assert f"Release #{newest}: EUGkM" in [s.value for s in at.subheader]
 
 
 def test_gallery_draws_a_scatter_for_other_data(store_url):
@@ -220,3 +233,13 @@ def test_high_dimensional_releases_are_centre_images_or_their_principal_componen
     kind, fig = G.release_view(rel3)
     assert kind == "plot" and fig.layout.xaxis.title.text.startswith("PC1 (")
     assert len(next(t for t in fig.data if t.name == "private centres").x) == 4
+
+
+def test_the_gallery_map_has_its_colour_legend_and_the_report_its_running_total(store_url, captured):
+    """Issue 56: the gallery map had no legend and its HTML report lacked the data's running total."""
+    at = _run()
+    at.sidebar.selectbox[0].select("nyc taxi").run()
+    assert any("noisy count per cell" in h.proto.body for h in at.get("html"))
+    html = next(v for k, v in captured.items() if k.endswith("_eugkm.html"))     # the taxi release's report
+    html = html.decode() if isinstance(html, bytes) else html
+    assert "All releases of this data together" in html and "so far on this data: <b>1</b> (cap 3, 2 left)" in html

@@ -17,7 +17,7 @@ def test_page_renders_taxi_coreset_recorded_before_its_download(shared_data, mon
     at = AppTest.from_file("../pages/3_Private_coresets.py", default_timeout=180).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert any("Privacy budget spent" in m.value for m in at.markdown)
+    assert any("Privacy budget of this draw" in m.value for m in at.markdown)
     assert len(at.get("plotly_chart")) >= 1            # the planning chart, inside the raw-facts panel
     size = next(m.value for m in at.metric if m.label == "Coreset size")
     rec = ReleaseStore().releases(TAXI)

@@ -22,7 +22,7 @@ def test_page_defaults_to_zcdp_lloyd_on_the_mnist_sample(monkeypatch):
     assert at.selectbox(key="dataset").value == "mnist_sample"
     assert at.selectbox(key="algorithm").value == "zcdp_lloyd"
     assert len(at.get("plotly_chart")) >= 3          # inertia vs trivial answer + private and non-private images
-    assert any("Privacy budget spent" in m.value for m in at.markdown)
+    assert any("Privacy budget of this draw" in m.value for m in at.markdown)
     rec = ReleaseStore().releases("mnist_sample")
     assert len(rec) == 1 and rec[0].release["algorithm"]["key"] == "zcdp_lloyd"
     assert "Release seed" not in [n.label for n in at.number_input]

@@ -196,8 +196,8 @@ def test_release_downloads_are_the_recorded_release_with_its_ledger_and_no_input
         assert f"<td>{a}</td><td>{b}</td>" not in html
     assert "grid cell counts" in html and "grid cell counts" in csv_text
     # risk as a running total (issue 31): the report and the sidebar state the data's total, not one release's ε
-    assert "All releases of this data together" in html and "ε = <b>0.5</b>" in html
-    assert any(m.value.startswith("**This data so far:** ε = 0.5") for m in at.sidebar.markdown)
+    assert "All releases of this data together" in html and "so far on this data: <b>0.5</b>" in html
+    assert any(m.value.startswith("**ε spent so far:** 0.5 (no cap set)") for m in at.sidebar.markdown)
     history = next(d.value for d in at.dataframe if "release" in d.value.columns)
     assert history["release"].tolist() == [rec[0].id] and history["ε"].tolist() == [0.5]
 
@@ -223,7 +223,7 @@ def test_a_refused_new_draw_shows_the_refusal_and_nothing_of_the_draw(captured):
     assert "only ε = 0 " in at.error[0].value
     # Nothing of a new draw: no centres, no synopsis, no ledger, no download; only the account's history.
     assert not at.get("download_button") and set(captured) == files_before
-    assert not any("Privacy budget spent" in m.value or "Private centres" in m.value for m in at.markdown)
+    assert not any("Privacy budget of this draw" in m.value or "Private centres" in m.value for m in at.markdown)
     # the account's tables only: the history of draws (one) and the changes of the total, with who set it
     assert len(at.dataframe) == 2
     assert "release" in at.dataframe[0].value.columns and len(at.dataframe[0].value) == 1

@@ -92,7 +92,7 @@ def test_explorer_draws_a_recorded_release_of_a_large_source(big_source):
     at = _explorer(dataset="big_taxi", epsilon="1", k="5")
     assert not at.error, [e.value for e in at.error]
     assert set(at.selectbox(key="algorithm").options) <= {dpcore_name(k) for k in SCALABLE}
-    assert any("Privacy budget spent" in m.value for m in at.markdown)
+    assert any("Privacy budget of this draw" in m.value for m in at.markdown)
     deck = _deck_json(at)
     import json
     ids = [layer["id"] for layer in json.loads(deck)["layers"]]
@@ -123,7 +123,7 @@ def test_only_scalable_algorithms_run_on_a_large_source(big_source):
     assert not at.error, [e.value for e in at.error]
     at = _explorer(dataset="big_taxi", algorithm="dplloyd", k="3")
     assert not at.error and at.selectbox(key="algorithm").value == "dplloyd"
-    assert any("Privacy budget spent" in m.value for m in at.markdown)
+    assert any("Privacy budget of this draw" in m.value for m in at.markdown)
 
 
 def test_large_source_row_count_appears_only_in_the_raw_facts_panel(big_source):
@@ -194,7 +194,7 @@ def test_changed_files_of_a_source_do_not_reset_its_account(big_source, taxi_X):
         os.path.join(month, "part-0.parquet"))
     at = _explorer(dataset="big_taxi", k="4")
     assert at.error and "another fingerprint" in at.error[0].value and "new name" in at.error[0].value
-    assert not any("Privacy budget spent" in m.value for m in at.markdown)
+    assert not any("Privacy budget of this draw" in m.value for m in at.markdown)
 
 
 def test_an_unreachable_database_is_a_sentence_not_a_traceback(tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ from dpcore.release import protected_unit
 from .figures import ledger_frame, reference_strip_figure
 from .identity import may, who
 from .not_private import csv_bytes
-from .releases import person_level_everywhere, publishable, release_store
+from .releases import person_level_everywhere, publishable, recorded_person_unit, release_store
 
 
 def publish_buttons(fit, ds, *, stem: str, where=None) -> None:
@@ -23,6 +23,10 @@ def publish_buttons(fit, ds, *, stem: str, where=None) -> None:
     recorded.  Data without public bounds gets a sentence and no download.
     """
     where = where or st
+    if getattr(fit, "preview", False):
+        where.info("Nothing to publish yet: this is a preview, not a recorded draw. Press “Draw” to record one; a "
+                   "recorded draw can then be published.")
+        return
     if getattr(fit, "release_id", None) is None:
         where.info("Nothing to publish: without public bounds this result is not private. Enter bounds known in "
                    "advance in the sidebar.")
@@ -50,14 +54,17 @@ def account_caption(ds, *, fit=None, where=None, strip: bool = False) -> str | N
     where = where or st
     if not publishable(ds):
         return None
+    if getattr(fit, "preview", False):     # a preview is not in the account: the sentence is the total alone
+        fit = None
     store = release_store()
     e, dl = store.spent(ds.name)
     cap = store.cap(ds.name)
     release_eps = float(fit.budget_.total()[0]) if fit is not None else None
     row = unit_words(None, getattr(ds, "kind", "points")).one
-    unit = protected_unit(fit.release) if getattr(fit, "release", None) is not None else row
     # The total holds for a person only if every draw of this data protected whole persons.
     person_total = person_level_everywhere(ds)
+    unit = (protected_unit(fit.release) if getattr(fit, "release", None) is not None else
+            (recorded_person_unit(ds) if person_total else None) or row)
     total_unit = unit if person_total else row
     sentence = running_total(release_eps, e, cap[0] if cap else None, unit=unit, total_unit=total_unit,
                              group_caveat=not person_total)
@@ -167,6 +174,8 @@ def show_ledger(est, *, where=None) -> None:
     where = where or st
     ledger = est.budget_
     eps, dl = ledger.total()
-    where.markdown(f"**Privacy budget spent:** ε = {eps:.4g} of {ledger.epsilon:.4g}"
+    spent = ("**Privacy budget of this draw, if recorded** (a preview is not in the account): it would spend"
+             if getattr(est, "preview", False) else "**Privacy budget of this draw:** spent")
+    where.markdown(f"{spent} ε = {eps:.4g} of {ledger.epsilon:.4g} granted to it"
                    + (f", δ = {dl:.3g} of {ledger.delta:.3g}" if ledger.delta else ""))
     where.dataframe(ledger_frame(ledger), hide_index=True, width="stretch")

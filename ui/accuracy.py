@@ -14,6 +14,7 @@ from dpcore.evaluation import ACCURACY_EPSILONS, epsilon_for_accuracy
 from dpcore.evaluation.accuracy import quantity
 
 from .charts import accuracy_figure
+from .data_picker import unit_params
 from .identity import may
 from .not_private import NOT_PRIVATE
 from .page import set_url
@@ -57,11 +58,19 @@ def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, 
     if np.isnan(ans.band[0][1]):
         return
     lo, mid, hi = (quantity(v) for v in ans.band[0])
-    on = (ans.source if ans.source != "public look-alike" else
+    lookalike = ans.source == "public look-alike"
+    on = (ans.source if not lookalike else
           f"a public look-alike of {DEFAULT_PUBLIC_N:,} points (public bounds and k; costs no ε)")
+    L = unit_params(ds).get("max_contributions")
+    # Issue 56: on a 3,000-row upload this said 104–176 m where the draw was 1–26 km off. The look-alike
+    # carries neither the data's shape nor its size, nor a person's L rows: say so beside the figure.
+    caveat = (" A rough guide only: the look-alike carries neither this data's shape nor its size"
+              + (f", nor the person-level sensitivity (up to L = {L} rows per person, so every noise scale "
+                 f"here is up to {L}× larger)" if L else "")
+              + ", so real draws can be much further off." if lookalike else "")
     where.caption(f"Expected error at ε = {eps:g}: the private centres sit {lo}–{hi} {unit} from the "
                   f"non-private ones in 80 % of releases (median {mid} {unit}; {ans.n_releases} simulated "
-                  f"releases on {on}).")
+                  f"releases on {on}).{caveat}")
 
 
 def accuracy_section(ds, fp, algo: str, k: int, params: dict) -> None:

@@ -7,12 +7,12 @@ import streamlit as st
 
 import dpcore
 from dpcore.algorithms.registry import SCALABLE
-from dpcore.explain import PRIVACY_LEVELS, level_for, odds_words
+from dpcore.explain import PRIVACY_LEVELS, cap_words, large_epsilon_warning, level_for, odds_words
 from dpcore.glossary import help_for
 
 from .advice import advisor_panel
 from .data_picker import dataset_picker, is_large
-from .page import url_default
+from .page import kept_widget, url_default
 from .store import release_store
 
 EPSILON_VALUES = [lv.epsilon for lv in PRIVACY_LEVELS]
@@ -32,7 +32,23 @@ def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", d
     eps = where.select_slider(label, options=EPSILON_VALUES, value=start, format_func=epsilon_label, key=key,
                               help=help_for("ε", "privacy unit", "sequential composition"))
     where.caption(level_for(eps).guidance)
+    warning = large_epsilon_warning(float(eps))
+    if warning:
+        where.warning(warning)
     return float(eps)
+
+
+def teach_toggle(ds) -> bool:
+    """"Explain as I go" (issue 31, on every page that draws since issue 56): teaching on public data only.
+
+    On data that is already public a page may compare its release with the data itself: the true
+    points beneath, and a sentence on what the noise did.  The choice follows the person across pages.
+    """
+    if not getattr(ds, "public", False):
+        return False
+    return bool(kept_widget(st.sidebar.toggle, "Explain as I go", key="teach",
+                            help="For teaching on public data: the page compares the release with the data itself "
+                                 "and says in a sentence what the noise did."))
 
 
 def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", default: str = "eugkm",
@@ -68,11 +84,17 @@ def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:
     st.session_state["_dp_k_dataset"] = ds.name
     if last is not None and last != ds.name:
         st.session_state[key] = hint      # set before the widget exists, which then takes it ("min": no clash)
-        st.sidebar.caption(f"k set to {hint}, the usual number of clusters for this data set.")
+        st.sidebar.caption(f"k set to {hint}, the usual number of clusters for this data set." if ds.n_clusters_hint
+                           else f"k set to {hint}: a guess, since nothing is known about this data's clusters. "
+                                "Change it to the number you expect.")
         return int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=max_value, key=key))
     start = url_default("k", hint, int, valid=lambda v: 1 <= v <= max_value)
-    return int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=max_value,
-                                       value=min(start, max_value), key=key))
+    k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=max_value,
+                                    value=min(start, max_value), key=key))
+    if not ds.n_clusters_hint and k == hint:
+        st.sidebar.caption(f"k = {hint} is a guess: nothing is known about this data's clusters. Change it to the "
+                           "number you expect.")
+    return k
 
 
 def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algorithm: str = "eugkm",
@@ -126,6 +148,5 @@ def _show_total(slot, name: str) -> None:
     store = release_store()
     spent = store.spent(name)[0]
     cap = store.cap(name)
-    slot.markdown(f"**This data so far:** ε = {spent:.3g} over every draw (odds ≤ {odds_words(spent)})"
-                  + (f"; ε = {max(cap[0] - spent, 0.0):.3g} left of its total {cap[0]:.3g}." if cap else
-                     "; no total set."))
+    slot.markdown(f"**ε spent so far:** {spent:.3g} ({cap_words(spent, cap[0] if cap else None)}), every draw on "
+                  f"this data, published or not (odds ≤ {odds_words(spent)}).")

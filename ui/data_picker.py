@@ -4,6 +4,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
+import io
 import threading
 
 import numpy as np
@@ -12,10 +13,9 @@ import streamlit as st
 
 from dpcore import datasets
 
-from .page import friendly_errors, url_default
+from .page import UPLOAD, forget_kept, friendly_errors, kept_widget, url_default
 from .store import release_store
 
-UPLOAD = "Upload a file…"
 NO_UNIT = "none: each row is its own unit"
 
 
@@ -55,6 +55,8 @@ def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only
     if geo_only:
         names = [n for n in names if datasets.info(n, metadata=False)["geo"]]
     options = names + [UPLOAD]
+    if geo_only:
+        _offer_map_data(where, key, names)
     preferred = url_default("dataset", default or _default_dataset(names), str, valid=lambda v: v in options)
     index = options.index(preferred) if preferred in options else 0
     choice = where.selectbox("Dataset", options, index=index, key=key, format_func=_dataset_label)
@@ -102,18 +104,20 @@ def unit_controls(ds, *, where=None) -> dict:
         return {}
     where = where or st.sidebar
     person = _person_label(ds)
-    mode = where.radio("Protect", [person, "each row on its own"], key="unit_mode",
+    modes = [person, "each row on its own"]
+    mode = kept_widget(where.radio, "Protect", options=modes, key="unit_mode", valid=lambda v: v in modes,
                        help="A person with many rows is protected by a row-level release only at m·ε for m rows "
                             "(group privacy). Person level bounds each person's rows first, so ε is per person.")
     if mode != person:
         return {}
-    L = int(where.number_input("At most L rows per person", min_value=1, max_value=10_000,
-                               value=DEFAULT_MAX_CONTRIBUTIONS, key="max_contributions",
-                               help="Public: choose it without looking at the data. Every noise scale grows with "
-                                    "L; rows beyond L per person are left out (sampling) or down-weighted."))
+    L = int(kept_widget(where.number_input, "At most L rows per person", min_value=1, max_value=10_000,
+                        initial={"value": DEFAULT_MAX_CONTRIBUTIONS}, key="max_contributions",
+                        help="Public: choose it without looking at the data. Every noise scale grows with "
+                             "L; rows beyond L per person are left out (sampling) or down-weighted."))
     from .private_choice import private_l_control  # issue 55: L from a recorded DP quantile, not the raw figures
     private_l_control(ds, where)
-    how = where.selectbox("Bounding", list(BOUNDINGS), format_func=BOUNDINGS.get, key="contribution_bounding")
+    how = kept_widget(where.selectbox, "Bounding", options=list(BOUNDINGS), format_func=BOUNDINGS.get,
+                      key="contribution_bounding")
     return {"max_contributions": L, "contribution_bounding": how}
 
 
@@ -178,6 +182,14 @@ def _open_large(where, name: str, meta: dict):
     with friendly_errors("Opening the source"):
         ds = _large_source(name, key)
     return ds, f"src-{key}"
+
+
+def columns_words(ds, *, most: int = 8) -> str:
+    """``"2 column(s): longitude, latitude"``; past ``most`` columns the count and the first few only."""
+    cols = list(ds.columns)
+    if len(cols) <= most:
+        return f"{len(cols)} column(s): {', '.join(cols)}"
+    return f"{len(cols)} columns ({', '.join(cols[:3])}, …, {cols[-1]})"
 
 
 def engine_name(engine: str | None) -> str:
@@ -273,6 +285,28 @@ def pass_progress(ds, what: str, *, private: bool = False):
         box.empty()
 
 
+def _offer_map_data(where, key: str, names: list) -> None:
+    """A page that takes map data only, opened with other data chosen: say so, keep the choice, offer map data.
+
+    The data set chosen on another page is the person's working set (issue 56): this page never
+    switches it by itself (and so never draws on data nobody chose).  It names the data set, says what
+    the page needs, and offers the nearest thing it can do, a map data set, on a click.
+    """
+    wanted = url_default("dataset", None, str)
+    if wanted is None or wanted in names or wanted == UPLOAD or wanted not in datasets.available():
+        return
+    title = datasets.info(wanted, metadata=False)["title"]
+    st.info(f"This page draws on a map, so it takes map data (two columns: longitude, latitude). Your data set, "
+            f"*{title}*, is not map data: it stays chosen on every other page, and nothing was drawn here.")
+    pick = names[0] if names else None
+    if pick is not None and st.button(f"Use {_dataset_label(pick)} here (it becomes your data set)",
+                                      key=f"{key}_use_map_data"):
+        from .page import set_url
+        set_url(dataset=pick)
+        st.rerun()
+    st.stop()
+
+
 def _default_dataset(names):
     for pref in (datasets.TAXI_SAMPLE_NAME, "s1_like"):
         if pref in names:
@@ -280,9 +314,49 @@ def _default_dataset(names):
     return names[0]
 
 
-def _upload(where, key):
+class _KeptFile(io.BytesIO):
+    """An upload kept in the session: its bytes and file name, read like Streamlit's UploadedFile."""
+
+    def __init__(self, name: str, data: bytes):
+        super().__init__(data)
+        self.name = name
+
+
+#: The upload's own settings, kept with it across pages (ui.page.kept_widget) and forgotten with it.
+_UPLOAD_SETTINGS = ("cols", "bounds", "unit")
+
+
+def _kept_upload(where, key):
+    """The file uploaded in this session: a new upload replaces it, "Remove" forgets it (issue 56).
+
+    Streamlit's file uploader forgets its file on a page without it; the session keeps the bytes and the
+    name (never in a URL or on disk) so the upload, its columns, bounds and person column are the data
+    set on every page until the person removes it.
+    """
     up = where.file_uploader("CSV or Parquet file", type=["csv", "txt", "parquet", "pq"], key=f"{key}_upload",
                              help="Up to 200 MB. Numeric columns only are clustered.")
+    kept = st.session_state.get("_dp_upload")
+    if up is not None:
+        data = up.getvalue()
+        if kept is None or kept != (up.name, hashlib.sha256(data).hexdigest()):
+            if kept is not None:     # another file: the previous file's columns and bounds do not apply
+                forget_kept(*(f"{key}_{s}" for s in _UPLOAD_SETTINGS))
+            st.session_state["_dp_upload"] = (up.name, hashlib.sha256(data).hexdigest())
+            st.session_state["_dp_upload_bytes"] = data
+        return _KeptFile(up.name, data)
+    if kept is None:
+        return None
+    where.caption(f"Using your upload “{kept[0]}” (kept for this session, on every page).")
+    if where.button("Remove the upload", key=f"{key}_forget_upload"):
+        for k in ("_dp_upload", "_dp_upload_bytes"):
+            st.session_state.pop(k, None)
+        forget_kept(*(f"{key}_{s}" for s in _UPLOAD_SETTINGS))
+        st.rerun()
+    return _KeptFile(kept[0], st.session_state["_dp_upload_bytes"])
+
+
+def _upload(where, key):
+    up = _kept_upload(where, key)
     if up is None:
         st.info("Upload a CSV or Parquet file with a header row and numeric columns, e.g. longitude,latitude.")
         return None, None
@@ -295,16 +369,27 @@ def _upload(where, key):
     if len(numeric) == 0:
         st.error("The file has no numeric columns: it needs at least one column of numbers to cluster.")
         st.stop()
-    cols = where.multiselect("Columns to cluster", numeric, default=numeric[:2], key=f"{key}_cols")
+    # Longitude/latitude by name and range, never an id-like column (issue 56); the owner can change both.
+    suggested = datasets.suggest_columns(df)
+    cols = kept_widget(where.multiselect, "Columns to cluster", options=numeric,
+                       initial={"default": suggested["columns"]}, key=f"{key}_cols",
+                       valid=lambda v: set(v) <= set(numeric))
+    if any(datasets.is_id_like(c) for c in cols):
+        where.warning("An identifier column is chosen for clustering: its numbers name people or rows, they do not "
+                      "measure anything, so clusters of them mean nothing. Use it as the person column instead.")
     if not cols:
         st.info("Choose at least one numeric column.")
         return None, None
     bounds = _bounds_inputs(where, cols, key)
     others = [c for c in df.columns if c not in cols]
-    unit_col = where.selectbox("Person column (privacy unit)", [NO_UNIT] + others, key=f"{key}_unit",
-                               help="If several rows can belong to one person (their trips, visits, check-ins), "
-                                    "choose the column that says whose each row is: releases then protect each "
-                                    "person's rows together, not one row at a time.")
+    unit_col = kept_widget(where.selectbox, "Person column (privacy unit)", options=[NO_UNIT] + others,
+                           key=f"{key}_unit", valid=lambda v: v in [NO_UNIT] + others,
+                           help="If several rows can belong to one person (their trips, visits, check-ins), "
+                                "choose the column that says whose each row is: releases then protect each "
+                                "person's rows together, not one row at a time.")
+    if unit_col == NO_UNIT and suggested["person"] is not None and suggested["person"] in others:
+        where.caption(f"Suggestion: “{suggested['person']}” looks like an identifier. If each of its values is one "
+                      "person, choose it as the person column: releases then protect each person's rows together.")
     with friendly_errors("Using the file"):
         ds = datasets.dataset_from_frame(df, cols, bounds=bounds, name=f"upload:{up.name}",
                                          unit_column=None if unit_col == NO_UNIT else unit_col)
@@ -354,8 +439,8 @@ def _bounds_key(bounds):
 
 def _bounds_inputs(where, cols, key):
     """Ask for public bounds; without them the release is not private (said loudly)."""
-    text = where.text_area(
-        "Public bounds, one line per column: lower, upper",
+    text = kept_widget(
+        where.text_area, "Public bounds, one line per column: lower, upper",
         key=f"{key}_bounds", placeholder="\n".join(f"{c}: lower, upper" for c in cols),
         help="Bounds must be known without looking at the data (e.g. a city's bounding box). "
              "Reading them from the data leaks its extremes.")

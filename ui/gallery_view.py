@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .figures import center_images_figure, label_grid_figure, map_deck, scatter_figure
+from .figures import center_images_figure, count_legend_html, count_scale, label_grid_figure, map_deck, scatter_figure
 
 
 def is_geo(release: dict) -> bool:
@@ -24,6 +24,18 @@ def is_geo(release: dict) -> bool:
         return False
     lo, hi = (np.asarray(release["bounds"][k][:2], dtype=float) for k in ("lower", "upper"))
     return bool(lo[0] >= -180 and hi[0] <= 180 and lo[1] >= -90 and hi[1] <= 90)
+
+
+def legend_html(release: dict) -> str | None:
+    """The colour bar of a release's noisy grid counts (HTML), or None when it has no grid synopsis.
+
+    From the released counts only (post-processing): the map's cells are coloured on this scale.
+    """
+    syn = release.get("synopsis") or {}
+    if syn.get("kind") != "grid" or syn.get("counts") is None:
+        return None
+    return count_legend_html(count_scale(np.asarray(syn["counts"], dtype=float)), label="noisy count per cell",
+                             signed=True)
 
 
 def release_view(release: dict):

@@ -78,6 +78,8 @@ def friendly_errors(what: str = "This step"):
 # -- URL state ----------------------------------------------------------------
 #: Settings that follow the person across pages (issue 31): one value in the session, mirrored in the URL.
 SHARED = ("dataset", "algorithm", "k", "epsilon")
+#: The dataset picker's choice for an upload; an upload's own name never enters a URL (issue 56).
+UPLOAD = "Upload a file…"
 
 
 def _shared() -> dict:
@@ -105,11 +107,49 @@ def url_default(name: str, default, cast=str, valid=None):
     return default
 
 
+def kept_widget(factory, label: str, *, key: str, initial: dict | None = None, valid=None, **kwargs):
+    """A widget whose value survives a visit to a page without it (issue 56: one working set per person).
+
+    Streamlit forgets a widget's value when a page that does not draw it runs.  The value is kept
+    under ``_dp_keep`` and handed back before the widget is made (then without ``initial``, the
+    widget's default arguments, which would clash with a value set in the session).  ``valid``, a
+    predicate on the kept value, drops a value the widget can no longer take (another file's columns).
+    """
+    keep = st.session_state.setdefault("_dp_keep", {})
+    if key in keep:
+        # The person's latest value (this page's widget, or the same key's on the page before), else the kept one;
+        # set through the session so that it outlives this page (a widget's own value would not).
+        value = st.session_state[key] if key in st.session_state else keep[key]
+        if valid is None or valid(value):
+            st.session_state[key] = value
+            initial = None
+        else:
+            st.session_state.pop(key, None)
+    value = factory(label, key=key, **(initial or {}), **kwargs)
+    keep[key] = value
+    return value
+
+
+def forget_kept(*keys: str) -> None:
+    """Forget kept widget values (e.g. the settings of an upload that was removed)."""
+    keep = st.session_state.setdefault("_dp_keep", {})
+    for key in keys:
+        keep.pop(key, None)
+        st.session_state.pop(key, None)
+
+
 def set_url(**values) -> None:
     """Write the shareable page state (dataset, algorithm, k, epsilon, ...) into the URL and the session."""
     shared = _shared()
     for key, value in values.items():
         if value is None:
+            continue
+        if key == "dataset" and (str(value).startswith("upload:") or value == UPLOAD):
+            # An upload is the session's (its bytes are kept by ui.data_picker): the picker's choice is shared,
+            # and the URL names no file (a link to it would name a private file and open nothing).
+            shared[key] = UPLOAD
+            if "dataset" in st.query_params:
+                del st.query_params["dataset"]
             continue
         if key in SHARED:
             shared[key] = str(value)

@@ -19,6 +19,7 @@ import streamlit as st
 import dpcore
 from dpcore.algorithms.regime import RegimeWarning
 from dpcore.exceptions import BudgetExceededError
+from dpcore.explain import cap_words
 from dpcore.release.view import ReleasedFit
 from dpcore.store import draw as D
 
@@ -54,6 +55,21 @@ def person_level_everywhere(ds) -> bool:
         return False
     rels = _stored_releases(store, os.environ.get("DPCORE_STORE") or "", ds.name, hist[-1]["id"])
     return all((r.release.get("privacy_unit") or {}).get("person_level") for r in rels)
+
+
+def recorded_person_unit(ds) -> str | None:
+    """What every draw recorded on ``ds`` protected ("user", ...) when all were person level, else None.
+
+    A page that shows the data's total without a draw of its own (Compare) names the same unit as the
+    page that drew (the Explorer): one unit name per data set on every page (issue 56).
+    """
+    if not person_level_everywhere(ds):
+        return None
+    from dpcore.release import protected_unit
+    store = release_store()
+    hist = store.history(ds.name)
+    rels = _stored_releases(store, os.environ.get("DPCORE_STORE") or "", ds.name, hist[-1]["id"])
+    return protected_unit(rels[-1].release)
 
 
 def _recorded(store, s: D.Settings) -> list:
@@ -152,6 +168,8 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
         out.append(hit)
         if hit is None:
             todo.append((len(out) - 1, key, sett, p))
+    if draw_missing == "asked":     # only the settings whose "New draw" was pressed: a click, never a page open
+        todo = [t for t in todo if t[1] in fresh]
     if not todo or not draw_missing:
         return out
     why = draw_refusal(store, ds.name) if store is not None else None
@@ -185,7 +203,8 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             _refuse(why or f"only ε = {left[0]:.4g} of the total set for this dataset is left.")
             return None
     for i, key, sett, p in todo:
-        est = _fit_private(ds, algorithm, p, account=None if store is None else (store, sett, identity_who(who)))
+        with st.spinner(f"Running… drawing a private release at ε = {p['epsilon']:g}"):
+            est = _fit_private(ds, algorithm, p, account=None if store is None else (store, sett, identity_who(who)))
         if store is None:
             fresh.discard(key)
             prev = kept.get(key)
@@ -240,35 +259,84 @@ def is_public(ds) -> bool:
     return bool(getattr(ds, "public", False))
 
 
-def draw_on_click(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: str, **params):
-    """The kept draw of these settings, or on data that is not public, the cost and a "Draw" button first.
+def draw_on_click(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: str, preview: bool = True,
+                  **params):
+    """The kept draw of these settings, or the cost and a "Draw" button first (issue 24, issue 56).
 
-    On data that is not public (files, downloads, sources, uploads) nothing is drawn when a page
-    opens (issue 24): without a kept draw the page says what a draw costs, and draws only in the
-    run where the person pressed "Draw".  Public embedded data is drawn at once.
+    Nothing is drawn into the account when a page opens, on any data: without a kept draw the page
+    says what a draw costs and records one only in the run where the person pressed "Draw" (or "New
+    draw").  On data that is already public (embedded samples, teaching sets) and with ``preview``,
+    the page shows a *preview* meanwhile: a fit with fresh noise kept in this session only, never
+    recorded, never counted in the account and never published (:func:`public_preview`).
 
     Returns
     -------
-    list of one fit; or None (refused, shown; or not drawn yet, the button is shown).
+    list of one fit (a recorded draw, or a preview with ``fit.preview`` True); or None (refused,
+    shown; or not drawn yet, the button is shown).
     """
-    fits = private_releases(ds, fingerprint, algorithm, [epsilon], who=who, draw_missing=is_public(ds), **params)
+    fits = private_releases(ds, fingerprint, algorithm, [epsilon], who=who, draw_missing="asked", **params)
     if fits is None or fits[0] is not None:
         return fits
     delta = float(params.get("delta") or 0.0)
     cost = f"ε = {float(epsilon):.4g}" + (f", δ = {delta:.3g}" if delta else "")
     left = release_store().remaining(ds.name) if publishable(ds) else None
+    shows_preview = preview and is_public(ds)
     # In one container, cleared once pressed: in the run that draws, "nothing has been drawn" is no longer true.
     box = st.empty()
     offer = box.container()
-    offer.info(f"Nothing has been drawn from *{getattr(ds, 'title', ds.name)}* with these settings yet. A draw "
-            f"spends {cost} of this data's privacy budget"
-            + (f" (ε = {left[0]:.4g} of its total is left)" if left is not None else "")
-            + (" and is recorded in its account before it is shown." if publishable(ds) else
-               "; without public bounds it is not private and is kept for this session only."))
+    if shows_preview:
+        offer.info(f"**Preview, not in the account.** *{getattr(ds, 'title', ds.name)}* is public, so this page "
+                   "shows a preview at once: a fit with fresh noise, kept for this session only, not recorded, "
+                   "not counted in this data's ε and never published. “Draw” records a draw of these settings "
+                   f"(fresh noise), which spends {cost}"
+                   + (f" of the ε = {left[0]:.4g} left" if left is not None else "")
+                   + " and can then be published.")
+    else:
+        offer.info(f"Nothing has been drawn from *{getattr(ds, 'title', ds.name)}* with these settings yet. A draw "
+                   f"spends {cost} of this data's privacy budget"
+                   + (f" (ε = {left[0]:.4g} of its total is left)" if left is not None else "")
+                   + (" and is recorded in its account before it is shown." if publishable(ds) else
+                      "; without public bounds it is not private and is kept for this session only."))
     if not offer.button(f"Draw: spends {cost}", type="primary", key=f"draw_{who}"):
+        if shows_preview:
+            return [public_preview(ds, fingerprint, algorithm, dict(params, epsilon=float(epsilon)))]
         return None
     box.empty()
     return private_releases(ds, fingerprint, algorithm, [epsilon], who=who, **params)
+
+
+#: Previews a session keeps (public data only; each is a fit, not a release).
+MAX_PREVIEWS = 8
+
+
+def public_preview(ds, fingerprint: str, algorithm: str, params: dict):
+    """A preview of one setting on public data: a private fit never recorded, never counted, never published.
+
+    Drawn once per setting for the server with fresh, unpredictable noise (a rerun, a reload or another
+    session shows the same preview: the data are public), with the same privacy unit as a recorded draw
+    would use.  Only for data that is already
+    public (:func:`is_public`): a fit of anything else is a use of the data and goes through the store.
+
+    Returns
+    -------
+    The fitted estimator, with ``preview = True``, ``release_id = None``, ``draw = 0`` and ``key`` set.
+    """
+    if not is_public(ds):
+        raise ValueError("a preview that is not recorded is only for public data")
+    p = {k: v for k, v in params.items() if k != "random_state"}
+    if dpcore.ALGORITHMS[algorithm].private:
+        p.update(unit_params(ds))
+    key = _settings(ds, fingerprint, algorithm, p).key
+    return _shared_preview(key, ds, algorithm, p)
+
+
+@st.cache_resource(show_spinner="Running… a preview on the public data", max_entries=MAX_PREVIEWS * 4)
+def _shared_preview(key: str, _ds, algorithm: str, _params: dict):
+    """One preview per setting for the server: the data are public, so sharing the noise of a preview
+    reveals nothing, and a second session (or a reload) opens at once instead of fitting again."""
+    est = _fit_private(_ds, algorithm, _params)
+    est.preview, est.release_id, est.draw, est.key = True, None, 0, key
+    return est
 
 
 def private_release(ds, fingerprint: str, algorithm: str, *, who: str, **params):
@@ -433,6 +501,10 @@ def draw_controls(fit, *, where=None, key: str = "new_draw") -> None:
     """Which draw is shown, where it is recorded, and the "New draw" button (spends again)."""
     where = where or st
     eps = fit.budget_.total()[0]
+    if getattr(fit, "preview", False):
+        where.caption(f"Preview on public data (ε = {eps:.4g}, fresh noise): not recorded, not counted in this "
+                      "data's account, and not publishable. Press “Draw” above to record a draw.")
+        return
     if getattr(fit, "release_id", None) is not None:
         where.caption(f"Draw {fit.draw} of these settings on this dataset · release #{fit.release_id} in the "
                       "release store, recorded before it was shown. Reruns, page switches, reloads and restarts "
@@ -466,8 +538,32 @@ def publish_control(fit, *, where=None, key: str = "publish") -> None:
         where.caption("Not published. Publishing needs the owner's role, or the owner's permission for analysts "
                       "([dpcore] analysts_may_publish); the owner can publish this draw from the Release page.")
         return
-    if where.button("Publish this release…", key=key,
-                    help="Puts this draw, its report and downloads in the public gallery. Publishing costs no ε "
-                         "(the draw was already charged); leaving it unpublished refunds nothing."):
-        store.publish(rid, who=identity_who("publish"))
+    asking = st.session_state.get("_dp_publish_ask") == rid
+    if not asking:
+        if where.button("Publish this release…", key=key,
+                        help="Asks first: what becomes public, by whom, with this data's total. Publishing costs "
+                             "no ε (the draw was already charged); leaving it unpublished refunds nothing."):
+            st.session_state["_dp_publish_ask"] = rid
+            st.rerun()
+        return
+    # Publishing is a decision (issue 56): say what becomes public, under whose name, and the total it adds to.
+    name = getattr(fit, "release", {}).get("dataset", {}).get("name") if hasattr(fit, "release") else None
+    eps = float(fit.budget_.total()[0])
+    spent = store.spent(name)[0] if name else None
+    cap = store.cap(name) if name else None
+    publisher = identity_who("publish")
+    box = where.container(border=True)
+    box.warning(f"**Publish release #{rid}?** Anyone who can open the public gallery will see its private centres"
+                + (", its noisy synopsis" if getattr(fit, "synopsis_", None) is not None else "")
+                + f", its ε = {eps:.4g} and budget ledger, the data set's name and its account, published under "
+                f"the name “{publisher}”. It cannot be unpublished."
+                + (f" ε spent so far on this data (every draw, published or not): {spent:.4g} "
+                   f"({cap_words(spent, cap[0] if cap else None)})." if spent is not None else ""))
+    yes, no = box.columns(2)
+    if yes.button("Publish it", key=f"{key}_confirm", type="primary"):
+        st.session_state.pop("_dp_publish_ask", None)
+        store.publish(rid, who=publisher)
+        st.rerun()
+    if no.button("Cancel", key=f"{key}_cancel"):
+        st.session_state.pop("_dp_publish_ask", None)
         st.rerun()

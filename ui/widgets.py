@@ -24,10 +24,12 @@ from .controls import (
     n_clusters_input,
     release_controls,
     sidebar_total,
+    teach_toggle,
 )
 from .curves import utility_curves
 from .data_picker import (
     UPLOAD,
+    columns_words,
     dataset_picker,
     engine_name,
     exact_rows,
@@ -50,6 +52,7 @@ from .releases import (
     private_refit,
     private_release,
     private_releases,
+    public_preview,
     publish_control,
     publishable,
     release,
@@ -64,13 +67,14 @@ __all__ = ["DEFAULT_PUBLIC_N", "accuracy_section", "expected_error_caption", "Re
            "account_panel", "reference_strip", "publish_buttons",
            "show_ledger",
            "EPSILON_VALUES", "algorithm_picker", "epsilon_label", "epsilon_slider", "n_clusters_input",
-           "release_controls", "sidebar_total", "utility_curves", "UPLOAD", "dataset_picker", "engine_name",
+           "release_controls", "sidebar_total", "utility_curves", "UPLOAD",
+           "columns_words", "teach_toggle", "dataset_picker", "engine_name",
            "exact_rows", "fit_data", "is_large", "load_dataset", "pass_progress", "unit_params", "unit_phrase",
            "RAW_FACTS",
            "csv_bytes",
            "data_nicv", "exact_density", "not_private_caption", "raw_facts", "OWNER_ONLY", "sees_raw",
            "friendly_errors", "page_setup",
            "set_url", "url_default", "MAX_KEPT", "baseline", "compare_panels", "draw_controls",
-           "draw_on_click", "is_public", "private_refit", "publish_control",
+           "draw_on_click", "is_public", "private_refit", "public_preview", "publish_control",
            "private_release", "private_releases", "publishable", "release", "release_store", "request_new_draw",
            "rows_subset"]

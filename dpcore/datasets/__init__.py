@@ -8,8 +8,9 @@
 from .catalogue import TAXI_SAMPLE_NAME, available, info, load
 from .dataset import GOWALLA_BOUNDS, SAMPLE_DIR, TAXI_BOUNDS, Dataset
 from .nyc_taxi import NYC_TAXI_NAME, NYC_TAXI_ROWS, NYC_TAXI_URL, download_nyc_taxi
-from .upload import dataset_from_frame, read_table
+from .upload import dataset_from_frame, is_id_like, read_table, suggest_columns
 
-__all__ = ["Dataset", "available", "info", "load", "read_table", "dataset_from_frame", "download_nyc_taxi",
+__all__ = ["Dataset", "available", "info", "load", "read_table", "dataset_from_frame", "suggest_columns", "is_id_like",
+           "download_nyc_taxi",
            "TAXI_BOUNDS", "TAXI_SAMPLE_NAME", "GOWALLA_BOUNDS", "NYC_TAXI_URL", "NYC_TAXI_ROWS", "NYC_TAXI_NAME",
            "SAMPLE_DIR"]

@@ -211,6 +211,54 @@ def _geo_role(name: str) -> str | None:
     return None
 
 
+#: Column names that say "an identifier" (a person, a device, a row number): never clustered by default.
+_ID_RE = re.compile(r"(?:^|[_\s.\-])(id|uid|uuid|guid|key|index|idx)$|^(id|uid|uuid)(?:[_\s.\-]|$)|"
+                    r"^(user|person|customer|client|account|device|patient|driver|member|owner|visitor)"
+                    r"(?:[_\s.\-]?(id|no|number|name|key))?$")
+
+
+def is_id_like(name) -> bool:
+    """True when a column's name says it identifies someone or something (``user_id``, ``ID``, ``customer``).
+
+    Decided by the name alone, so the answer never depends on the rows.
+    """
+    return bool(_ID_RE.search(str(name).strip().lower()))
+
+
+def suggest_columns(df) -> dict:
+    """Defaults for an upload: which numeric columns to cluster and which column may say whose each row is.
+
+    Longitude and latitude are found by name and confirmed by range (every finite value within ±180
+    and ±90 degrees); an id-like column (:func:`is_id_like`) is never proposed for clustering and is
+    offered, not chosen, as the person column.  These are suggestions for the file's owner, who sees
+    the file; nothing here is a release.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table :func:`read_table` read.
+
+    Returns
+    -------
+    dict with ``columns`` (list of up to two numeric column names, longitude first when found),
+    ``geo`` (True when they are longitude, latitude) and ``person`` (the first id-like column, or None).
+    """
+    numeric = [c for c in df.columns if _is_numeric_dtype(df[c])]
+    ids = [c for c in df.columns if is_id_like(c)]
+
+    def within(c, limit: float) -> bool:
+        values = np.asarray(df[c], dtype=float)
+        values = values[np.isfinite(values)]
+        return values.size > 0 and bool((np.abs(values) <= limit).all())
+
+    lon = next((c for c in numeric if _geo_role(c) == "lon" and within(c, 180)), None)
+    lat = next((c for c in numeric if _geo_role(c) == "lat" and within(c, 90)), None)
+    if lon is not None and lat is not None:
+        return {"columns": [lon, lat], "geo": True, "person": ids[0] if ids else None}
+    plain = [c for c in numeric if c not in ids]
+    return {"columns": plain[:2], "geo": False, "person": ids[0] if ids else None}
+
+
 def dataset_from_frame(df, columns, *, bounds=None, geo=None, name: str = "upload",
                        title: str | None = None, unit_column: str | None = None) -> Dataset:
     """Turn chosen columns of a DataFrame (e.g. an upload) into a :class:`Dataset`.

@@ -216,7 +216,7 @@ class ReleaseStore(Accounts):
                 eps, dl = self._spent(conn, row.id)
                 if _over(eps, 0.0, epsilon) or _over(dl, 0.0, delta):
                     raise ValueError(
-                        f"releases already published on {dataset!r} spent ε = {eps:.4g}"
+                        f"the draws already recorded on {dataset!r} (published or not) spent ε = {eps:.4g}"
                         + (f", δ = {dl:.3g}" if dl else "")
                         + f"; a total of ε = {epsilon:.4g}" + (f", δ = {delta:.3g}" if delta else "")
                         + " would be below what is already spent. Choose a total of at least what is spent.")
@@ -289,7 +289,8 @@ class ReleaseStore(Accounts):
         eps, dl = spent
         if _over(eps, float(epsilon), cap[0]):
             return (f"This release needs ε = {float(epsilon):.4g}, but only ε = {max(cap[0] - eps, 0.0):.4g} of the "
-                    f"total {cap[0]:.4g} set for {dataset!r} is left (already published: ε = {eps:.4g}). "
+                    f"total {cap[0]:.4g} set for {dataset!r} is left (already drawn: ε = {eps:.4g}, every draw "
+                    "counted whether published or not). "
                     "Nothing was recorded: choose a smaller ε or raise the total.")
         if _over(dl, float(delta), cap[1]):
             return (f"This release needs δ = {float(delta):.3g}, but only δ = {max(cap[1] - dl, 0.0):.3g} of the "
