@@ -46,6 +46,8 @@ def test_l_is_chosen_privately_and_its_epsilon_is_in_the_account():
     assert said and f"L = {L}" in said[0] and 1 <= L <= 1000
     rows = store.history("upload:checkins.csv")
     assert [r["algorithm"] for r in rows].count("choose_max_contributions") == 1
+    chosen = [r.release for r in store.releases("upload:checkins.csv") if r.algorithm == "choose_max_contributions"]
+    assert chosen[0]["privacy"]["guarantee"].startswith("spent ε = 0.2 choosing L")   # not "refused"
     assert store.spent("upload:checkins.csv")[0] == before + 0.2     # the choice's ε, in the account
     assert store.verify()
 

@@ -45,6 +45,7 @@ def _choose(ds, epsilon: float) -> None:
     chosen = choose_max_contributions(ds.units, epsilon=epsilon, quantile=QUANTILE, upper=UPPER)
     L = int(chosen.max_contributions)
     record = build_refusal(chosen.budget, algorithm="choose_max_contributions", dataset=ds.name,
+                           guarantee=f"spent ε = {epsilon:g} choosing L privately (a parameter, no release)",
                            reason=f"L = {L} rows per person, chosen privately (ε = {epsilon:g}, the "
                                   f"{QUANTILE:.0%} quantile of rows per person)")
     try:

@@ -259,7 +259,8 @@ def _environment() -> dict:
 REFUSAL_FORMAT = "dpcore-refusal/1"
 
 
-def build_refusal(ledger, *, algorithm: str, dataset: str = "", reason: str = "") -> dict:
+def build_refusal(ledger, *, algorithm: str, dataset: str = "", reason: str = "",
+                  guarantee: str | None = None) -> dict:
     """The record of a fit that spent part of its budget and then refused (e.g. the coreset's infeasibility).
 
     A refusal decided on a noisy count is itself an output of that count's mechanism: the person
@@ -276,6 +277,9 @@ def build_refusal(ledger, *, algorithm: str, dataset: str = "", reason: str = ""
     dataset : str
     reason : str
         The refusal as the person saw it.
+    guarantee : str or None
+        What the spend bought, in words, for a spend that released a parameter rather than refusing
+        (e.g. L chosen privately); default "refused after spending ε = …".
 
     Returns
     -------
@@ -294,6 +298,6 @@ def build_refusal(ledger, *, algorithm: str, dataset: str = "", reason: str = ""
         raise ValueError("this fit spent nothing before it refused: there is nothing to record")
     return {"format": REFUSAL_FORMAT, "algorithm": {"key": str(algorithm)}, "dataset": {"name": str(dataset)},
             "privacy": {"epsilon_spent": float(eps), "delta_spent": float(delta),
-                        "guarantee": f"refused after spending ε = {eps:.4g}"},
+                        "guarantee": guarantee or f"refused after spending ε = {eps:.4g}"},
             "privacy_unit": {"person_level": bool(unit), **(unit or {})},
             "ledger": [_ledger_row(r) for r in ledger.to_records()], "refusal": str(reason)[:2000]}
