@@ -18,6 +18,7 @@ import streamlit as st
 
 import dpcore
 from dpcore.algorithms.regime import RegimeWarning
+from dpcore.algorithms.registry import releasable
 from dpcore.exceptions import BudgetExceededError
 from dpcore.release.view import ReleasedFit
 from dpcore.store import draw as D
@@ -90,7 +91,7 @@ def _fit_private(ds, algorithm: str, params: dict, *, account=None):
     """
     s = _settings(ds, "", algorithm, params)
     pid = privacy_id(ds, params)
-    with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm), warnings.catch_warnings():
+    with friendly_errors(releasable(algorithm).display_name or algorithm), warnings.catch_warnings():
         # Pages state a missing-bounds leak in words; the Python warning would only reach the log.
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         warnings.simplefilter("ignore", RegimeWarning)     # said in words by private_release, from regime_
@@ -132,7 +133,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
     or None when the store refused: the refusal is then shown and nothing of the new draws is.
     """
     params = {k: v for k, v in params.items() if k != "random_state"}
-    if dpcore.ALGORITHMS[algorithm].private:
+    if releasable(algorithm).private:
         params.update(unit_params(ds))     # person level on data with a person column (issue 23)
     kept, fresh = _kept(), st.session_state.setdefault("_dp_new_draw", set())
     store = release_store() if publishable(ds) else None
@@ -240,7 +241,8 @@ def is_public(ds) -> bool:
     return bool(getattr(ds, "public", False))
 
 
-def draw_on_click(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: str, **params):
+def draw_on_click(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: str, on_open: bool | None = None,
+                  **params):
     """The kept draw of these settings, or on data that is not public, the cost and a "Draw" button first.
 
     On data that is not public (files, downloads, sources, uploads) nothing is drawn when a page
@@ -251,7 +253,8 @@ def draw_on_click(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: 
     -------
     list of one fit; or None (refused, shown; or not drawn yet, the button is shown).
     """
-    fits = private_releases(ds, fingerprint, algorithm, [epsilon], who=who, draw_missing=is_public(ds), **params)
+    fits = private_releases(ds, fingerprint, algorithm, [epsilon], who=who,
+                            draw_missing=is_public(ds) if on_open is None else on_open, **params)
     if fits is None or fits[0] is not None:
         return fits
     delta = float(params.get("delta") or 0.0)
