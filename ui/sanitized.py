@@ -140,6 +140,8 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
     if sees_raw:
         key = f"release {fit.release_id}" if not is_preview else f"preview {ds.name} {fingerprint} {epsilon:g}"
         errs = cost_errors(ds.X, syn, key)
-        side.markdown("**Cost error on the data** (not private: raw data)")
-        side.dataframe(errs.style.format({"cost on the synopsis": "{:.4g}", "cost on the data": "{:.4g}",
-                                          "relative error": "{:.1%}"}), hide_index=True)
+        side.markdown("**Cost error on the data** (not private: raw data)",
+                      help="For the centres k-means finds on the synopsis: |cost on the synopsis − cost on the "
+                           "data| / cost on the data.")
+        # Two columns: the side column is narrow, and the relative error is the figure that chooses a level.
+        side.dataframe(errs[["k", "relative error"]].style.format({"relative error": "{:.1%}"}), hide_index=True)
