@@ -44,6 +44,16 @@ def releasable(key: str) -> type[DPClusterer]:
     recorded and published like any release, but it is not a clustering algorithm the pages offer, so
     it stays out of :data:`ALGORITHMS` (whose keys the pickers and the advisor walk).
 
+    Parameters
+    ----------
+    key : str
+        The ``algorithm.key`` of a release: a registry key, or ``"sanitize"``.
+
+    Returns
+    -------
+    type
+        The estimator class (its ``display_name``, ``private`` flag and constructor).
+
     Raises
     ------
     KeyError
