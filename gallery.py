@@ -114,14 +114,25 @@ def gallery() -> None:
     st.markdown(f"**{p['guarantee']}** ({p['level']}) · drawn {s.created:%Y-%m-%d %H:%M} UTC"
                 + (f" by {s.who}" if s.who else "") + f" · published {s.published_at:%Y-%m-%d %H:%M} UTC"
                 + (f" by {s.published_by}" if s.published_by else "") + f" · source: {rel['algorithm']['reference']}")
-    kind, fig = G.release_view(rel)
+    centres = None
+    if G.is_point_synopsis(rel):
+        # A sanitized database (issue 57): any k from the published points and weights, post-processing only.
+        k = st.slider("k: centres computed from the published points", min_value=1, max_value=30,
+                      value=min(max(len(rel["centroids"]), 1), 30), key="synopsis_k",
+                      help="Weighted k-means on the published points and weights. It reads nothing but this "
+                           "publication: no ε is spent and nothing is recorded, whatever k you choose.")
+        centres = G.synopsis_centres(rel, k)
+    kind, fig = G.release_view(rel, centres=centres)
     if kind == "map":
         st.pydeck_chart(fig, height=520)
         legend = G.legend_html(rel)    # the colour scale of the cells, from the released counts
         if legend is not None:
             st.html(legend)
-        st.caption("Orange discs: private centres" + (" · cells: noisy counts, blue below 0, red above"
-                                                       if (rel.get("synopsis") or {}).get("kind") == "grid" else "")
+        st.caption(("Green discs: the published points (area ∝ weight) · orange discs: k-means on them, "
+                    f"k = {len(centres)}, computed here at no cost" if centres is not None else
+                    "Orange discs: private centres")
+                   + (" · cells: noisy counts, blue below 0, red above"
+                      if (rel.get("synopsis") or {}).get("kind") == "grid" else "")
                    + ". Drawn from the released values only.")
     else:
         st.plotly_chart(fig, width="stretch")
@@ -131,8 +142,9 @@ def gallery() -> None:
         for stmt in p["statements"]:
             st.markdown(f"- **{stmt['title']}: {stmt['value']}.** {stmt['sentence']}")
     with right:
-        st.markdown("**Private centres**")
-        st.dataframe(G.centres_table(rel), hide_index=True, width="stretch")
+        st.markdown("**Private centres**" if centres is None else
+                    f"**k-means on the published points, k = {len(centres)}** (post-processing: no spend)")
+        st.dataframe(G.centres_table(rel, centres), hide_index=True, width="stretch")
         st.markdown("**This release's budget ledger**")
         st.dataframe(G.ledger_table(rel), hide_index=True, width="stretch")
     stem = f"release_{s.id}_{rel['algorithm']['key']}"
@@ -144,6 +156,16 @@ def gallery() -> None:
     total = running_total(None, spent[0], cap[0] if cap else None, unit=unit_words(None).one)
     d3.download_button("Download report (HTML)", R.to_html(rel, account=total), file_name=f"{stem}.html",
                        mime="text/html", key="dl_html")
+    if G.is_point_synopsis(rel):
+        pts = G.synopsis_frame(rel)
+        st.markdown(f"**The published points and weights** ({len(pts)} points), for any analysis of your own: "
+                    "k-means with weights, counts in a rectangle, a density map. Using them spends nothing.")
+        p1, p2 = st.columns(2)
+        p1.download_button("Download points and weights (CSV)", pts.to_csv(index=False).encode(),
+                           file_name=f"{stem}_points.csv", mime="text/csv", key="dl_points_csv")
+        p2.download_button("Download points and weights (Parquet)", G.parquet_bytes(pts),
+                           file_name=f"{stem}_points.parquet", mime="application/vnd.apache.parquet",
+                           key="dl_points_parquet")
 
 
 st.set_page_config(page_title="dpcore · published releases", page_icon="🔓", layout="wide")

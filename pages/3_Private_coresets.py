@@ -10,6 +10,7 @@ from dpcore.algorithms.coreset.plan import min_feasible_epsilon, plan_coreset
 from dpcore.evaluation import noise_effect
 from dpcore.glossary import help_for
 from ui import figures as F
+from ui import sanitized as S
 from ui import widgets as W
 
 DELTA = 1e-8
@@ -99,6 +100,9 @@ with side:
         st.download_button("Download the coreset (CSV)",
                            W.csv_bytes(pd.DataFrame(np.c_[syn.points, syn.weights], columns=[*ds.columns, "weight"])),
                            file_name=f"private_coreset_eps{eps:g}.csv", mime="text/csv", key="dl_coreset")
+
+# Beside the coreset, the sanitized database at the same ε (issue 57): its own Draw, never on opening.
+S.section(ds, fp, eps, k, bounds=bounds, sees_raw=sees_raw, height=MAP_HEIGHT)
 
 # Planning from the true number of rows: a raw fact, so it lives in the raw-facts panel (the owner's only).
 if sees_raw:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dpcore.release.view import point_synopsis
+
 from .figures import center_images_figure, count_legend_html, count_scale, label_grid_figure, map_deck, scatter_figure
 
 
@@ -38,11 +40,12 @@ def legend_html(release: dict) -> str | None:
                              signed=True)
 
 
-def release_view(release: dict):
+def release_view(release: dict, centres=None):
     """The picture of a release: ``("map", pydeck.Deck)`` on lon/lat data, else ``("plot", plotly Figure)``.
 
-    Private centres always; a 2-D grid synopsis as noisy cell counts, a
-    coreset as weighted discs, a WaveCluster grid as cluster-coloured cells.
+    Private centres always (``centres`` (k, d) instead of the released ones: e.g. k-means on a
+    published point synopsis, :func:`synopsis_centres`); a 2-D grid synopsis as noisy cell counts, a
+    coreset or a point synopsis as weighted discs, a WaveCluster grid as cluster-coloured cells.
     High-dimensional releases (issue 31): images (d a square, e.g. 28 x 28 or 8 x 8) as centre
     pictures, other data as the centres' own principal components with their explained variance
     (computed from the released centres only); otherwise the first two columns.
@@ -53,7 +56,8 @@ def release_view(release: dict):
         if high is not None:
             return "plot", high
     bounds = tuple(np.asarray(release["bounds"][k][:2], dtype=float) for k in ("lower", "upper"))
-    centres = np.asarray(release["centroids"], dtype=float).reshape(-1, len(release["dataset"]["columns"]))[:, :2]
+    released = release["centroids"] if centres is None else centres
+    centres = np.asarray(released, dtype=float).reshape(-1, len(release["dataset"]["columns"]))[:, :2]
     centres = centres if len(centres) else None
     syn = release.get("synopsis") or {}
     kind = syn.get("kind")
@@ -67,7 +71,7 @@ def release_view(release: dict):
             values = syn.get("values")
             kw = dict(synopsis_edges=edges, cell_labels=np.asarray(syn["labels"]),
                       synopsis_counts=None if values is None else np.asarray(values, dtype=float))
-        elif kind == "coreset":
+        elif kind in ("coreset", "points"):
             kw = dict(coreset_points=np.asarray(syn["points"], dtype=float)[:, :2],
                       coreset_weights=np.asarray(syn["weights"], dtype=float))
         return "map", map_deck(bounds=bounds, private_centers=centres, **kw)
@@ -79,11 +83,49 @@ def release_view(release: dict):
     kw = dict(synopsis_edges=edges, synopsis_counts=np.asarray(syn["counts"], dtype=float)) \
         if kind == "grid" and two_d else {}
     fig = scatter_figure(columns=cols[:2], bounds=bounds, private_centers=centres, title=title, **kw)
-    if kind == "coreset":
+    if kind in ("coreset", "points"):
         pts, w = np.asarray(syn["points"], dtype=float), np.asarray(syn["weights"], dtype=float)
-        fig.add_scatter(x=pts[:, 0], y=pts[:, 1], mode="markers", name="private coreset (area ∝ weight)",
-                        marker=dict(size=4 + 16 * np.sqrt(w / w.max()), color="rgba(49,163,84,0.5)"))
+        w = w / w.max() if len(w) and w.max() > 0 else np.zeros_like(w)
+        fig.add_scatter(x=pts[:, 0], y=pts[:, 1], mode="markers", name=f"private {_WHAT[kind]} (area ∝ weight)",
+                        marker=dict(size=4 + 16 * np.sqrt(w), color="rgba(49,163,84,0.5)"))
     return "plot", fig
+
+
+_WHAT = {"coreset": "coreset", "points": "point synopsis"}
+
+
+def is_point_synopsis(release: dict) -> bool:
+    """True for a release whose synopsis is a sanitized database of weighted points (kind ``"points"``)."""
+    return (release.get("synopsis") or {}).get("kind") == "points"
+
+
+def synopsis_centres(release: dict, n_clusters: int) -> np.ndarray:
+    """k-means with ``n_clusters`` on a published point synopsis (:meth:`dpcore.synopsis.PointSynopsis.kmeans`).
+
+    Post-processing of the published points and weights: any k, no spend, nothing recorded.  The
+    seed fixes only k-means' initialisation, so every viewer sees the same centres for the same k.
+
+    Returns
+    -------
+    ndarray (n_clusters, d), data units.
+    """
+    return point_synopsis(release).kmeans(int(n_clusters), random_state=0)
+
+
+def synopsis_frame(release: dict) -> pd.DataFrame:
+    """The published points (data units, the release's column names) and their weights, one row a point."""
+    syn = point_synopsis(release)
+    df = pd.DataFrame(syn.points, columns=list(release["dataset"]["columns"]))
+    df["weight"] = syn.weights
+    return df
+
+
+def parquet_bytes(df: pd.DataFrame) -> bytes:
+    """``df`` as a Parquet file (pyarrow), for a download."""
+    import io
+    buf = io.BytesIO()
+    df.to_parquet(buf, index=False)
+    return buf.getvalue()
 
 
 def _high_dimensional_view(release: dict):
@@ -139,10 +181,10 @@ def ledger_table(release: dict) -> pd.DataFrame:
     return out
 
 
-def centres_table(release: dict) -> pd.DataFrame:
-    """The private centres, one row each, in data units."""
+def centres_table(release: dict, centres=None) -> pd.DataFrame:
+    """The private centres (or ``centres`` computed from the release), one row each, in data units."""
     cols = release["dataset"]["columns"]
-    c = np.asarray(release["centroids"], dtype=float).reshape(-1, len(cols))
+    c = np.asarray(release["centroids"] if centres is None else centres, dtype=float).reshape(-1, len(cols))
     df = pd.DataFrame(c, columns=cols)
     df.insert(0, "centre", np.arange(1, len(c) + 1))
     return df

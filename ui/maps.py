@@ -201,7 +201,7 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
 
 def noisy_cluster_sizes(centers: np.ndarray, synopsis) -> np.ndarray | None:
     """Size of each private cluster as the release itself says it: the sum of the released noisy
-    counts (grid) or weights (coreset) nearest to each centre.  None for a release without a synopsis.
+    counts (grid) or weights (coreset, point synopsis) nearest to each centre.  None for a release without a synopsis.
 
     Post-processing of the release only (no raw record is read), so showing it costs no privacy.
     """
@@ -210,7 +210,7 @@ def noisy_cluster_sizes(centers: np.ndarray, synopsis) -> np.ndarray | None:
     c = np.asarray(centers, dtype=float)
     if kind == "grid" and c.shape[1] == len(synopsis.edges):
         pts, w = synopsis.cell_centers(), np.asarray(synopsis.counts, dtype=float).ravel()
-    elif kind == "coreset":
+    elif kind in ("coreset", "points"):
         pts, w = np.asarray(synopsis.points, dtype=float), np.asarray(synopsis.weights, dtype=float)
     else:
         return None
@@ -235,7 +235,7 @@ def published_view_kwargs(est) -> dict:
            "private_sizes": noisy_cluster_sizes(est.cluster_centers_, syn)}
     if kind == "grid" and len(syn.edges) == 2:
         out.update(synopsis_edges=syn.edges, synopsis_counts=syn.counts)
-    elif kind == "coreset":
+    elif kind in ("coreset", "points"):
         out.update(coreset_points=syn.points, coreset_weights=syn.weights)
     return out
 

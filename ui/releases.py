@@ -18,6 +18,7 @@ import streamlit as st
 
 import dpcore
 from dpcore.algorithms.regime import RegimeWarning
+from dpcore.algorithms.registry import releasable
 from dpcore.exceptions import BudgetExceededError
 from dpcore.explain import cap_words
 from dpcore.release.view import ReleasedFit
@@ -106,7 +107,7 @@ def _fit_private(ds, algorithm: str, params: dict, *, account=None):
     """
     s = _settings(ds, "", algorithm, params)
     pid = privacy_id(ds, params)
-    with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm), warnings.catch_warnings():
+    with friendly_errors(releasable(algorithm).display_name or algorithm), warnings.catch_warnings():
         # Pages state a missing-bounds leak in words; the Python warning would only reach the log.
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         warnings.simplefilter("ignore", RegimeWarning)     # said in words by private_release, from regime_
@@ -148,7 +149,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
     or None when the store refused: the refusal is then shown and nothing of the new draws is.
     """
     params = {k: v for k, v in params.items() if k != "random_state"}
-    if dpcore.ALGORITHMS[algorithm].private:
+    if releasable(algorithm).private:
         params.update(unit_params(ds))     # person level on data with a person column (issue 23)
     kept, fresh = _kept(), st.session_state.setdefault("_dp_new_draw", set())
     store = release_store() if publishable(ds) else None

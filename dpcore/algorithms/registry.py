@@ -37,6 +37,34 @@ SCALABLE: tuple[str, ...] = tuple(key for key, cls in ALGORITHMS.items() if cls.
 ESTIMATORS.update(ALGORITHMS)
 
 
+def releasable(key: str) -> type[DPClusterer]:
+    """The estimator class a recorded release of ``key`` was drawn with: a registry key or ``"sanitize"``.
+
+    The sanitized point synopsis (:class:`~dpcore.algorithms.sanitize.Sanitizer`, issue 57) is drawn,
+    recorded and published like any release, but it is not a clustering algorithm the pages offer, so
+    it stays out of :data:`ALGORITHMS` (whose keys the pickers and the advisor walk).
+
+    Parameters
+    ----------
+    key : str
+        The ``algorithm.key`` of a release: a registry key, or ``"sanitize"``.
+
+    Returns
+    -------
+    type
+        The estimator class (its ``display_name``, ``private`` flag and constructor).
+
+    Raises
+    ------
+    KeyError
+        ``key`` names no estimator.
+    """
+    if key == "sanitize":
+        from .sanitize import Sanitizer  # imported here: sanitize imports nothing of the registry
+        return Sanitizer
+    return ALGORITHMS[key]
+
+
 def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0,
            **params) -> Regime:
     """Whether the algorithm's paper regime holds for these public inputs (the class's own rule).

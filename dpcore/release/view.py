@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.registry import ALGORITHMS
+from ..algorithms.registry import releasable
 from ..privacy.accountant import BudgetLedger
-from ..synopsis import CoresetSynopsis, GridSynopsis, WaveletGridSynopsis
+from ..synopsis import CoresetSynopsis, GridSynopsis, PointSynopsis, WaveletGridSynopsis
 from ..utils.domain import Domain
 from ..utils.nearest import assign
 
@@ -30,7 +30,7 @@ class ReleasedFit:
     release_id : int or None, its id in the store
     draw : int, 1 for the first draw of these settings on this dataset, 2 for the next, ...
     cluster_centers_ : ndarray (k, d)
-    synopsis_ : GridSynopsis, CoresetSynopsis, WaveletGridSynopsis or None
+    synopsis_ : GridSynopsis, CoresetSynopsis, PointSynopsis, WaveletGridSynopsis or None
     budget_ : BudgetLedger rebuilt from the release's ledger
     bounds_ : Domain, the public bounds
     branch_ : str (Hybrid only)
@@ -40,7 +40,7 @@ class ReleasedFit:
 
     def __init__(self, release: dict, release_id: int | None = None, draw: int = 1, key=None):
         self.release, self.release_id, self.draw, self.key = release, release_id, draw, key
-        cls = ALGORITHMS[release["algorithm"]["key"]]
+        cls = releasable(release["algorithm"]["key"])
         self.display_name = cls.display_name or release["algorithm"]["key"]
         lower = np.asarray(release["bounds"]["lower"], dtype=float)
         upper = np.asarray(release["bounds"]["upper"], dtype=float)
@@ -63,6 +63,8 @@ class ReleasedFit:
             self.synopsis_ = CoresetSynopsis(np.asarray(syn["points"], dtype=float).reshape(-1, d),
                                              np.asarray(syn["weights"], dtype=float))
             self.coreset_size_ = int(self.synopsis_.weights.size)
+        elif syn is not None and syn["kind"] == "points":
+            self.synopsis_ = point_synopsis(release)
         elif syn is not None and syn["kind"] == "wavelet_grid":
             labels = np.asarray(syn["labels"], dtype=int)
             self.synopsis_ = WaveletGridSynopsis([np.asarray(e, dtype=float) for e in syn["edges"]], labels,
@@ -86,3 +88,30 @@ class ReleasedFit:
                for j, e in enumerate(syn.edges)]
         inside = np.all((X >= self.bounds_.lower) & (X <= self.bounds_.upper), axis=1)
         return np.where(inside, syn.labels[tuple(idx)], -1)
+
+
+def point_synopsis(release: dict) -> PointSynopsis:
+    """The :class:`~dpcore.synopsis.PointSynopsis` a release of kind ``"points"`` holds (issue 57).
+
+    Parameters
+    ----------
+    release : dict, a release whose ``synopsis`` has kind ``"points"`` (points, weights, lower, upper)
+
+    Returns
+    -------
+    PointSynopsis, for analyses at no cost (k-means for any k, range counts, density): post-processing.
+
+    Raises
+    ------
+    ValueError
+        The release holds no point synopsis.
+    """
+    syn = release.get("synopsis") or {}
+    if syn.get("kind") != "points":
+        raise ValueError("this release holds no point synopsis (kind 'points')")
+    d = len(release["bounds"]["lower"])
+    arr = {k: np.asarray(syn[k], dtype=float).reshape(-1, d) for k in ("points", "lower", "upper")}
+    bounds = syn.get("bounds") or [release["bounds"]["lower"], release["bounds"]["upper"]]
+    return PointSynopsis(points=arr["points"], weights=np.asarray(syn["weights"], dtype=float),
+                         lower=arr["lower"], upper=arr["upper"], method=syn.get("method", "privtree"),
+                         bounds=tuple(np.asarray(b, dtype=float) for b in bounds))

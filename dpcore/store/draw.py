@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms.regime import OutOfRegimeError
-from ..algorithms.registry import ALGORITHMS
+from ..algorithms.registry import releasable
 from ..exceptions import InfeasibleBudgetError
 from ..release.build import build_refusal, build_release
 from .records import StoredRelease
@@ -99,7 +99,7 @@ def settings(dataset: str, fingerprint: str, algorithm: str, params: dict, *, bo
     KeyError
         ``algorithm`` is not a registry key.
     """
-    cls = ALGORITHMS[algorithm]
+    cls = releasable(algorithm)
     params = {k: v for k, v in params.items() if k != "random_state"}
     public = {k: v for k, v in sorted(cls(**params).get_params(deep=False).items()) if k not in _NOT_SETTINGS}
     public = json.loads(json.dumps(public, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
@@ -169,7 +169,7 @@ def fit_private(s: Settings, X, *, bounds, privacy_id=None):
     ------
     Whatever the estimator's ``fit`` raises (bad data, a regime refusal, an infeasible budget).
     """
-    est = ALGORITHMS[s.algorithm](**s.params, bounds=bounds, random_state=None)
+    est = releasable(s.algorithm)(**s.params, bounds=bounds, random_state=None)
     try:
         return est.fit(X) if privacy_id is None else est.fit(X, privacy_id=privacy_id)
     except Exception as exc:
