@@ -17,18 +17,18 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
     at = AppTest.from_file("../pages/3_Private_coresets.py", default_timeout=180).run()
     assert not at.exception, at.exception
     store = ReleaseStore()
-    # The taxi sample is public: the coreset is drawn on opening (as before), the synopsis is not.
-    assert _keys(store) == ["coreset"]
+    # Nothing is recorded on opening (issue 56), public data included: the coreset is a preview, the synopsis too.
+    assert _keys(store) == []
     spent = store.spent(TAXI_SAMPLE_NAME)[0]
     # ...but a labelled preview (seeded, recorded nowhere) shows the level before any spend.
     assert any("PREVIEW, not a release" in i.value for i in at.info)
     at.run()                                   # a rerun records nothing either
-    assert _keys(store) == ["coreset"] and store.spent(TAXI_SAMPLE_NAME)[0] == spent
+    assert _keys(store) == [] and store.spent(TAXI_SAMPLE_NAME)[0] == spent
 
     at.button(key=SYN_DRAW).click().run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert _keys(store) == ["coreset", "sanitize"]
+    assert _keys(store) == ["sanitize"]
     rec = store.releases()[-1]
     assert rec.epsilon == at.select_slider(key="epsilon").value
     assert store.spent(TAXI_SAMPLE_NAME)[0] == spent + rec.epsilon
@@ -43,8 +43,10 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
     assert np.all(np.isfinite(errs["relative error"])) and errs["relative error"].max() < 1.0
     # Reruns show the kept draw: nothing more recorded; Publish is offered for it.
     at.run()
-    assert _keys(store) == ["coreset", "sanitize"]
+    assert _keys(store) == ["sanitize"]
     assert at.button(key="new_draw_synopsis_publish") is not None
     at.button(key="new_draw_synopsis_publish").click().run()
+    assert store.publication(rec.id) is None            # publishing asks first (issue 56)
+    at.button(key="new_draw_synopsis_publish_confirm").click().run()
     assert store.publication(rec.id) is not None
-    assert len(store.releases()) == 2
+    assert len(store.releases()) == 1
