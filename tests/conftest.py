@@ -71,6 +71,22 @@ def pg_server():
 
 
 @pytest.fixture(autouse=True)
+def _restore_main_module():
+    """Put back ``sys.modules["__main__"]`` after each test.
+
+    Streamlit's script runner (AppTest) installs the page it ran as ``__main__`` and leaves it there.
+    A later test in the same worker that starts processes with ``spawn`` (the store's racing tests)
+    would then re-run that page in every child, outside Streamlit, where a page that drew nothing
+    yet fails before the child does its work.
+    """
+    import sys
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main
+
+
+@pytest.fixture(autouse=True)
 def _own_release_store(tmp_path, monkeypatch):
     """Every test gets its own empty release store (``$DPCORE_STORE``), never the user's default file."""
     monkeypatch.setenv("DPCORE_STORE", f"sqlite:///{tmp_path / 'releases.db'}")

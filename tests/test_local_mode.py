@@ -69,5 +69,8 @@ def test_local_mode_says_who_may_spend_and_records_who_drew():
     at = AppTest.from_file(str(PAGES / "1_Explorer.py"), default_timeout=120).run()
     assert not at.exception
     assert any("Anyone with access to this machine is the data owner" in c.value for c in at.sidebar.caption)
-    (rec,) = ReleaseStore().releases()       # the embedded public taxi sample: drawn on opening
+    assert ReleaseStore().releases() == []   # opening shows a preview and records nothing (issue 56)
+    at = at.button(key="draw_Explorer").click().run()
+    assert not at.exception
+    (rec,) = ReleaseStore().releases()       # the draw is recorded with who drew it
     assert rec.who.endswith("(local mode) · Explorer") and "@" in rec.who
