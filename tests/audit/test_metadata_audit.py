@@ -153,7 +153,8 @@ def _world(tmp_path, monkeypatch, rows, tag: str, *, parts=("gallery", "viewer",
     monkeypatch.setenv("DPCORE_STORE", url)
     _fix_clock_and_key(monkeypatch)
     owner = _upload(_page(EXPLORER, OWNER), "checkins.csv", _csv(rows))
-    assert any("Privacy budget spent" in t for t in _texts(owner)), "the owner's draw was not shown"
+    assert any("ε spent so far" in t for t in _texts(owner)), "the owner's draw was not shown"
+    assert len(ReleaseStore(url, create=False).releases()) == 1, "the owner's draw was not recorded"
     view = {}
     if "viewer" in parts:
         view["viewer"] = _store_view(url)
