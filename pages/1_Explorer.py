@@ -6,6 +6,7 @@ from dpcore.evaluation import noise_effect
 from dpcore.glossary import help_for
 from dpcore.metrics import relative_error
 from ui import figures as F
+from ui import sanitized as S
 from ui import widgets as W
 
 MAP_HEIGHT = 700   # px; the map's zoom fits the public box into this height
@@ -18,6 +19,10 @@ st.caption("One private k-means release at the privacy level chosen in the sideb
            "the published noisy data look like. Pick data, an algorithm, k and ε in the sidebar.")
 
 ds, fp, algo, k, eps = W.release_controls(allow_large=True)
+publication = S.input_choice(ds)   # "analyse a publication" (issue 57): post-processing, nothing drawn
+if publication is not None:
+    S.analyse_publication(ds, fp, publication, k, height=MAP_HEIGHT)
+    st.stop()
 large = W.is_large(ds)   # rows where they lie (DuckDB, Spark, a database): never drawn, never loaded
 sees_raw = W.sees_raw(ds)   # the data owner, or public data: the non-private comparison may be shown
 extra = {}

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.algorithms.sanitize import Sanitizer
+from dpcore.release.view import point_synopsis
 from dpcore.synopsis import PointSynopsis
 
 from .releases import draw_on_click, is_public
@@ -145,3 +146,91 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
                            "data| / cost on the data.")
         # Two columns: the side column is narrow, and the relative error is the figure that chooses a level.
         side.dataframe(errs[["k", "relative error"]].style.format({"relative error": "{:.1%}"}), hide_index=True)
+
+
+# -- "Analyse a publication" vs "draw from the data" (issue 57) ------------------------------------------------
+#: The two inputs a centre-releasing page offers when the store holds a published sanitized database of its data.
+INPUTS = {"draw": "Draw from the data (spends ε)", "publication": "Analyse a publication (no spend)"}
+
+
+def published_synopses(name: str) -> list:
+    """The publications of data set ``name`` that are sanitized databases (synopsis kind ``"points"``), oldest first.
+
+    Read from the release store: every one was drawn, charged and published by its author, so
+    anything computed from it alone is post-processing (Dwork & Roth 2014, Prop. 2.1).
+
+    Returns
+    -------
+    list of :class:`dpcore.store.records.StoredRelease`
+    """
+    from .store import release_store
+    return [s for s in release_store().published(name) if (s.release.get("synopsis") or {}).get("kind") == "points"]
+
+
+def input_choice(ds, *, key: str = "input"):
+    """The sidebar's choice of input: draw from the data, or analyse a published sanitized database of it.
+
+    Offered only when the data have public bounds and the store holds at least one published point
+    synopsis of this data set (:func:`published_synopses`); otherwise nothing is shown and the page
+    draws from the data as before.
+
+    Returns
+    -------
+    StoredRelease or None: the publication chosen, or None to draw from the data.
+    """
+    from .releases import publishable
+    if not publishable(ds):
+        return None
+    pubs = published_synopses(ds.name)
+    if not pubs:
+        return None
+    choice = st.sidebar.radio("Input", list(INPUTS), format_func=INPUTS.get, key=key,
+                              help="A published sanitized database of this data can be analysed at no cost: "
+                                   "k-means for any k on its points and weights reads nothing else, so no ε is "
+                                   "spent and nothing is recorded.")
+    if choice != "publication":
+        return None
+    labels = {s.id: f"#{s.id} · ε = {s.epsilon:.4g} · {len(s.release['synopsis']['weights'])} points · "
+                    f"published {s.published_at:%Y-%m-%d}" for s in pubs}
+    rid = st.sidebar.selectbox("Publication", list(reversed(list(labels))), format_func=labels.get,
+                               key=f"{key}_release", help="The published sanitized databases of this data, newest "
+                                                          "first (the public gallery lists the same).")
+    return next(s for s in pubs if s.id == rid)
+
+
+def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, height: int = 600) -> None:
+    """k-means with ``n_clusters`` on a published point synopsis, drawn where the page draws a release.
+
+    Post-processing of the publication only (:meth:`PointSynopsis.kmeans`, seeded initialisation so
+    every visitor sees the same centres): no ε, no draw, nothing recorded.  The publication's own
+    ledger is shown as what was spent once, when it was drawn.  The owner (or anyone, on public data)
+    also sees the centres' NICV on the raw data, labelled not private.
+    """
+    from .gallery_view import centres_table, ledger_table, release_view
+    from .identity import OWNER_ONLY, sees_raw
+    from .not_private import data_nicv
+
+    rel = publication.release
+    centres = point_synopsis(rel).kmeans(int(n_clusters), random_state=0)
+    st.info(f"**Analysing publication #{publication.id}** (a sanitized database drawn at ε = "
+            f"{publication.epsilon:.4g}): k-means with k = {n_clusters} on its published points and weights is "
+            "post-processing. No ε is spent and nothing is recorded, whatever k you choose.")
+    view, side = st.columns([2, 1], gap="medium")
+    kind, fig = release_view(rel, centres=centres)
+    if kind == "map":
+        view.pydeck_chart(fig, height=height)
+    else:
+        view.plotly_chart(fig, width="stretch")
+    view.caption("green discs: the published points (area ∝ weight) · ● k-means on them, "
+                 f"k = {n_clusters}, computed here at no cost · grey outline: the public bounds.")
+    side.metric("Publication size m", f"{len(rel['synopsis']['weights'])} points")
+    side.markdown(f"**k-means on the publication, k = {n_clusters}** (post-processing: no spend)")
+    side.dataframe(centres_table(rel, centres), hide_index=True, width="stretch")
+    if sees_raw(ds):
+        bounds = (np.asarray(rel["bounds"]["lower"], dtype=float), np.asarray(rel["bounds"]["upper"], dtype=float))
+        side.metric("NICV of these centres on the data", f"{data_nicv(ds, fingerprint, centres, bounds):.4g}",
+                    help="Computed on the raw data: not private, for the data owner's eyes only.")
+    else:
+        side.caption(OWNER_ONLY)
+    side.markdown(f"**Spent once, when release #{publication.id} was drawn** (analysing it spends nothing)")
+    side.dataframe(ledger_table(rel), hide_index=True, width="stretch")
