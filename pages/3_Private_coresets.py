@@ -46,6 +46,16 @@ if ds.bounds is None:
     st.warning("No public bounds: the grid is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
 
+sees_raw = W.sees_raw(ds)   # the non-private centres and the error figures are computed on the raw data
+if ds.bounds is not None:
+    # Feldman et al.'s Figure 8 (issue 57): every level side by side, then the sanitized database's Draw and
+    # Publish, above the coreset's own draw so that a refusal or an undrawn coreset never hides it.
+    public_box = tuple(np.broadcast_to(np.asarray(b, dtype=float), (d,)) for b in ds.bounds)
+    S.levels_section(ds, fp, k, dict(delta=DELTA, budget=budget, constants=constants), bounds=public_box,
+                     sees_raw=sees_raw)
+    S.section(ds, fp, eps, k, bounds=public_box, sees_raw=sees_raw, height=MAP_HEIGHT)
+st.subheader(f"PRIVATE-K-MEAN's coreset at ε = {eps:g}")
+
 if W.is_public(ds):
     # Public data: its size is public too, so whether PRIVATE-K-MEAN can run at the ε chosen for every page is
     # known before any draw. The page never changes ε silently: it says so and offers the smallest ε that works.
@@ -63,7 +73,6 @@ if W.is_public(ds):
 
 est = W.private_release(ds, fp, "coreset", who="Private coresets", n_clusters=k, epsilon=eps, delta=DELTA,
                         budget=budget, constants=constants)
-sees_raw = W.sees_raw(ds)   # the non-private centres are computed on the raw data
 base_centers = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0).cluster_centers_ if sees_raw else None
 syn = est.synopsis_
 bounds = (est.bounds_.lower, est.bounds_.upper)
@@ -100,9 +109,6 @@ with side:
         st.download_button("Download the coreset (CSV)",
                            W.csv_bytes(pd.DataFrame(np.c_[syn.points, syn.weights], columns=[*ds.columns, "weight"])),
                            file_name=f"private_coreset_eps{eps:g}.csv", mime="text/csv", key="dl_coreset")
-
-# Beside the coreset, the sanitized database at the same ε (issue 57): its own Draw, never on opening.
-S.section(ds, fp, eps, k, bounds=bounds, sees_raw=sees_raw, height=MAP_HEIGHT)
 
 # Planning from the true number of rows: a raw fact, so it lives in the raw-facts panel (the owner's only).
 if sees_raw:

@@ -1,4 +1,6 @@
 """The coreset page's sanitized database (issue 57): drawn only on a click, recorded once, shown as points."""
+import json
+
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
@@ -6,6 +8,10 @@ from dpcore.datasets import TAXI_SAMPLE_NAME
 from dpcore.store import ReleaseStore
 
 SYN_DRAW = "draw_Private coresets (sanitized database)"
+
+
+def _levels_table(at):
+    return next(df.value for df in at.dataframe if "synopsis points" in getattr(df.value, "columns", []))
 
 
 def _keys(store):
@@ -22,6 +28,14 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
     spent = store.spent(TAXI_SAMPLE_NAME)[0]
     # ...but a labelled preview (seeded, recorded nowhere) shows the level before any spend.
     assert any("PREVIEW, not a release" in i.value for i in at.info)
+    # Feldman et al.'s Figure 8: every level side by side, coreset above synopsis, with the error figures below.
+    levels = _levels_table(at)
+    assert list(levels["ε"]) == ["0.1", "0.5", "1", "2"]
+    sizes = levels["synopsis points"].astype(int)
+    assert sizes.is_monotonic_increasing and sizes.iloc[0] > 0     # more ε, finer synopsis
+    assert levels["synopsis cost error, k = 5"].max() < 0.2          # the public taxi sample: raw figures allowed
+    fig = next(c for c in at.get("plotly_chart") if "levels_fig" in c.proto.id)
+    assert len(json.loads(fig.proto.spec)["layout"]["annotations"]) >= 8   # a title per panel (2 rows x 4 levels)
     at.run()                                   # a rerun records nothing either
     assert _keys(store) == [] and store.spent(TAXI_SAMPLE_NAME)[0] == spent
 
@@ -50,3 +64,20 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
     at.button(key="new_draw_synopsis_publish_confirm").click().run()
     assert store.publication(rec.id) is not None
     assert len(store.releases()) == 1
+
+
+def test_the_synopsis_stays_when_private_k_mean_refuses_at_low_epsilon(shared_data, monkeypatch):
+    """The paper's budget rule at ε = 0.1: PRIVATE-K-MEAN cannot run, the sanitized database still can."""
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    at = AppTest.from_file("../pages/3_Private_coresets.py", default_timeout=180)
+    at.query_params["epsilon"] = "0.1"
+    at.session_state["budget"] = "paper"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("PRIVATE-K-MEAN cannot run at ε = 0.1" in w.value for w in at.warning)
+    assert at.button(key=SYN_DRAW) is not None                      # its own Draw, below the refusal's sentence
+    assert any("PREVIEW, not a release" in i.value for i in at.info)
+    levels = _levels_table(at)
+    assert "refused" in set(levels["coreset points"])                # refused levels say so, nothing hidden
+    assert (levels["synopsis points"].astype(int) > 0).all()
+    assert _keys(ReleaseStore()) == []

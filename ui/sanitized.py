@@ -59,15 +59,19 @@ def preview(ds, fingerprint: str, epsilon: float) -> PointSynopsis | None:
     return _preview(ds.X, f"{ds.name}:{fingerprint}", float(epsilon), bounds)
 
 
-def kmeans_cost(X: np.ndarray, centres: np.ndarray) -> float:
-    """The k-means cost of ``centres`` on the rows ``X``: sum of squared distances to the nearest centre.
+def kmeans_cost(X: np.ndarray, centres: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The k-means cost of ``centres`` on the rows ``X``: sum of (weighted) squared distances to the nearest centre.
 
-    Raw data, no noise: a figure for the data owner's eyes only (or public data).
+    On raw data, no noise: a figure for the data owner's eyes only (or public data).  With ``weights``
+    (m,), the cost on a released weighted point set (a coreset, a synopsis): post-processing.
     """
+    X = np.asarray(X, dtype=float)
     d2 = np.full(X.shape[0], np.inf)
     for c in np.asarray(centres, dtype=float):
         np.minimum(d2, ((X - c) ** 2).sum(axis=1), out=d2)
-    return float(d2.sum())
+    if not X.shape[0]:
+        return 0.0
+    return float(d2.sum() if weights is None else np.asarray(weights, dtype=float) @ d2)
 
 
 @st.cache_data(show_spinner="Measuring the synopsis' cost error on the raw data…", max_entries=32)
@@ -234,3 +238,178 @@ def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, h
         side.caption(OWNER_ONLY)
     side.markdown(f"**Spent once, when release #{publication.id} was drawn** (analysing it spends nothing)")
     side.dataframe(ledger_table(rel), hide_index=True, width="stretch")
+
+
+# -- Feldman et al.'s Figure 8: the points at several privacy levels, side by side (issue 57) --------------------
+#: The privacy levels the coreset page shows side by side (the issue's benchmark levels).
+LEVELS = (0.1, 0.5, 1.0, 2.0)
+
+
+def levels_figure(rows, *, bounds, columns, geo: bool = False, height: int = 640):
+    """Weighted point sets at several privacy levels: one row per release kind, one column per ε.
+
+    Parameters
+    ----------
+    rows : list of (str, list of dict)
+        A row title and its panels, one per level, each with ``title`` (str) and either ``points``
+        (m, 2), ``weights`` (m,) and ``centers`` (k, 2), or ``note`` (str: why there is nothing to show).
+    bounds : (lower, upper), the public box (first two columns); every panel shows exactly this box.
+    columns : the two column names.
+    geo : bool, longitude/latitude: the y axis is scaled by 1 / cos(latitude).
+
+    Returns
+    -------
+    plotly Figure.  Disc area ∝ weight on one scale per row, so sizes compare across levels.
+    """
+    import math
+
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    lo, hi = (np.asarray(b, dtype=float)[:2] for b in bounds)
+    n_cols = max(len(panels) for _, panels in rows)
+    titles = [p["title"] for _, panels in rows for p in panels]
+    fig = make_subplots(rows=len(rows), cols=n_cols, subplot_titles=titles, horizontal_spacing=0.03,
+                        vertical_spacing=0.1)
+    for r, (_, panels) in enumerate(rows, start=1):
+        top = max((float(np.max(p["weights"])) for p in panels if "weights" in p and len(p["weights"])), default=1.0)
+        for c, p in enumerate(panels, start=1):
+            if "points" in p:
+                pts, w = np.asarray(p["points"], dtype=float), np.asarray(p["weights"], dtype=float)
+                fig.add_trace(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="markers",
+                                         name="private points (area ∝ weight)", legendgroup="points",
+                                         showlegend=(r == 1 and c == 1),
+                                         marker=dict(size=2 + 18 * np.sqrt(np.clip(w, 0, None) / (top or 1.0)),
+                                                     color="rgba(49,163,84,0.55)", line=dict(width=0)),
+                                         customdata=np.round(w, 1),
+                                         hovertemplate="weight %{customdata}<extra></extra>"),
+                              row=r, col=c)
+                cen = np.asarray(p["centers"], dtype=float).reshape(-1, pts.shape[1])
+                fig.add_trace(go.Scatter(x=cen[:, 0], y=cen[:, 1], mode="markers", name="k-means on them",
+                                         legendgroup="centres", showlegend=(r == 1 and c == 1),
+                                         marker=dict(size=9, color="rgb(230,85,13)",
+                                                     line=dict(width=1.2, color="black"))),
+                              row=r, col=c)
+            else:
+                fig.add_annotation(text=p.get("note", ""), x=(lo[0] + hi[0]) / 2, y=(lo[1] + hi[1]) / 2,
+                                   showarrow=False, font=dict(size=11, color="grey"), row=r, col=c)
+            fig.update_xaxes(range=[lo[0], hi[0]], showgrid=False, nticks=3, constrain="domain", row=r, col=c)
+            yaxis = dict(range=[lo[1], hi[1]], showgrid=False, nticks=3, constrain="domain", row=r, col=c)
+            if geo:
+                i = (r - 1) * n_cols + c
+                yaxis.update(scaleanchor=f"x{'' if i == 1 else i}",
+                             scaleratio=1 / math.cos(math.radians((lo[1] + hi[1]) / 2)))
+            fig.update_yaxes(**yaxis)
+    fig.update_xaxes(title_text=columns[0], row=len(rows))
+    for r, (name, _) in enumerate(rows, start=1):     # the row's name where a reader looks for it: the left axis
+        fig.update_yaxes(title_text=f"<b>{name}</b><br>{columns[1]}", row=r, col=1)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white",
+                      legend=dict(orientation="h", y=-0.08), font=dict(size=11))
+    return fig
+
+
+def _level_fits(ds, fingerprint: str, algorithm: str, params: dict, *, who: str) -> list:
+    """One fit per level of :data:`LEVELS`, never a spend: previews on public data, else the draws already kept.
+
+    On public data (:func:`ui.releases.is_public`) each level is a preview (never recorded; the
+    synopsis' own seeded preview, the coreset's shared one), or for the coreset a sentence where it
+    cannot run; elsewhere only the draws already recorded for these settings are shown, and a level
+    not drawn yet is None (nothing is fitted).  A synopsis level is its PointSynopsis (or None).
+    """
+    from .releases import private_releases, public_preview
+    public = is_public(ds)
+    if algorithm == ALGORITHM:
+        if public:
+            return [preview(ds, fingerprint, e) for e in LEVELS]
+        fits = private_releases(ds, fingerprint, ALGORITHM, LEVELS, who=who, draw_missing=False) or [None] * len(LEVELS)
+        return [getattr(f, "synopsis_", None) for f in fits]
+    if public:
+        # The size of public data is public: PRIVATE-K-MEAN's smallest ε is known before any fit, so a level
+        # below it is a sentence in its panel, not a refusal that stops the page (Feldman et al. Alg. 1 line 2).
+        from dpcore.algorithms.coreset.plan import min_feasible_epsilon
+        from dpcore.algorithms.registry import releasable
+        need = min_feasible_epsilon(ds.X.shape[0], params["n_clusters"], ds.X.shape[1], params["delta"],
+                                    n_share=releasable(algorithm)().n_share, budget=params["budget"],
+                                    constants=params["constants"])
+        return [f"refused below ε ≈ {need:.3g}" if e < need else
+                public_preview(ds, fingerprint, algorithm, dict(params, epsilon=e)) for e in LEVELS]
+    return private_releases(ds, fingerprint, algorithm, LEVELS, who=who, draw_missing=False, **params) or \
+        [None] * len(LEVELS)
+
+
+def _digest(*parts) -> str:
+    """A content key for the caches below: the released points, weights and centres themselves."""
+    import hashlib
+    h = hashlib.blake2b(digest_size=16)
+    for p in parts:
+        for a in ((p.points, p.weights) if hasattr(p, "weights") else (getattr(p, "cluster_centers_", p),)):
+            h.update(np.ascontiguousarray(a, dtype=float).tobytes())
+    return h.hexdigest()
+
+
+@st.cache_data(show_spinner="k-means on the released points…", max_entries=64)
+def _level_kmeans(_syn: PointSynopsis, key: str, n_clusters: int) -> np.ndarray:
+    return _syn.kmeans(n_clusters, random_state=0)
+
+
+@st.cache_data(show_spinner="Measuring the cost error on the raw data…", max_entries=64)
+def _level_error(_X: np.ndarray, _points, _weights, _centres, key: str) -> float:
+    """|cost on the released weighted points − cost on the data| / cost on the data (raw data: not private)."""
+    true = kmeans_cost(_X, _centres)
+    return abs(kmeans_cost(_points, _centres, _weights) - true) / true if true else float("nan")
+
+
+def levels_section(ds, fingerprint: str, n_clusters: int, coreset_params: dict, *, bounds, sees_raw: bool,
+                   who: str = "Private coresets") -> None:
+    """Feldman et al. (2017, §6, Figure 8): the coreset beside the sanitized database at each of :data:`LEVELS`.
+
+    Spends nothing: previews on public data (labelled), elsewhere only levels already drawn.  Below
+    the points, the error figures: sizes always (released values), the relative k-means cost error
+    at ``n_clusters`` only where raw figures may be shown (``sees_raw``).
+    """
+    from .identity import OWNER_ONLY
+
+    public = is_public(ds)
+    st.subheader("Choose a privacy level: the points at each ε")
+    st.caption(("PREVIEWS on this public data, recorded nowhere and spending nothing: "
+                if public else "Only levels already drawn are shown (nothing is drawn here): ")
+               + "PRIVATE-K-MEAN's coreset (top) beside the sanitized database (bottom), each with k-means on its "
+               f"points, k = {n_clusters}, as in Feldman et al. (2017, §6, Figure 8). Draw and Publish below.")
+    coresets = _level_fits(ds, fingerprint, "coreset", dict(coreset_params, n_clusters=n_clusters), who=who)
+    synopses = _level_fits(ds, fingerprint, ALGORITHM, {}, who=who + " (sanitized database)")
+    missing = "preview not available" if public else "not drawn at this level"
+    top, bottom, table = [], [], []
+    for e, cf, syn in zip(LEVELS, coresets, synopses):
+        row: dict = {"ε": f"{e:g}"}
+        title = f"ε = {e:g}"
+        if isinstance(cf, str) or getattr(cf, "synopsis_", None) is None:
+            top.append({"title": title, "note": cf if isinstance(cf, str) else missing})
+            row["coreset points"] = "refused" if isinstance(cf, str) else "—"
+        else:
+            cs = cf.synopsis_
+            top.append({"title": title, "points": cs.points[:, :2], "weights": cs.weights,
+                        "centers": cf.cluster_centers_[:, :2]})
+            row["coreset points"] = str(len(cs.weights))
+            if sees_raw:
+                row[f"coreset cost error, k = {n_clusters}"] = _level_error(ds.X, cs.points, cs.weights,
+                                                                           cf.cluster_centers_, _digest(cs, cf))
+        if syn is None:
+            bottom.append({"title": title, "note": missing})
+            row["synopsis points"] = "—"
+        else:
+            centres = _level_kmeans(syn, _digest(syn), n_clusters)     # post-processing: no spend
+            bottom.append({"title": title, "points": syn.points[:, :2], "weights": syn.weights,
+                           "centers": centres[:, :2]})
+            row["synopsis points"] = str(syn.size)
+            if sees_raw:
+                row[f"synopsis cost error, k = {n_clusters}"] = _level_error(ds.X, syn.points, syn.weights, centres,
+                                                                            _digest(syn, centres))
+        table.append(row)
+    st.plotly_chart(levels_figure([("PRIVATE-K-MEAN coreset", top), ("sanitized database", bottom)], bounds=bounds,
+                                  columns=ds.columns[:2], geo=bool(ds.geo)), width="stretch", key="levels_fig")
+    df = pd.DataFrame(table)
+    errs = [c for c in df.columns if "cost error" in c]
+    st.dataframe(df.style.format({c: "{:.1%}" for c in errs}, na_rep="—"), hide_index=True)
+    st.caption(("Cost error: |cost on the released points − cost on the data| / cost on the data, for the centres "
+                "k-means finds on the released points; computed on the raw data (not private). " if errs else
+                OWNER_ONLY + " ") + "Sizes are released values.")
