@@ -51,9 +51,11 @@ if ds.bounds is not None:
     # Feldman et al.'s Figure 8 (issue 57): every level side by side, then the sanitized database's Draw and
     # Publish, above the coreset's own draw so that a refusal or an undrawn coreset never hides it.
     public_box = tuple(np.broadcast_to(np.asarray(b, dtype=float), (d,)) for b in ds.bounds)
-    S.levels_section(ds, fp, k, dict(delta=DELTA, budget=budget, constants=constants), bounds=public_box,
-                     sees_raw=sees_raw)
+    levels = st.container()     # filled after the synopsis' Draw below: a draw shows at its level in the same run
     S.section(ds, fp, eps, k, bounds=public_box, sees_raw=sees_raw, height=MAP_HEIGHT)
+    with levels:
+        S.levels_section(ds, fp, k, dict(delta=DELTA, budget=budget, constants=constants), bounds=public_box,
+                         sees_raw=sees_raw)
 st.subheader(f"PRIVATE-K-MEAN's coreset at ε = {eps:g}")
 
 if W.is_public(ds):

@@ -7,6 +7,7 @@ import dpcore
 from dpcore import evaluation as E
 from dpcore.explain import NOT_PRIVATE, level_for
 from ui import figures as F
+from ui import sanitized as S
 from ui import widgets as W
 from ui.advice import ranking_frame, short_name
 
@@ -16,6 +17,10 @@ st.caption("The same data, algorithm and k at several ε side by side, then how 
            "releases. Use it to choose ε with your eyes open.")
 
 ds, fp, algo, k, eps = W.release_controls(epsilon_label="Chosen privacy level (ε)", allow_large=True)
+publication = S.input_choice(ds)   # "analyse a publication" (issue 57): post-processing, nothing drawn
+if publication is not None:
+    S.analyse_publication(ds, fp, publication, k)
+    st.stop()
 teach = W.teach_toggle(ds)
 d = ds.X.shape[1]
 large = W.is_large(ds)

@@ -13,7 +13,7 @@ from dpcore.release import build_release
 from dpcore.release.view import point_synopsis
 from dpcore.store import ReleaseStore
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "1_Explorer.py")
+PAGES = Path(__file__).resolve().parents[1] / "pages"
 NAME = "s1_like"
 
 
@@ -38,8 +38,8 @@ def _account():
     return len(store.history(NAME)), store.spent(NAME), len(store.releases())
 
 
-def _open():
-    at = AppTest.from_file(PAGE, default_timeout=120)
+def _open(page="1_Explorer.py"):
+    at = AppTest.from_file(str(PAGES / page), default_timeout=120)
     at.query_params["dataset"] = NAME
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -51,9 +51,10 @@ def _centres(at, columns) -> np.ndarray:
     return df[list(columns)].to_numpy()
 
 
-def test_the_explorer_analyses_a_publication_at_any_k_and_records_nothing(published, s1):
+@pytest.mark.parametrize("page", ["1_Explorer.py", "6_Compare.py"])
+def test_a_page_analyses_a_publication_at_any_k_and_records_nothing(published, s1, page):
     before = _account()
-    at = _open()
+    at = _open(page)
     assert at.radio(key="input").value == "draw"         # drawing stays the default; nothing drawn on opening
     assert _account() == before
     at.radio(key="input").set_value("publication").run()

@@ -81,3 +81,26 @@ def test_the_synopsis_stays_when_private_k_mean_refuses_at_low_epsilon(shared_da
     assert "refused" in set(levels["coreset points"])                # refused levels say so, nothing hidden
     assert (levels["synopsis points"].astype(int) > 0).all()
     assert _keys(ReleaseStore()) == []
+
+
+def test_on_private_data_only_levels_already_drawn_are_shown(shared_data, monkeypatch):
+    """Never a spend without a click: opening shows no level; a Draw shows that level and records that draw only."""
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    at = AppTest.from_file("../pages/3_Private_coresets.py", default_timeout=180)
+    at.query_params["dataset"] = "gowalla_nyc_checkins"
+    at.query_params["epsilon"] = "1"
+    at.run()
+    assert not at.exception, at.exception
+    store = ReleaseStore()
+    assert _keys(store) == []
+    levels = _levels_table(at)
+    assert set(levels["synopsis points"]) == {"—"} and set(levels["coreset points"]) == {"—"}
+    assert not any("PREVIEW" in i.value for i in at.info)                  # private data: no preview
+    at.button(key=SYN_DRAW).click().run()
+    assert not at.exception, at.exception
+    assert _keys(store) == ["sanitize"]
+    rec = store.releases()[-1]
+    levels = _levels_table(at).set_index("ε")
+    assert levels.loc["1", "synopsis points"] == str(len(rec.release["synopsis"]["weights"]))   # the draw, as recorded
+    assert (levels.drop(index="1")["synopsis points"] == "—").all()
+    assert _keys(store) == ["sanitize"]
