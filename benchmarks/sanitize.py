@@ -260,6 +260,37 @@ def diagnose_person_level(releases: int, epsilon: float = 1.0, L: int = 5) -> No
             print("| same leaves, exact counts, no uniform spread | | | " + fmt.format(*med["bare"]) + " |")
 
 
+def parquet_run(rows: int, reps: int = 2) -> None:
+    """The Parquet folder of :mod:`benchmarks.make_taxi_parquet` read where it lies (DuckDB): passes and time.
+
+    EUGkM (k = 5) and the synopsis (PrivTree, the default) at ε = 1, each on a fresh source that counts its
+    passes over the rows; the goal (issue 57): one pass, within 3x EUGkM's time on the same folder.
+    """
+    from dpcore import sources
+
+    from .make_taxi_parquet import dataset_path
+    from .sources_scale import COLUMNS
+    folder = dataset_path(rows)
+    if not folder.is_dir():
+        raise SystemExit(f"{folder} not found: python -m benchmarks.make_taxi_parquet --rows {rows} first")
+    print(f"\n### {rows:,} Parquet rows ({folder}), DuckDB, ε = 1; wall-clock seconds of each of {reps} fits\n")
+    print("| release | passes over the rows | seconds | peak MB | m or cells |")
+    print("|---|---|---|---|---|")
+    for _ in range(reps):
+        for name in ("eugkm", "sanitize"):     # interleaved: the load of a shared machine hits both alike
+            passes: list = []
+            src = sources.from_files(folder, columns=COLUMNS)
+            src.on_pass = passes.append
+            if name == "eugkm":
+                est, secs, mem = timed(lambda src=src: dpcore.ALGORITHMS["eugkm"](5, epsilon=1.0,
+                                                                                  bounds=TAXI_BOUNDS).fit(src))
+                size = f"{int(est.cells_per_dim_)}² cells"
+            else:
+                est, secs, mem = timed(lambda src=src: Sanitizer(epsilon=1.0, bounds=TAXI_BOUNDS).fit(src))
+                size = f"m = {est.synopsis_.size:,}"
+            print(f"| {name} | {len(passes)}: {', '.join(passes)} | {secs:.1f} | {mem:.0f} | {size} |", flush=True)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--releases", type=int, default=3)
@@ -270,8 +301,13 @@ def main(argv=None) -> None:
                          "or with all rows (adds the shift that bounding makes)")
     ap.add_argument("--diagnose-person-level", action="store_true",
                     help="only the Gowalla person-level diagnosis (diagnose_person_level)")
+    ap.add_argument("--parquet", type=int, default=0, metavar="ROWS",
+                    help="only the large-source run on make_taxi_parquet's folder of ROWS rows (parquet_run)")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
+    if args.parquet:
+        parquet_run(args.parquet, args.releases)
+        return
     if args.diagnose_person_level:
         diagnose_person_level(args.releases)
         return

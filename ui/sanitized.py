@@ -232,7 +232,8 @@ def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, h
     side.dataframe(centres_table(rel, centres), hide_index=True, width="stretch")
     if sees_raw(ds):
         bounds = (np.asarray(rel["bounds"]["lower"], dtype=float), np.asarray(rel["bounds"]["upper"], dtype=float))
-        side.metric("NICV of these centres on the data", f"{data_nicv(ds, fingerprint, centres, bounds):.4g}",
+        side.metric("NICV of these centres on the data (not private)",
+                    f"{data_nicv(ds, fingerprint, centres, bounds):.4g}",
                     help="Computed on the raw data: not private, for the data owner's eyes only.")
     else:
         side.caption(OWNER_ONLY)
