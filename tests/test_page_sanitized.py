@@ -14,6 +14,18 @@ def _levels_table(at):
     return next(df.value for df in at.dataframe if "synopsis points" in getattr(df.value, "columns", []))
 
 
+def _open(shared_data, monkeypatch, query: dict, **state) -> AppTest:
+    """The coreset page opened with URL parameters ``query`` and widget values ``state``, run once."""
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    at = AppTest.from_file("../pages/3_Private_coresets.py", default_timeout=180)
+    at.query_params.update(query)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def _keys(store):
     return [r.release["algorithm"]["key"] for r in store.releases()]
 
@@ -68,12 +80,7 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
 
 def test_the_synopsis_stays_when_private_k_mean_refuses_at_low_epsilon(shared_data, monkeypatch):
     """The paper's budget rule at ε = 0.1: PRIVATE-K-MEAN cannot run, the sanitized database still can."""
-    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
-    at = AppTest.from_file("../pages/3_Private_coresets.py", default_timeout=180)
-    at.query_params["epsilon"] = "0.1"
-    at.session_state["budget"] = "paper"
-    at.run()
-    assert not at.exception, at.exception
+    at = _open(shared_data, monkeypatch, {"epsilon": "0.1"}, budget="paper")
     assert any("PRIVATE-K-MEAN cannot run at ε = 0.1" in w.value for w in at.warning)
     assert at.button(key=SYN_DRAW) is not None                      # its own Draw, below the refusal's sentence
     assert any("PREVIEW, not a release" in i.value for i in at.info)
@@ -85,12 +92,7 @@ def test_the_synopsis_stays_when_private_k_mean_refuses_at_low_epsilon(shared_da
 
 def test_on_private_data_only_levels_already_drawn_are_shown(shared_data, monkeypatch):
     """Never a spend without a click: opening shows no level; a Draw shows that level and records that draw only."""
-    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
-    at = AppTest.from_file("../pages/3_Private_coresets.py", default_timeout=180)
-    at.query_params["dataset"] = "gowalla_nyc_checkins"
-    at.query_params["epsilon"] = "1"
-    at.run()
-    assert not at.exception, at.exception
+    at = _open(shared_data, monkeypatch, {"dataset": "gowalla_nyc_checkins", "epsilon": "1"})
     store = ReleaseStore()
     assert _keys(store) == []
     levels = _levels_table(at)
