@@ -22,7 +22,7 @@ trivial answer.  Each fit runs in a forked child with a time limit (``--timeout`
 ``timeout``; the algorithm's other epsilons on the same data are then not tried) and a 6 GiB address-space limit (status ``error``); two run at once.
 
 Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
-:mod:`dpcore.algorithms.calibrated`), one row per (data, epsilon, algorithm).
+:mod:`dpcore.advisor.model`), one row per (data, epsilon, algorithm).
 
     python -m benchmarks.advisor_calibration [--quick] [--timeout 15] [--out PATH]
     python -m benchmarks.advisor_calibration --tight          # the supplements, each appended:
@@ -63,8 +63,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dpcore  # noqa: E402
-from dpcore.algorithms import regime as regime_module  # noqa: E402
-from dpcore.algorithms.calibrated import (  # noqa: E402
+from dpcore.advisor.model import (  # noqa: E402
     CALIBRATION_PATH,
     CANDIDATES,
     DELTA,
@@ -72,7 +71,8 @@ from dpcore.algorithms.calibrated import (  # noqa: E402
     EQUAL_SOURCE,
     WARN_SHARE,
 )
-from dpcore.algorithms.separation import SOURCE_SIZES, mixture  # noqa: E402,F401  (the suite's law, re-exported)
+from dpcore.advisor.separation_read import SOURCE_SIZES, mixture  # noqa: E402,F401  (the suite's law, re-exported)
+from dpcore.algorithms import regime as regime_module  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
 from ._common import data_dir  # noqa: E402
@@ -168,7 +168,7 @@ def eight_jobs(cal: pd.DataFrame) -> list:
 
 #: The d = 25 column: between the grid's 15 and 50 dimensions, where real shapes of 16-20 dimensions
 #: (a held-out 16-d set with 26 clusters, MNIST projected to 20) fell and the model interpolated
-#: across a factor of 3.3 in d; every separation of :data:`dpcore.algorithms.calibrated.SEPARATIONS`,
+#: across a factor of 3.3 in d; every separation of :data:`dpcore.advisor.model.SEPARATIONS`,
 #: both size laws, at the grid's epsilons and 0.5.  Run order: 10^4 rows, then 10^5, then 10^3.
 TWENTY_FIVE = (25, ((10_000, (3, 10, 30)), (100_000, (3, 30, 100)), (1_000, (3, 10, 30))))
 
@@ -177,7 +177,7 @@ def twenty_five_jobs() -> list:
     """The d = 25 column's data sets ``(source, (n, d, k), separation, seed, fit_seed)`` in run order:
     per (n, d, k), every separation with unequal sizes then with equal ones; the j-th drawn with seed
     7000 + j, fitted with random_state j."""
-    from dpcore.algorithms.calibrated import SEPARATIONS as ALL
+    from dpcore.advisor.model import SEPARATIONS as ALL
     d, grid = TWENTY_FIVE
     cells = [(n, d, k) for n, ks in grid for k in ks]
     sets = [(src, cell, c) for cell in cells for src in FIRST_LAWS for c in ALL]
@@ -195,7 +195,7 @@ SKEWED = ((2, 5, 10), (10, 30), (10_000, 100_000, 1_000))
 def skewed_jobs() -> list:
     """The skewed column's data sets ``(source, (n, d, k), separation, seed, fit_seed)`` in run order;
     the j-th drawn with seed 8000 + j, fitted with random_state j."""
-    from dpcore.algorithms.calibrated import SEPARATIONS as ALL
+    from dpcore.advisor.model import SEPARATIONS as ALL
     ds, ks, ns = SKEWED
     sets = [((n, d, k), c) for n in ns for d in ds for k in ks for c in ALL]
     return [("synthetic_skewed", cell, c, 8000 + j, j) for j, (cell, c) in enumerate(sets)]
@@ -233,7 +233,7 @@ def complete_jobs(done: pd.DataFrame) -> list:
     """The (n, d, k, separation) of the grid and the tight sub-grid, n <= 10^5, not yet in ``done``.
 
     Every separation at every such (n, d, k) makes separation a clean factor of the design: the
-    separation hypotheses of :func:`dpcore.algorithms.calibrated.selection_plan` each see the whole
+    separation hypotheses of :func:`dpcore.advisor.model.selection_plan` each see the whole
     grid.  Ordered 10^4 rows first, then 10^3, then 10^5 (the mid sizes decide the most picks).
     """
     syn = done[done.source == "synthetic"]
@@ -517,8 +517,8 @@ def print_loo(table: Path | None = None):
 
     With ``table`` (a CSV of rows the package table does not hold, e.g. the skewed column): the same
     figures for those rows, predicted from the whole package table, and the silent fits listed."""
-    from dpcore.algorithms.calibrated_loo import leave_one_out, loo_summary
-    from dpcore.algorithms.regime import runnable
+    from benchmarks.advisor_loo import leave_one_out, loo_summary
+    from dpcore.advisor.plan import runnable
     loo = leave_one_out(allowed=runnable, advisor=True, table=None if table is None else pd.read_csv(table))
     s = loo_summary(loo)
     print(f"{'calibration' if table is None else table.name}: {s['cells']} (data set, epsilon) cells, "
@@ -557,7 +557,7 @@ def rst_table(loo: pd.DataFrame, pick: str = "pick_measured") -> str:
     sets; each size law by separation; the epsilon-0.5 cells; separation 8; d = 25; all), the cells,
     the pick within 1.25x and 2x, picks that did not finish, the median prediction error and the
     silent fits."""
-    from dpcore.algorithms.calibrated_loo import loo_summary
+    from benchmarks.advisor_loo import loo_summary
     mix = loo.separation > 0
     parts = [("real sets", ~mix)]
     for source, label in (("synthetic", "mixtures"), (EQUAL_SOURCE, "equal sizes"), ("synthetic_skewed", "skewed sizes")):
@@ -581,7 +581,7 @@ def rst_table(loo: pd.DataFrame, pick: str = "pick_measured") -> str:
 
 def print_held(loo: pd.DataFrame) -> None:
     """Held-out rows by separation and epsilon: the advisor's share within 1.25x and 2x, and the silent fits."""
-    from dpcore.algorithms.calibrated_loo import pick_factors
+    from benchmarks.advisor_loo import pick_factors
     cells = pick_factors(loo, "advisor_measured")
     by = cells.groupby(["separation", "epsilon"]).factor.agg(
         cells="size", within_1_25=lambda f: (f <= 1.25).mean(), within_2=lambda f: (f <= 2).mean(), worst="max")

@@ -38,8 +38,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dpcore  # noqa: E402
+from dpcore.advisor.model import CANDIDATES  # noqa: E402
 from dpcore.algorithms import regime as regime_module  # noqa: E402
-from dpcore.algorithms.calibrated import CANDIDATES  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
 from .advisor_auto import TIME_LIMIT, _alarm, cases, shapes, truth  # noqa: E402
@@ -134,7 +134,7 @@ def oracle(path: Path = RESULTS) -> list[tuple]:
     """What knowing the clusters' separation and sizes would buy the advisor, on the stored medians.
 
     Separation and sizes are not public: the advisor's single pick hedges over
-    :data:`~dpcore.algorithms.calibrated.HYPOTHESES`, and ``auto`` splits the budget to find out.  A
+    :data:`~dpcore.advisor.model.HYPOTHESES`, and ``auto`` splits the budget to find out.  A
     private estimate of them would at best tell the true hypothesis (the nearest calibrated
     separation in log scale, the smaller of two equally near, and the true size law:
     :func:`benchmarks.advisor_auto.truth`).  Here
@@ -148,8 +148,8 @@ def oracle(path: Path = RESULTS) -> list[tuple]:
     list of ``(name, epsilon, hypothesis, oracle_key, oracle_factor, pick, pick_factor)``.
     """
 
-    from dpcore.algorithms.calibrated import DELTA, SEPARATIONS, TRIVIAL, first_pick, predict
-    from dpcore.algorithms.regime import candidate_filter, runnable
+    from dpcore.advisor.model import DELTA, SEPARATIONS, TRIVIAL, predict
+    from dpcore.advisor.plan import candidate_filter, first_pick, runnable
     shape, out = shapes(), []
     for name, eps, triv, medians in stored_medians(path):
         n, d, k = shape[name]
@@ -176,7 +176,7 @@ def oracle_report(rows: list) -> None:
 
 
 def first_picks(path: Path = RESULTS, auto_path: Path | None = None) -> list[tuple]:
-    """The advisor's first pick (:func:`dpcore.algorithms.regime.advisor_plan`) on each stored cell, measured
+    """The advisor's first pick (:func:`dpcore.advisor.plan.advisor_plan`) on each stored cell, measured
     by its stored median over the best (``auto``'s median from ``advisor_auto.txt``'s first table).
 
     Returns
@@ -184,7 +184,7 @@ def first_picks(path: Path = RESULTS, auto_path: Path | None = None) -> list[tup
     list of ``(name, epsilon, pick, factor)``.
     """
     from benchmarks.advisor_auto import shapes, stored_auto
-    from dpcore.algorithms.calibrated import DELTA, TRIVIAL
+    from dpcore.advisor.model import DELTA, TRIVIAL
     autos = stored_auto(auto_path or Path(__file__).with_name("results") / "advisor_auto.txt")
     shape, out = shapes(), []
     for name, eps, triv, medians in stored_medians(path):

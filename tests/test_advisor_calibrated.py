@@ -9,18 +9,13 @@ import pytest
 
 import dpcore
 from dpcore import evaluation as E
-from dpcore.algorithms import calibrated as C
-from dpcore.algorithms.regime import (
-    OutOfRegimeError,
-    RegimeWarning,
-    advisor_plan,
-    advisor_ranking,
-    candidate_filter,
-    public_inputs,
-)
+from dpcore.advisor import model as C
+from dpcore.advisor import plan as P
+from dpcore.advisor.plan import advisor_plan, advisor_ranking, candidate_filter
+from dpcore.advisor.separation_read import SEPARATION_SHARE
+from dpcore.algorithms.auto_kmeans import SCORE_BITS, AutoKMeans, clipped_cost_score, release_probabilities
+from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning, public_inputs
 from dpcore.algorithms.registry import assess
-from dpcore.algorithms.selection import SCORE_BITS, AutoKMeans, clipped_cost_score, release_probabilities
-from dpcore.algorithms.separation import SEPARATION_SHARE
 from dpcore.metrics import inertia
 
 
@@ -55,7 +50,7 @@ def test_every_centre_releasing_algorithm_is_calibrated_and_nothing_else():
 
 def test_advice_reads_public_inputs_only():
     """advise() and the predictions take no data: only n (public or noisy), d, k, epsilon, delta."""
-    for fn in (C.predict, C.predict_trivial, C.selection_plan, advisor_ranking, advisor_plan):
+    for fn in (C.predict, C.predict_trivial, P.selection_plan, advisor_ranking, advisor_plan):
         params = set(inspect.signature(fn).parameters)
         # separation, sizes and hypotheses are hypotheses to weigh (public choices, or named by an
         # already released statistic), not data
@@ -112,8 +107,8 @@ def test_leave_one_out_figures_meet_the_issue_floor():
     91.0 % and 81.1 % / 90.1 %), about 400 s of CPU, re-measuring the benchmark (issue 58).  This
     sixteenth: 206 cells, 82.0 % / 90.3 % and 82.0 % / 91.7 %; the real sets 33 and 36 of 36 (the same
     36 cells as before, each predicted from the others and the mixtures)."""
-    from dpcore.algorithms.calibrated_loo import leave_one_out, loo_summary
-    from dpcore.algorithms.regime import runnable
+    from benchmarks.advisor_loo import leave_one_out, loo_summary
+    from dpcore.advisor.plan import runnable
     with pytest.raises(ValueError, match="every"):
         leave_one_out(every=0)
     loo = leave_one_out(allowed=runnable, every=16, advisor=True)
@@ -140,7 +135,7 @@ def test_rows_the_table_does_not_hold_are_judged_by_the_whole_table():
     """``leave_one_out(table=)`` (``--held``: a column measured apart, before it joins the table) leaves
     nothing out: a data set passed that way is predicted as :func:`predict` predicts it, where leave-one-out
     predicts it without its own rows."""
-    from dpcore.algorithms.calibrated_loo import leave_one_out
+    from benchmarks.advisor_loo import leave_one_out
     cal = C.calibration()
     one = cal[(cal.source == "synthetic_skewed") & (cal.n == 10_000) & (cal.d == 2) & (cal.k == 10)
               & (cal.separation == 16.0)]
@@ -269,7 +264,7 @@ def test_auto_ledger_states_the_whole_selection():
     share = est.candidates_[[c["key"] for c in est.candidates_].index(est.chosen_)]["epsilon"]
     assert 0 < est.selected_budget_.total()[0] <= share * (1 + 1e-9)
     # the candidates are the plan for the released noisy size: public inputs only
-    plan = C.selection_plan(est.n_samples_estimate_, 8, 12, 2.0 * 0.98, allowed=candidate_filter(
+    plan = P.selection_plan(est.n_samples_estimate_, 8, 12, 2.0 * 0.98, allowed=candidate_filter(
         est.n_samples_estimate_, 8, 12, 1e-6))
     assert [c["key"] for c in est.candidates_] == list(plan.keys)
     assert [c["epsilon"] for c in est.candidates_] == pytest.approx(list(plan.budgets()))
@@ -280,7 +275,7 @@ def test_auto_can_split_the_budget_unequally_and_the_ledger_says_so():
     from sklearn.datasets import make_blobs
     X, _ = make_blobs(60_000, n_features=6, centers=24, center_box=(-0.8, 0.8), cluster_std=0.03, random_state=4)
     X = np.clip(X, -1, 1)
-    plan = C.selection_plan(60_000, 6, 24, 2.0, allowed=candidate_filter(60_000, 6, 24, 1e-6))
+    plan = P.selection_plan(60_000, 6, 24, 2.0, allowed=candidate_filter(60_000, 6, 24, 1e-6))
     budgets = dict(zip(plan.keys, plan.budgets()))
     assert len(budgets) == 2 and budgets["dpm"] > 1.9 * min(budgets.values())
     with warnings.catch_warnings():
@@ -301,8 +296,8 @@ def test_the_advice_names_the_plan_auto_runs():
     """Where the advisor says auto, it names the keys and shares auto's own plan gives (after the noisy
     size's share); where auto would run one key, the advice is that key (8-d, k = 12, eps 0.5 named
     two candidates while auto ran zCDP-Lloyd alone)."""
-    from dpcore.algorithms.regime import worst_with_read
-    from dpcore.algorithms.selection import auto_plan
+    from dpcore.advisor.plan import worst_with_read
+    from dpcore.algorithms.auto_kmeans import auto_plan
     seen = set()
     for n, d, k, e in ((30_000, 8, 12, 0.5), (30_000, 8, 12, 1.0), (100_000, 10, 64, 1.0), (100_000, 10, 64, 2.0),
                        (30_000, 8, 12, 2.0), (50_000, 3, 20, 1.0), (20_000, 16, 26, 1.0), (2_000, 2, 5, 0.5)):
@@ -376,9 +371,9 @@ def test_skewed_sizes_are_a_hypothesis_and_the_plan_hedges_against_dpm_on_them()
 def test_selection_plan_is_no_worse_in_the_worst_case_than_any_single_key():
     """The plan is the minimax choice over the separations: no single key's worst case beats it."""
     for n, d, k, e in ((100_000, 10, 64, 2.0), (30_000, 20, 6, 1.0), (10_000, 11, 5, 1.0), (1_000, 2, 30, 0.05)):
-        plan = C.selection_plan(n, d, k, e)
+        plan = P.selection_plan(n, d, k, e)
         assert 1 <= len(plan.keys) <= 3 and plan.worst == max(plan.by_hypothesis.values())
-        singles = [C.worst_factor(key, n, d, k, e) for key in C.CANDIDATES]
+        singles = [P.worst_factor(key, n, d, k, e) for key in C.CANDIDATES]
         assert plan.worst <= min(singles) * (1 + 1e-12), (n, d, k, e)
         if len(plan.keys) > 1:    # a larger set must pay for its split by more than 10 %
             assert plan.worst * 1.1 < min(singles)
@@ -386,7 +381,7 @@ def test_selection_plan_is_no_worse_in_the_worst_case_than_any_single_key():
             shares = tuple(b / (e * (1 - C.SELECTION_SHARE)) for b in plan.budgets())
             assert any(np.allclose(sorted(shares), sorted(s)) for s in C.SPLITS.get(len(shares), ((1 / 3,) * 3,)))
     # DPM's tight-cluster strength is in the plan on DPM's own kind of data (10-d, 64 clusters, eps 2)
-    assert "dpm" in C.selection_plan(100_000, 10, 64, 2.0).keys
+    assert "dpm" in P.selection_plan(100_000, 10, 64, 2.0).keys
 
 
 def test_a_single_pick_never_bets_far_beyond_the_safest_single_key(monkeypatch):
@@ -398,16 +393,16 @@ def test_a_single_pick_never_bets_far_beyond_the_safest_single_key(monkeypatch):
     for n, d, k, e in ((100_000, 10, 64, 0.49), (100_000, 2, 100, 1.0), (5_000, 5, 10, 0.5), (1_000, 2, 3, 1.0),
                        (20_000, 16, 26, 1.0), (100_000, 5, 64, 0.5)):
         for auto in (True, False):
-            pick, plan = C.first_pick(n, d, k, e, auto=auto)
+            pick, plan = P.first_pick(n, d, k, e, auto=auto)
             if pick == "auto":
                 continue
             assert plan.keys == (pick,)
-            safest = C.selection_plan(n, d, k, e, max_candidates=1, pool=pool)
+            safest = P.selection_plan(n, d, k, e, max_candidates=1, pool=pool)
             assert not math.isfinite(plan.worst) or plan.worst <= C.GUARD * safest.worst * (1 + 1e-12), (n, d, k, e)
-    assert C.first_pick(100_000, 10, 64, 0.49)[0] == "dpm"
+    assert P.first_pick(100_000, 10, 64, 0.49)[0] == "dpm"
     assert E.advise(100_000, 10, 64, 0.5, delta=1e-6).best == "dpm"
-    monkeypatch.setattr(C, "GUARD", math.inf)      # the guard decides it: without it, the regret pick
-    assert C.first_pick(100_000, 10, 64, 0.49, auto=False)[0] == "zcdp_lloyd"
+    monkeypatch.setattr(P, "GUARD", math.inf)      # the guard decides it: without it, the regret pick
+    assert P.first_pick(100_000, 10, 64, 0.49, auto=False)[0] == "zcdp_lloyd"
 
 
 def test_the_advisor_recommends_auto_where_the_separation_decides():
@@ -422,19 +417,19 @@ def test_a_split_is_judged_at_a_margin_below_its_shares(monkeypatch):
     # synth_10d's shape at epsilon 1: judged at their shares, zCDP-Lloyd and DPM split 1:3, which left
     # DPM below its budget cliff (1.76x non-private against 1.32x alone); judged at SPLIT_MARGIN of
     # their shares, DPM runs alone on the whole epsilon.
-    plan = C.selection_plan(100_000, 10, 64, 0.98)
+    plan = P.selection_plan(100_000, 10, 64, 0.98)
     assert plan.keys == ("dpm",) and plan.budgets() == (0.98,)
     for n, d, k in (30_000, 8, 12), (60_000, 6, 24):
-        split = C.selection_plan(n, d, k, 1.98)
+        split = P.selection_plan(n, d, k, 1.98)
         assert len(split.keys) == 2 and sum(split.budgets()) == pytest.approx(1.98 * (1 - C.SELECTION_SHARE))
         every = [C._by_hypothesis(q, C.features(n, d, k, 1.98)[0]) for q in C.CANDIDATES + (C.TRIVIAL,)]
         for h, factor in split.by_hypothesis.items():    # each hypothesis's factor: the best member at the margin
             member = min(C._by_hypothesis(q, C.features(n, d, k, e * C.SPLIT_MARGIN)[0])[h].ratio
                          for q, e in zip(split.keys, split.budgets()))
             assert factor == pytest.approx(member / min(p[h].ratio for p in every))
-    monkeypatch.setattr(C, "SPLIT_MARGIN", 1.0)
+    monkeypatch.setattr(P, "SPLIT_MARGIN", 1.0)
     total = 0.98 * (1 - C.SELECTION_SHARE)
-    old = C.selection_plan(100_000, 10, 64, 0.98)
+    old = P.selection_plan(100_000, 10, 64, 0.98)
     assert old.keys == ("zcdp_lloyd", "dpm") and old.budgets() == pytest.approx((total / 4, 3 * total / 4))
 
 
@@ -573,17 +568,17 @@ def test_auto_regime_states_the_plan_fit_runs_for_its_parameters(blobs10):
 def test_auto_with_one_candidate_runs_the_advisors_single_pick():
     """Where no set of keys is worth its split, auto runs the key the advisor names (lowest regret),
     on the whole budget, not the minimax single key (8-d, k = 12, eps = 1 held out: DPM 4.8x there)."""
-    from dpcore.algorithms.selection import auto_plan
+    from dpcore.algorithms.auto_kmeans import auto_plan
     differs = 0
     for n, d, k, e in ((30_000, 8, 12, 0.98), (30_000, 8, 6, 0.49), (10_000, 11, 6, 1.0), (5_000, 5, 10, 0.98),
                        (3_000, 8, 4, 0.98)):
         plan = auto_plan(n, d, k, e, 1e-6)
-        minimax = C.selection_plan(n, d, k, e, allowed=candidate_filter(n, d, k, 1e-6))
+        minimax = P.selection_plan(n, d, k, e, allowed=candidate_filter(n, d, k, 1e-6))
         if len(plan.keys) > 1:
             assert plan.keys == minimax.keys
             continue
         differs += plan.keys != minimax.keys
-        pick, single = C.first_pick(n, d, k, e, allowed=candidate_filter(n, d, k, 1e-6), auto=False)
+        pick, single = P.first_pick(n, d, k, e, allowed=candidate_filter(n, d, k, 1e-6), auto=False)
         assert plan.keys == (pick,) and plan.epsilon == pytest.approx(e)
         est = AutoKMeans(k, epsilon=e, delta=1e-6, bounds=(-1, 1), n_samples=n)
         assert [c[0] for c in est.plan(n, d, e)] == [pick]
@@ -708,16 +703,16 @@ def test_a_plan_over_fewer_hypotheses_weighs_only_those():
     """``selection_plan(..., hypotheses=)``: the default is every hypothesis; a subset's plan reports
     only its own and its worst case is no larger than the worst case over all (minimax over less)."""
     args = (100_000, 10, 64, 1.0)
-    assert C.selection_plan(*args, hypotheses=C.HYPOTHESES) == C.selection_plan(*args)
-    whole = C.selection_plan(*args, max_candidates=1)
+    assert P.selection_plan(*args, hypotheses=C.HYPOTHESES) == P.selection_plan(*args)
+    whole = P.selection_plan(*args, max_candidates=1)
     far = tuple(h for h in C.HYPOTHESES if h[0] >= 8)
-    plan = C.selection_plan(*args, max_candidates=1, hypotheses=far)
+    plan = P.selection_plan(*args, max_candidates=1, hypotheses=far)
     assert set(plan.by_hypothesis) == set(far)
     assert plan.worst <= whole.worst * (1 + C.WORST_TIE)
     assert plan.keys == ("dpm",)      # far apart in 10-d with 64 clusters: DPM's regime
     for bad in ((), ((3.0, "equal"),)):
         with pytest.raises(ValueError, match="subset of HYPOTHESES"):
-            C.selection_plan(*args, hypotheses=bad)
+            P.selection_plan(*args, hypotheses=bad)
 
 
 def test_plausible_hypotheses_and_measured_factors_of_the_separation_benchmark():

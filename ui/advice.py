@@ -8,8 +8,8 @@ import streamlit as st
 
 import dpcore
 from dpcore import evaluation as E
-from dpcore.algorithms.calibrated import TRIVIAL, WARN_SHARE, trivial_factor
-from dpcore.algorithms.regime import near_trivial_sentence
+from dpcore.advisor.model import TRIVIAL, WARN_SHARE, trivial_factor
+from dpcore.advisor.verdict import near_trivial_sentence
 
 from .accuracy import DEFAULT_PUBLIC_N
 from .data_picker import unit_params
