@@ -21,7 +21,7 @@ what a refused algorithm would have given, to refuse only where it would have be
 trivial answer.  Each fit runs in a forked child with a time limit (``--timeout``, 15 s, status
 ``timeout``; the algorithm's other epsilons on the same data are then not tried) and a 6 GiB address-space limit (status ``error``); two run at once.
 
-Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
+Writes ``dpcore/advisor/data/advisor_calibration.csv`` (package data read by
 :mod:`dpcore.advisor.model`), one row per (data, epsilon, algorithm).
 
     python -m benchmarks.advisor_calibration [--quick] [--timeout 15] [--out PATH]
@@ -34,6 +34,15 @@ Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
     python -m benchmarks.advisor_calibration --wide --out benchmarks/results/advisor_calibration_wide32.csv
     python -m benchmarks.advisor_calibration --loo      # the model's leave-one-out table (docs)
     python -m benchmarks.advisor_calibration --refit eugkm,hybrid,dplloyd   # after a change to their grid code
+    python -m benchmarks.advisor_calibration --add KEY  # a new algorithm: measured on every data set the table holds
+
+Calibration is opt-in per estimator class (``calibrated = True``, issue 58): ``--add KEY`` measures one
+registry key on every data set of the table (mixtures redrawn from their seeds, fits seeded with the
+table's fit seeds, the real sets from ``$DPCORE_DATA``) at the epsilons the table holds for each, and
+appends its rows; the trivial answer's ratio is the table's own for the same data and epsilon.  Then
+declare ``calibrated = True`` on the class: ``tests/test_advisor_calibrated.py`` checks that every
+class so declared, and no other, is in the table.  ``--every N`` measures one data set in N (a quick
+look; the table wants them all).
 
 Takes about 25 minutes on 2 cores (``--quick``: n <= 10^4, a few minutes); ``--complete``, 36 minutes.
 """
@@ -65,7 +74,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dpcore  # noqa: E402
 from dpcore.advisor.model import (  # noqa: E402
     CALIBRATION_PATH,
-    CANDIDATES,
     DELTA,
     EPSILONS,
     EQUAL_SOURCE,
@@ -290,6 +298,53 @@ def refit(path: Path, keys: list, timeout: float) -> None:
         cal.to_csv(path, index=False, float_format="%.5g")
 
 
+def calibrated_classes() -> list[str]:
+    """The registry keys whose class declares ``calibrated = True`` (on the class itself), in registry order."""
+    return [key for key, cls in dpcore.ALGORITHMS.items() if vars(cls).get("calibrated", False)]
+
+
+def add_key(path: Path, key: str, timeout: float, every: int = 1) -> None:
+    """Measure ``key`` on every ``every``-th data set the table holds, at its epsilons; rows appended (issue 58).
+
+    Each data set is drawn again from its seed (a real set read from ``$DPCORE_DATA``; skipped, and
+    said, when it is not there) and the fits seeded with its ``fit_seed``, as :func:`refit` does; the
+    cost is divided by the same non-private reference (:func:`_reference`, seeded), and the trivial
+    answer's ratio is the one the table holds for the same data and epsilon.
+    """
+    if key not in dpcore.ALGORITHMS:
+        raise SystemExit(f"{key!r} is not a registry key")
+    cal = pd.read_csv(path)
+    if (cal.key == key).any():
+        raise SystemExit(f"the table already measures {key!r}: --refit {key} re-measures it")
+    jobs = table_data_sets(cal)[::max(int(every), 1)]
+    real = {name: X for name, X, _ in real_sets()} if any(job[0] not in MIXTURE_SOURCES for job in jobs) else {}
+    print(f"{len(jobs)} data sets to measure {key} on", flush=True)
+    t_all, rows = time.perf_counter(), []
+    warm_up([key])
+    for i, (source, n, d, k, sep, seed, fit_seed) in enumerate(jobs):
+        if source not in MIXTURE_SOURCES and source not in real:
+            print(f"skipped {source}: not in $DPCORE_DATA", flush=True)
+            continue
+        X = real[source] if source not in MIXTURE_SOURCES else draw(source, n, d, k, sep, seed)
+        at = (cal.source == source) & (cal.n == n) & (cal.d == d) & (cal.k == k) & (
+            cal.separation.eq(sep) | (cal.separation.isna() & pd.isna(sep)))
+        eps_list = sorted(cal.loc[at, "epsilon"].unique())
+        ref = _reference(X, k)
+        res = run_all(X, k, eps_list, [key], timeout, seed=fit_seed)
+        for e in eps_list:
+            cost, status, reg, sec = res[(key, e)]
+            triv = float(cal.loc[at & (cal.epsilon == e), "trivial_ratio"].iloc[0])
+            rows.append(dict(source=source, n=n, d=d, k=k, separation=sep, epsilon=e, key=key, ratio=cost / ref,
+                             trivial_ratio=triv, status=status, regime=reg, seconds=round(sec, 3), seed=seed,
+                             fit_seed=fit_seed))
+        print(f"[{i + 1}/{len(jobs)} {time.perf_counter() - t_all:6.0f}s] {source} n={n} d={d} k={k} c={sep}",
+              flush=True)
+        pd.concat([cal, pd.DataFrame(rows)], ignore_index=True).to_csv(path, index=False, float_format="%.5g")
+    if not vars(dpcore.ALGORITHMS[key]).get("calibrated", False):
+        print(f"now declare calibrated = True on {dpcore.ALGORITHMS[key].__name__}: the advisor ranks it, "
+              "and tests/test_advisor_calibrated.py requires its rows", flush=True)
+
+
 def real_sets():
     """The public real sets: (name, X, k, bounds), with their bounds from the data's published ranges."""
     root = data_dir()
@@ -434,6 +489,9 @@ def main(argv=None):
                     "table does not hold (a column measured with --out elsewhere), predicted from the whole table")
     ap.add_argument("--complete", action="store_true",
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
+    ap.add_argument("--add", metavar="KEY", help="measure one registry key on every data set the table holds "
+                    "and append its rows (a new algorithm opting in to the calibration)")
+    ap.add_argument("--every", type=int, default=1, help="with --add: one data set in N (a quick look)")
     ap.add_argument("--refit", default="", help="comma-separated keys to re-measure in place where EUGkM's "
                     "grid Lloyd runs on rows (e.g. eugkm,hybrid,dplloyd after a change to grid_kmeans)")
     args = ap.parse_args(argv)
@@ -443,7 +501,10 @@ def main(argv=None):
         return print_loo(args.held)
     if args.refit:
         return refit(args.out, args.refit.split(","), args.timeout)
-    keys = list(CANDIDATES) + ["trivial"]
+    if args.add:
+        return add_key(args.out, args.add, args.timeout, args.every)
+    candidates = calibrated_classes()
+    keys = candidates + ["trivial"]
     rows = []
     # (source, spec, separation, seed, fit_seed): the j-th data set of a run is drawn with seed
     # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
@@ -494,7 +555,7 @@ def main(argv=None):
         res = run_all(X, k, epsilons, keys, args.timeout, seed=fit_seed)
         for e in epsilons:
             triv = res[("trivial", e)][0] / ref
-            for key in CANDIDATES:
+            for key in candidates:
                 cost, status, reg, sec = res[(key, e)]
                 rows.append(dict(source=source, n=n, d=d, k=k, separation=sep, epsilon=e, key=key,
                                  ratio=cost / ref, trivial_ratio=triv, status=status, regime=reg,

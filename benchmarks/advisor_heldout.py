@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dpcore  # noqa: E402
-from dpcore.advisor.model import CANDIDATES  # noqa: E402
+from dpcore.advisor.model import calibrated_keys  # noqa: E402
 from dpcore.algorithms import regime as regime_module  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
@@ -246,7 +246,7 @@ def main(argv=None):
         for eps in (0.5, 1.0, 2.0):
             triv, _ = median_ratio("zcdp_lloyd", Xn, 1, eps, scale, args.seeds)
             parts = []
-            for key in CANDIDATES:
+            for key in calibrated_keys():
                 r, verdict = median_ratio(key, Xn, k, eps, scale, args.seeds)
                 cells += 1
                 worse = r > triv

@@ -19,11 +19,15 @@ from dpcore.algorithms.registry import assess
 from dpcore.metrics import inertia
 
 
-def test_every_centre_releasing_algorithm_is_calibrated_and_nothing_else():
+def test_every_class_declared_calibrated_is_in_the_table_and_nothing_else():
+    """Calibration is opt-in per class (issue 58): the keys the table must hold are those whose class
+    declares ``calibrated = True`` on itself (``benchmarks.advisor_calibration --add KEY`` measures one);
+    the advisor ranks exactly the table's keys, and only centre-releasing private estimators are on its
+    cost scale."""
     cal = C.calibration()
-    assert set(cal.key) == set(C.CANDIDATES)
-    centre_keys = {k for k, cls in dpcore.ALGORITHMS.items() if cls.private and cls.family == "centroids"}
-    assert set(C.CANDIDATES) == centre_keys - {"auto"}
+    declared = {k for k, cls in dpcore.ALGORITHMS.items() if vars(cls).get("calibrated", False)}
+    assert declared and set(cal.key) == declared == set(C.calibrated_keys())
+    assert all(dpcore.ALGORITHMS[k].private and dpcore.ALGORITHMS[k].family == "centroids" for k in declared)
     # the design spans what the issue asks for
     syn = cal[cal.source == "synthetic"]
     assert syn.n.min() <= 1e3 and syn.n.max() >= 1e6 and syn.d.min() == 2 and syn.d.max() >= 100
@@ -46,6 +50,35 @@ def test_every_centre_releasing_algorithm_is_calibrated_and_nothing_else():
     assert cells(between[between.source == C.EQUAL_SOURCE], "separation") == cells(equal, "separation")
     assert {c[1:] for c in cells(between[between.source == "synthetic"], "separation")} == {
         c[1:] for c in cells(equal, "separation")}
+
+
+def test_an_uncalibrated_key_is_valid_and_the_advice_says_so(monkeypatch):
+    """A registered class that does not opt in (a subclass under a new key: the attribute is read on
+    the class itself) fits, is not ranked, and a warning about it says it is not calibrated."""
+    from dpcore.advisor.plan import ESTIMATORS
+    from dpcore.advisor.verdict import with_advice
+    from dpcore.algorithms.regime import Regime
+    toy = type("ToyLloyd", (dpcore.ALGORITHMS["dplloyd"],), {"key": "toy_lloyd", "__module__": __name__})
+    monkeypatch.setitem(ESTIMATORS, "toy_lloyd", toy)
+    assert "toy_lloyd" not in C.calibrated_keys()
+    shape = dict(n=10_000, d=10, k=64, epsilon=1.0, delta=0.0)
+    warned = with_advice(Regime("toy_lloyd", "warn", "the paper's rule warns."), **shape)
+    assert warned.status == "warn" and warned.better is None and "Not calibrated" in warned.reason
+    assert warned.figures["calibrated"] is False
+    # the same rule's verdict for the calibrated key is checked against its measurements instead
+    assert "Not calibrated" not in with_advice(Regime("dplloyd", "warn", "the paper's rule warns."), **shape).reason
+    ok = Regime("toy_lloyd", "ok", "inside.")
+    assert with_advice(ok, **shape) == ok
+    assert "toy_lloyd" not in {p.key for p in advisor_ranking(10_000, 10, 64, 1.0, with_pick=False)[0]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = toy(3, epsilon=1.0, bounds=(-1, 1), n_samples=2_000).fit(_mixture(2_000))
+    assert est.cluster_centers_.shape == (3, 2) and est.budget_.total()[0] == pytest.approx(1.0)
+
+
+def _mixture(n):
+    from dpcore.advisor.separation_read import mixture
+    return mixture(n, 2, 3, 4.0, seed=0)
 
 
 def test_advice_reads_public_inputs_only():
