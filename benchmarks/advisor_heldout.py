@@ -185,11 +185,12 @@ def first_picks(path: Path = RESULTS, auto_path: Path | None = None) -> list[tup
     """
     from benchmarks.advisor_auto import shapes, stored_auto
     from dpcore.advisor.model import DELTA, TRIVIAL
+    from dpcore.advisor.plan import advisor_plan
     autos = stored_auto(auto_path or Path(__file__).with_name("results") / "advisor_auto.txt")
     shape, out = shapes(), []
     for name, eps, triv, medians in stored_medians(path):
         n, d, k = shape[name]
-        pick, _ = regime_module.advisor_plan(n, d, k, eps, DELTA)
+        pick, _ = advisor_plan(n, d, k, eps, DELTA)
         best = min([v for v in medians.values() if math.isfinite(v)] + [triv])
         r = autos[name, eps] if pick == "auto" else triv if pick == TRIVIAL else medians.get(pick, math.inf)
         out.append((name, eps, pick, r / best))

@@ -143,7 +143,7 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False, table:
 
             def ok(key, eps_c, m, r0=r0):
                 return allowed is None or allowed(key, r0.n, r0.d, r0.k, eps_c, DELTA / m)
-            # The advisor's pick, as regime.advisor_plan makes it (after a 2 % share for a noisy size).
+            # The advisor's pick, as advisor.plan.advisor_plan makes it (after a 2 % share for a noisy size).
             pick, plan = first_pick(r0.n, r0.d, r0.k, eps, allowed=ok, exclude=out)
             measured = dict(zip(cell.key, cell.ratio))
             if pick == TRIVIAL:
