@@ -138,13 +138,9 @@ def with_advice(regime: R, *, n: float, d: int, k: int, epsilon: float, delta: f
     Parameters
     ----------
     regime : Regime
-        The class's own verdict (:class:`dpcore.algorithms.regime.Regime`).
-    n : float
-        Public or already-released noisy size.
-    d, k : int
-    epsilon : float
-        Budget of the fit, already divided by a privacy unit's L.
-    delta : float
+        The class's own verdict.
+    n, d, k, epsilon, delta
+        The public inputs, as for :func:`calibrated_verdict`.
 
     Returns
     -------
