@@ -109,9 +109,17 @@ def recheck(path: Path = RESULTS) -> tuple[int, list, list]:
     Returns ``(cells judged, silent, wrong)``: ``silent`` the (data, eps, key, median, trivial) whose
     median exceeds the trivial answer's with an ``ok`` verdict, ``wrong`` those refused for utility
     whose median is under it.  Cells without a finite median (refused for run time or feasibility,
-    no answer) are not judged.
+    no answer) are not judged.  The verdict is :func:`~dpcore.algorithms.registry.assess`'s status,
+    read from :func:`~dpcore.advisor.verdict.calibrated_verdict` (assess adds only the pick's words, a
+    plan per cell).
     """
-    from dpcore.algorithms.registry import assess
+    from dpcore.advisor.verdict import calibrated_verdict
+    from dpcore.algorithms.regime import public_inputs
+
+    def assess(key, *, n, d, k, epsilon, delta):
+        n, d, k, epsilon = public_inputs(n, d, k, epsilon)
+        rule = dpcore.ALGORITHMS[key].regime(n=n, d=d, k=k, epsilon=epsilon, delta=delta)
+        return calibrated_verdict(rule, n=n, d=d, k=k, epsilon=epsilon, delta=delta)
     shape = shapes()
     cells, silent, wrong = 0, [], []
     for name, eps, triv, medians in stored_medians(path):
