@@ -143,3 +143,23 @@ def test_grid_row_passes_too_heavy_to_finish_are_refused_for_run_time():
         assert r.figures["pass_work"] <= GRID_MAX_PASS_WORK and (r.status != "refuse" or r.utility_only)
     assert grid_regime("eugkm", 100, 2, 500, 1.0).figures["pass_work"] == 0.0   # a few cells: point passes
     assert not runnable("eugkm", 100_000, 10, 64, 2.0) and runnable("zcdp_lloyd", 100_000, 10, 64, 2.0)
+
+
+def test_the_apps_refusal_sentence_adds_the_advice_the_fit_did_not_plan():
+    """A fit's refusal carries the rule's reason; the app's sentence adds the advisor's pick (issue 58)."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import numpy as np
+
+        import dpcore
+        from ui.page import friendly_errors
+        with friendly_errors("The fit"):
+            dpcore.ALGORITHMS["coreset"](3, epsilon=1.0, delta=1e-8, bounds=(-1, 1), n_samples=1_000).fit(
+                np.zeros((50, 2)))
+
+    at = AppTest.from_function(page).run(timeout=300)
+    said = at.error[0].value
+    assert said.startswith("Refused before using the data beyond its size") and "t_min" in said
+    advice = assess("coreset", n=1_000, d=2, k=3, epsilon=1.0, delta=1e-8)
+    assert advice.better == "subcluster" and said.endswith(advice.reason)
