@@ -17,17 +17,17 @@ the whole epsilon ("best key" is the best of those; a fit over 30 s counts as no
 
 ``--real``: ``auto`` on the calibration's real sets (scaled into the unit box as calibrated) at its
 four epsilons against the calibration table's best key there (the plans are in-sample: the sets
-are in the package table).  ``--margin`` sets :data:`dpcore.algorithms.calibrated.SPLIT_MARGIN` for
+are in the package table).  ``--margin`` sets :data:`dpcore.advisor.model.SPLIT_MARGIN` for
 the run (1 judges a split's members at their shares, the rule before it).  ``--separation`` gives
 auto that share of its budget for a private read of the clusters' separation
-(:mod:`dpcore.algorithms.separation`; 0, the default, plans from public inputs alone).  ``--stored``
+(:mod:`dpcore.advisor.separation_read`; 0, the default, plans from public inputs alone).  ``--stored``
 fits auto only and takes each cell's best key and its median from an earlier run's output (the
 keys' seeds are the same, so their medians are too).  Two experiments on the read (results in
 ``benchmarks/results/advisor_auto_experiments.txt``): ``--cells M`` gives the read's grid about M
-cells per cluster (:data:`dpcore.algorithms.separation.CELLS_PER_CLUSTER`, 4); ``--oracle-sizes``
+cells per cluster (:data:`dpcore.advisor.separation_read.CELLS_PER_CLUSTER`, 4); ``--oracle-sizes``
 tells auto each case's true size law (the read keeps only that law's hypotheses): what a perfect
 read of the sizes could buy, an oracle no release has; ``--size-share S`` gives the read's size
-histogram that share of its budget (:data:`dpcore.algorithms.separation.SIZE_SHARE`, 0.5; 0 reads the
+histogram that share of its budget (:data:`dpcore.advisor.separation_read.SIZE_SHARE`, 0.5; 0 reads the
 separation only, as before stop 54; also with ``--real``).
 
 Seeds: ``--first-seed S`` fits seeds S .. S + seeds - 1 (0 by default).  The best of several keys'
@@ -162,7 +162,7 @@ def chosen(fits) -> str:
 def real(seeds: int) -> None:
     """``auto`` (median of ``seeds``) on each real set and calibrated epsilon, beside the table's best key
     (both over the calibration's own non-private reference cost)."""
-    from dpcore.algorithms.calibrated import calibration
+    from dpcore.advisor.model import calibration
 
     from .advisor_calibration import _reference, real_sets
     cal = calibration()
@@ -219,20 +219,20 @@ def main(argv=None):
     ap.add_argument("--part", default=None, help="i/m: the i-th of m interleaved shares of the cases (1-based)")
     args = ap.parse_args(argv)
     if args.size_share is not None:
-        from dpcore.algorithms import separation as sep
+        from dpcore.advisor import separation_read as sep
         sep.SIZE_SHARE = args.size_share
     if args.oracle_sizes and args.real:
         ap.error("--oracle-sizes needs the held-out mixtures' known size laws (not --real)")
     if args.cells is not None:
-        from dpcore.algorithms import separation
+        from dpcore.advisor import separation_read as separation
         separation.CELLS_PER_CLUSTER = args.cells
     if args.oracle_sizes:
-        from dpcore.algorithms import selection
+        from dpcore.algorithms import auto_kmeans as selection
         selection.read_separation = _read_with_oracle(selection.read_separation)
     if args.separation is not None:
         AUTO_PARAMS["separation_share"] = args.separation
     if args.margin is not None:
-        from dpcore.algorithms import calibrated
+        from dpcore.advisor import model as calibrated
         calibrated.SPLIT_MARGIN = args.margin
     if args.real:
         return real(args.seeds)

@@ -21,8 +21,8 @@ what a refused algorithm would have given, to refuse only where it would have be
 trivial answer.  Each fit runs in a forked child with a time limit (``--timeout``, 15 s, status
 ``timeout``; the algorithm's other epsilons on the same data are then not tried) and a 6 GiB address-space limit (status ``error``); two run at once.
 
-Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
-:mod:`dpcore.algorithms.calibrated`), one row per (data, epsilon, algorithm).
+Writes ``dpcore/advisor/data/advisor_calibration.csv`` (package data read by
+:mod:`dpcore.advisor.model`), one row per (data, epsilon, algorithm).
 
     python -m benchmarks.advisor_calibration [--quick] [--timeout 15] [--out PATH]
     python -m benchmarks.advisor_calibration --tight          # the supplements, each appended:
@@ -34,6 +34,15 @@ Writes ``dpcore/algorithms/data/advisor_calibration.csv`` (package data read by
     python -m benchmarks.advisor_calibration --wide --out benchmarks/results/advisor_calibration_wide32.csv
     python -m benchmarks.advisor_calibration --loo      # the model's leave-one-out table (docs)
     python -m benchmarks.advisor_calibration --refit eugkm,hybrid,dplloyd   # after a change to their grid code
+    python -m benchmarks.advisor_calibration --add KEY  # a new algorithm: measured on every data set the table holds
+
+Calibration is opt-in per estimator class (``calibrated = True``, issue 58): ``--add KEY`` measures one
+registry key on every data set of the table (mixtures redrawn from their seeds, fits seeded with the
+table's fit seeds, the real sets from ``$DPCORE_DATA``) at the epsilons the table holds for each, and
+appends its rows; the trivial answer's ratio is the table's own for the same data and epsilon.  Then
+declare ``calibrated = True`` on the class: ``tests/test_advisor_calibrated.py`` checks that every
+class so declared, and no other, is in the table.  ``--every N`` measures one data set in N (a quick
+look; the table wants them all).
 
 Takes about 25 minutes on 2 cores (``--quick``: n <= 10^4, a few minutes); ``--complete``, 36 minutes.
 """
@@ -63,16 +72,15 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dpcore  # noqa: E402
-from dpcore.algorithms import regime as regime_module  # noqa: E402
-from dpcore.algorithms.calibrated import (  # noqa: E402
+from dpcore.advisor.model import (  # noqa: E402
     CALIBRATION_PATH,
-    CANDIDATES,
     DELTA,
     EPSILONS,
     EQUAL_SOURCE,
     WARN_SHARE,
 )
-from dpcore.algorithms.separation import SOURCE_SIZES, mixture  # noqa: E402,F401  (the suite's law, re-exported)
+from dpcore.advisor.separation_read import SOURCE_SIZES, mixture  # noqa: E402,F401  (the suite's law, re-exported)
+from dpcore.algorithms import regime as regime_module  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
 from ._common import data_dir  # noqa: E402
@@ -168,7 +176,7 @@ def eight_jobs(cal: pd.DataFrame) -> list:
 
 #: The d = 25 column: between the grid's 15 and 50 dimensions, where real shapes of 16-20 dimensions
 #: (a held-out 16-d set with 26 clusters, MNIST projected to 20) fell and the model interpolated
-#: across a factor of 3.3 in d; every separation of :data:`dpcore.algorithms.calibrated.SEPARATIONS`,
+#: across a factor of 3.3 in d; every separation of :data:`dpcore.advisor.model.SEPARATIONS`,
 #: both size laws, at the grid's epsilons and 0.5.  Run order: 10^4 rows, then 10^5, then 10^3.
 TWENTY_FIVE = (25, ((10_000, (3, 10, 30)), (100_000, (3, 30, 100)), (1_000, (3, 10, 30))))
 
@@ -177,7 +185,7 @@ def twenty_five_jobs() -> list:
     """The d = 25 column's data sets ``(source, (n, d, k), separation, seed, fit_seed)`` in run order:
     per (n, d, k), every separation with unequal sizes then with equal ones; the j-th drawn with seed
     7000 + j, fitted with random_state j."""
-    from dpcore.algorithms.calibrated import SEPARATIONS as ALL
+    from dpcore.advisor.model import SEPARATIONS as ALL
     d, grid = TWENTY_FIVE
     cells = [(n, d, k) for n, ks in grid for k in ks]
     sets = [(src, cell, c) for cell in cells for src in FIRST_LAWS for c in ALL]
@@ -195,7 +203,7 @@ SKEWED = ((2, 5, 10), (10, 30), (10_000, 100_000, 1_000))
 def skewed_jobs() -> list:
     """The skewed column's data sets ``(source, (n, d, k), separation, seed, fit_seed)`` in run order;
     the j-th drawn with seed 8000 + j, fitted with random_state j."""
-    from dpcore.algorithms.calibrated import SEPARATIONS as ALL
+    from dpcore.advisor.model import SEPARATIONS as ALL
     ds, ks, ns = SKEWED
     sets = [((n, d, k), c) for n in ns for d in ds for k in ks for c in ALL]
     return [("synthetic_skewed", cell, c, 8000 + j, j) for j, (cell, c) in enumerate(sets)]
@@ -233,7 +241,7 @@ def complete_jobs(done: pd.DataFrame) -> list:
     """The (n, d, k, separation) of the grid and the tight sub-grid, n <= 10^5, not yet in ``done``.
 
     Every separation at every such (n, d, k) makes separation a clean factor of the design: the
-    separation hypotheses of :func:`dpcore.algorithms.calibrated.selection_plan` each see the whole
+    separation hypotheses of :func:`dpcore.advisor.model.selection_plan` each see the whole
     grid.  Ordered 10^4 rows first, then 10^3, then 10^5 (the mid sizes decide the most picks).
     """
     syn = done[done.source == "synthetic"]
@@ -288,6 +296,53 @@ def refit(path: Path, keys: list, timeout: float) -> None:
             cal.loc[row, ["ratio", "status", "regime", "seconds"]] = [cost / ref, status, reg, round(sec, 3)]
         print(f"[{i + 1}/{len(jobs)} {time.perf_counter() - t_all:6.0f}s] {source} n={n} d={d} k={k} c={sep}", flush=True)
         cal.to_csv(path, index=False, float_format="%.5g")
+
+
+def calibrated_classes() -> list[str]:
+    """The registry keys whose class declares ``calibrated = True`` (on the class itself), in registry order."""
+    return [key for key, cls in dpcore.ALGORITHMS.items() if vars(cls).get("calibrated", False)]
+
+
+def add_key(path: Path, key: str, timeout: float, every: int = 1) -> None:
+    """Measure ``key`` on every ``every``-th data set the table holds, at its epsilons; rows appended (issue 58).
+
+    Each data set is drawn again from its seed (a real set read from ``$DPCORE_DATA``; skipped, and
+    said, when it is not there) and the fits seeded with its ``fit_seed``, as :func:`refit` does; the
+    cost is divided by the same non-private reference (:func:`_reference`, seeded), and the trivial
+    answer's ratio is the one the table holds for the same data and epsilon.
+    """
+    if key not in dpcore.ALGORITHMS:
+        raise SystemExit(f"{key!r} is not a registry key")
+    cal = pd.read_csv(path)
+    if (cal.key == key).any():
+        raise SystemExit(f"the table already measures {key!r}: --refit {key} re-measures it")
+    jobs = table_data_sets(cal)[::max(int(every), 1)]
+    real = {name: X for name, X, _ in real_sets()} if any(job[0] not in MIXTURE_SOURCES for job in jobs) else {}
+    print(f"{len(jobs)} data sets to measure {key} on", flush=True)
+    t_all, rows = time.perf_counter(), []
+    warm_up([key])
+    for i, (source, n, d, k, sep, seed, fit_seed) in enumerate(jobs):
+        if source not in MIXTURE_SOURCES and source not in real:
+            print(f"skipped {source}: not in $DPCORE_DATA", flush=True)
+            continue
+        X = real[source] if source not in MIXTURE_SOURCES else draw(source, n, d, k, sep, seed)
+        at = (cal.source == source) & (cal.n == n) & (cal.d == d) & (cal.k == k) & (
+            cal.separation.eq(sep) | (cal.separation.isna() & pd.isna(sep)))
+        eps_list = sorted(cal.loc[at, "epsilon"].unique())
+        ref = _reference(X, k)
+        res = run_all(X, k, eps_list, [key], timeout, seed=fit_seed)
+        for e in eps_list:
+            cost, status, reg, sec = res[(key, e)]
+            triv = float(cal.loc[at & (cal.epsilon == e), "trivial_ratio"].iloc[0])
+            rows.append(dict(source=source, n=n, d=d, k=k, separation=sep, epsilon=e, key=key, ratio=cost / ref,
+                             trivial_ratio=triv, status=status, regime=reg, seconds=round(sec, 3), seed=seed,
+                             fit_seed=fit_seed))
+        print(f"[{i + 1}/{len(jobs)} {time.perf_counter() - t_all:6.0f}s] {source} n={n} d={d} k={k} c={sep}",
+              flush=True)
+        pd.concat([cal, pd.DataFrame(rows)], ignore_index=True).to_csv(path, index=False, float_format="%.5g")
+    if not vars(dpcore.ALGORITHMS[key]).get("calibrated", False):
+        print(f"now declare calibrated = True on {dpcore.ALGORITHMS[key].__name__}: the advisor ranks it, "
+              "and tests/test_advisor_calibrated.py requires its rows", flush=True)
 
 
 def real_sets():
@@ -434,6 +489,9 @@ def main(argv=None):
                     "table does not hold (a column measured with --out elsewhere), predicted from the whole table")
     ap.add_argument("--complete", action="store_true",
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
+    ap.add_argument("--add", metavar="KEY", help="measure one registry key on every data set the table holds "
+                    "and append its rows (a new algorithm opting in to the calibration)")
+    ap.add_argument("--every", type=int, default=1, help="with --add: one data set in N (a quick look)")
     ap.add_argument("--refit", default="", help="comma-separated keys to re-measure in place where EUGkM's "
                     "grid Lloyd runs on rows (e.g. eugkm,hybrid,dplloyd after a change to grid_kmeans)")
     args = ap.parse_args(argv)
@@ -443,7 +501,10 @@ def main(argv=None):
         return print_loo(args.held)
     if args.refit:
         return refit(args.out, args.refit.split(","), args.timeout)
-    keys = list(CANDIDATES) + ["trivial"]
+    if args.add:
+        return add_key(args.out, args.add, args.timeout, args.every)
+    candidates = calibrated_classes()
+    keys = candidates + ["trivial"]
     rows = []
     # (source, spec, separation, seed, fit_seed): the j-th data set of a run is drawn with seed
     # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
@@ -494,7 +555,7 @@ def main(argv=None):
         res = run_all(X, k, epsilons, keys, args.timeout, seed=fit_seed)
         for e in epsilons:
             triv = res[("trivial", e)][0] / ref
-            for key in CANDIDATES:
+            for key in candidates:
                 cost, status, reg, sec = res[(key, e)]
                 rows.append(dict(source=source, n=n, d=d, k=k, separation=sep, epsilon=e, key=key,
                                  ratio=cost / ref, trivial_ratio=triv, status=status, regime=reg,
@@ -517,8 +578,8 @@ def print_loo(table: Path | None = None):
 
     With ``table`` (a CSV of rows the package table does not hold, e.g. the skewed column): the same
     figures for those rows, predicted from the whole package table, and the silent fits listed."""
-    from dpcore.algorithms.calibrated_loo import leave_one_out, loo_summary
-    from dpcore.algorithms.regime import runnable
+    from benchmarks.advisor_loo import leave_one_out, loo_summary
+    from dpcore.advisor.plan import runnable
     loo = leave_one_out(allowed=runnable, advisor=True, table=None if table is None else pd.read_csv(table))
     s = loo_summary(loo)
     print(f"{'calibration' if table is None else table.name}: {s['cells']} (data set, epsilon) cells, "
@@ -557,7 +618,7 @@ def rst_table(loo: pd.DataFrame, pick: str = "pick_measured") -> str:
     sets; each size law by separation; the epsilon-0.5 cells; separation 8; d = 25; all), the cells,
     the pick within 1.25x and 2x, picks that did not finish, the median prediction error and the
     silent fits."""
-    from dpcore.algorithms.calibrated_loo import loo_summary
+    from benchmarks.advisor_loo import loo_summary
     mix = loo.separation > 0
     parts = [("real sets", ~mix)]
     for source, label in (("synthetic", "mixtures"), (EQUAL_SOURCE, "equal sizes"), ("synthetic_skewed", "skewed sizes")):
@@ -581,7 +642,7 @@ def rst_table(loo: pd.DataFrame, pick: str = "pick_measured") -> str:
 
 def print_held(loo: pd.DataFrame) -> None:
     """Held-out rows by separation and epsilon: the advisor's share within 1.25x and 2x, and the silent fits."""
-    from dpcore.algorithms.calibrated_loo import pick_factors
+    from benchmarks.advisor_loo import pick_factors
     cells = pick_factors(loo, "advisor_measured")
     by = cells.groupby(["separation", "epsilon"]).factor.agg(
         cells="size", within_1_25=lambda f: (f <= 1.25).mean(), within_2=lambda f: (f <= 2).mean(), worst="max")

@@ -38,8 +38,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dpcore  # noqa: E402
+from dpcore.advisor.model import calibrated_keys  # noqa: E402
 from dpcore.algorithms import regime as regime_module  # noqa: E402
-from dpcore.algorithms.calibrated import CANDIDATES  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
 from .advisor_auto import TIME_LIMIT, _alarm, cases, shapes, truth  # noqa: E402
@@ -109,9 +109,17 @@ def recheck(path: Path = RESULTS) -> tuple[int, list, list]:
     Returns ``(cells judged, silent, wrong)``: ``silent`` the (data, eps, key, median, trivial) whose
     median exceeds the trivial answer's with an ``ok`` verdict, ``wrong`` those refused for utility
     whose median is under it.  Cells without a finite median (refused for run time or feasibility,
-    no answer) are not judged.
+    no answer) are not judged.  The verdict is :func:`~dpcore.algorithms.registry.assess`'s status,
+    read from :func:`~dpcore.advisor.verdict.calibrated_verdict` (assess adds only the pick's words, a
+    plan per cell).
     """
-    from dpcore.algorithms.registry import assess
+    from dpcore.advisor.verdict import calibrated_verdict
+    from dpcore.algorithms.regime import public_inputs
+
+    def assess(key, *, n, d, k, epsilon, delta):
+        n, d, k, epsilon = public_inputs(n, d, k, epsilon)
+        rule = dpcore.ALGORITHMS[key].regime(n=n, d=d, k=k, epsilon=epsilon, delta=delta)
+        return calibrated_verdict(rule, n=n, d=d, k=k, epsilon=epsilon, delta=delta)
     shape = shapes()
     cells, silent, wrong = 0, [], []
     for name, eps, triv, medians in stored_medians(path):
@@ -134,7 +142,7 @@ def oracle(path: Path = RESULTS) -> list[tuple]:
     """What knowing the clusters' separation and sizes would buy the advisor, on the stored medians.
 
     Separation and sizes are not public: the advisor's single pick hedges over
-    :data:`~dpcore.algorithms.calibrated.HYPOTHESES`, and ``auto`` splits the budget to find out.  A
+    :data:`~dpcore.advisor.model.HYPOTHESES`, and ``auto`` splits the budget to find out.  A
     private estimate of them would at best tell the true hypothesis (the nearest calibrated
     separation in log scale, the smaller of two equally near, and the true size law:
     :func:`benchmarks.advisor_auto.truth`).  Here
@@ -148,8 +156,8 @@ def oracle(path: Path = RESULTS) -> list[tuple]:
     list of ``(name, epsilon, hypothesis, oracle_key, oracle_factor, pick, pick_factor)``.
     """
 
-    from dpcore.algorithms.calibrated import DELTA, SEPARATIONS, TRIVIAL, first_pick, predict
-    from dpcore.algorithms.regime import candidate_filter, runnable
+    from dpcore.advisor.model import DELTA, SEPARATIONS, TRIVIAL, predict
+    from dpcore.advisor.plan import candidate_filter, first_pick, runnable
     shape, out = shapes(), []
     for name, eps, triv, medians in stored_medians(path):
         n, d, k = shape[name]
@@ -176,7 +184,7 @@ def oracle_report(rows: list) -> None:
 
 
 def first_picks(path: Path = RESULTS, auto_path: Path | None = None) -> list[tuple]:
-    """The advisor's first pick (:func:`dpcore.algorithms.regime.advisor_plan`) on each stored cell, measured
+    """The advisor's first pick (:func:`dpcore.advisor.plan.advisor_plan`) on each stored cell, measured
     by its stored median over the best (``auto``'s median from ``advisor_auto.txt``'s first table).
 
     Returns
@@ -184,12 +192,13 @@ def first_picks(path: Path = RESULTS, auto_path: Path | None = None) -> list[tup
     list of ``(name, epsilon, pick, factor)``.
     """
     from benchmarks.advisor_auto import shapes, stored_auto
-    from dpcore.algorithms.calibrated import DELTA, TRIVIAL
+    from dpcore.advisor.model import DELTA, TRIVIAL
+    from dpcore.advisor.plan import advisor_plan
     autos = stored_auto(auto_path or Path(__file__).with_name("results") / "advisor_auto.txt")
     shape, out = shapes(), []
     for name, eps, triv, medians in stored_medians(path):
         n, d, k = shape[name]
-        pick, _ = regime_module.advisor_plan(n, d, k, eps, DELTA)
+        pick, _ = advisor_plan(n, d, k, eps, DELTA)
         best = min([v for v in medians.values() if math.isfinite(v)] + [triv])
         r = autos[name, eps] if pick == "auto" else triv if pick == TRIVIAL else medians.get(pick, math.inf)
         out.append((name, eps, pick, r / best))
@@ -246,7 +255,7 @@ def main(argv=None):
         for eps in (0.5, 1.0, 2.0):
             triv, _ = median_ratio("zcdp_lloyd", Xn, 1, eps, scale, args.seeds)
             parts = []
-            for key in CANDIDATES:
+            for key in calibrated_keys():
                 r, verdict = median_ratio(key, Xn, k, eps, scale, args.seeds)
                 cells += 1
                 worse = r > triv

@@ -1,7 +1,7 @@
 """How often ``auto``'s private selection releases a poor candidate: the score capped at the box vs at a cell.
 
 For each (data, epsilon, seed) the candidates of ``auto``'s plan are fitted once on their shares,
-exactly as :class:`dpcore.algorithms.selection.AutoKMeans` fits them; then, for each score cap,
+exactly as :class:`dpcore.algorithms.auto_kmeans.AutoKMeans` fits them; then, for each score cap,
 the probability that permute-and-flip (monotone, ``selection_share`` of epsilon) releases each
 candidate is computed exactly (every order of the candidates), with no draw.  Reported per cap:
 the expected cost ratio of the release to non-private k-means, and the chance of releasing a
@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dpcore.algorithms.calibrated import SELECTION_SHARE  # noqa: E402
-from dpcore.algorithms.selection import AutoKMeans, clipped_cost_score, release_probabilities  # noqa: E402
+from dpcore.advisor.model import SELECTION_SHARE  # noqa: E402
+from dpcore.algorithms.auto_kmeans import AutoKMeans, clipped_cost_score, release_probabilities  # noqa: E402
 from dpcore.metrics import inertia  # noqa: E402
 
 from .advisor_calibration import mixture  # noqa: E402

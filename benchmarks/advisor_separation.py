@@ -7,7 +7,7 @@ first key is within 1.25x of the best in 40 of 42 held-out cells against 35 for 
 (``advisor_heldout --oracle``).  This script measures whether one cheap private statistic recovers
 the separation before anything is built on it.
 
-The statistic (:mod:`dpcore.algorithms.separation`, which ``auto`` now reads; post-processing of one Laplace histogram, epsilon_s-DP for adding or removing one
+The statistic (:mod:`dpcore.advisor.separation_read`, which ``auto`` now reads; post-processing of one Laplace histogram, epsilon_s-DP for adding or removing one
 row): the rows' first ``min(d, 3)`` coordinates (the mixtures' coordinates are exchangeable; a real
 set would need a public choice) binned on a grid of ``m`` cells a side over the public bounds, with
 ``m^d'`` about 4k; each cell's count gets Laplace(1 / epsilon_s) noise from
@@ -45,9 +45,9 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.advisor_calibration import mixture
-from dpcore.algorithms.calibrated import SEPARATIONS
-from dpcore.algorithms.separation import _logit, heavy_share, histogram_counts, plausible
-from dpcore.algorithms.separation import top_k_share as noisy_share
+from dpcore.advisor.model import SEPARATIONS
+from dpcore.advisor.separation_read import _logit, heavy_share, histogram_counts, plausible
+from dpcore.advisor.separation_read import top_k_share as noisy_share
 from dpcore.privacy.accountant import BudgetLedger
 from dpcore.privacy.mechanisms import NoiseSource
 
@@ -163,7 +163,7 @@ def picks(epsilon: float, steps: int, draws: int = 5) -> list[tuple]:
     """The minimax single key over the hypotheses the statistic leaves plausible, on the stored medians.
 
     For each held-out (data, eps) cell of ``benchmarks/results/advisor_heldout.txt`` and each of the
-    statistic's ``draws``: :func:`dpcore.algorithms.calibrated.selection_plan` with one candidate
+    statistic's ``draws``: :func:`dpcore.advisor.model.selection_plan` with one candidate
     (the trivial answer admitted) over :func:`plausible` hypotheses, measured by its stored median
     over the best; beside it the same minimax over every hypothesis (public inputs only).  The
     statistic's epsilon is not charged: the medians are at the whole epsilon.
@@ -195,7 +195,7 @@ def named_factors(shape: tuple, eps: float, ratios: dict, triv: float, named: li
 
 def factor(key: str, ratios: dict, triv: float) -> float:
     """A key's measured ratio over the best measured (the trivial answer included); no answer is inf."""
-    from dpcore.algorithms.calibrated import TRIVIAL
+    from dpcore.advisor.model import TRIVIAL
     finite = [r for r in ratios.values() if math.isfinite(r)]
     r = triv if key == TRIVIAL else ratios.get(key, math.inf)
     return (r if math.isfinite(r) else math.inf) / min(triv, *finite)
@@ -205,8 +205,8 @@ def minimax_factor(shape: tuple, eps: float, ratios: dict, triv: float, hypothes
                    exclude: str | None = None) -> float:
     """:func:`factor` of the minimax single key over ``hypotheses`` (all by default) among the keys of
     ``ratios`` and the trivial answer, those that refuse to run at these public inputs left out."""
-    from dpcore.algorithms.calibrated import DELTA, TRIVIAL, selection_plan
-    from dpcore.algorithms.regime import candidate_filter
+    from dpcore.advisor.model import DELTA, TRIVIAL
+    from dpcore.advisor.plan import candidate_filter, selection_plan
     n, d, k = shape
     runs = candidate_filter(n, d, k, DELTA)
     key = selection_plan(n, d, k, eps, max_candidates=1, pool=tuple(ratios) + (TRIVIAL,), hypotheses=hypotheses,
@@ -229,8 +229,8 @@ def real_picks(share: float, steps: int = 2, draws: int = 5) -> pd.DataFrame:
     DataFrame: source, epsilon, named (the separations named), plausible (factor per draw), every, pick.
     """
     from benchmarks.advisor_calibration import real_sets
-    from dpcore.algorithms.calibrated import DELTA, _group_ids, calibration, first_pick
-    from dpcore.algorithms.regime import candidate_filter
+    from dpcore.advisor.model import DELTA, _group_ids, calibration
+    from dpcore.advisor.plan import candidate_filter, first_pick
     cal = calibration()
     cal = cal.assign(group=_group_ids(cal))
     rows = []
@@ -282,12 +282,12 @@ def picks_report(epsilon: float) -> None:
 
 def sizes_read(epsilon: float) -> pd.DataFrame:
     """Does one noisy histogram say the clusters' size law too?  For mixtures of every hypothesis
-    (:data:`~dpcore.algorithms.calibrated.HYPOTHESES`) at n 10^4 and 10^5, d 2-20, k 10-64: the
+    (:data:`~dpcore.advisor.model.HYPOTHESES`) at n 10^4 and 10^5, d 2-20, k 10-64: the
     read's two statistics (logit top-k share, logit :func:`heavy_share`), references (seeds 8000 + j)
     against tests (9000 + j), each test named by the nearest reference median after scaling each
     statistic by its median spread.  One row per test draw: n, d, k, true (c, sizes), named (c, sizes)."""
-    from dpcore.algorithms.calibrated import HYPOTHESES
-    from dpcore.algorithms.separation import mixture as law_mixture
+    from dpcore.advisor.model import HYPOTHESES
+    from dpcore.advisor.separation_read import mixture as law_mixture
     rows, j = [], 0
     for n in (10_000, 100_000):
         for d in (2, 5, 10, 20):
@@ -337,7 +337,7 @@ def main(argv=None) -> None:
     ap.add_argument("--sizes", action="store_true", help="name the size law from the same histogram")
     args = ap.parse_args(argv)
     if args.cells is not None:
-        from dpcore.algorithms import separation
+        from dpcore.advisor import separation_read as separation
         separation.CELLS_PER_CLUSTER = args.cells
     if args.sizes:
         return sizes_report(sizes_read(args.epsilon), args.epsilon)

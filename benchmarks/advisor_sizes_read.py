@@ -1,10 +1,10 @@
 """How often does ``auto``'s size read rule out a size law, and how often wrongly?  (issue 25, stop 54)
 
-``auto``'s read (:func:`dpcore.algorithms.separation.read_separation`) spends
-:data:`~dpcore.algorithms.separation.SIZE_SHARE` of its budget on a second, finer histogram (about
-:data:`~dpcore.algorithms.separation.SIZES_CELLS` k cells) and rules a size law out only when all its
-hypotheses lie more than :data:`~dpcore.algorithms.separation.SIZES_MARGIN` typical spreads further
-from the two size statistics than the nearest hypothesis (:func:`~dpcore.algorithms.separation.kept_laws`).
+``auto``'s read (:func:`dpcore.advisor.separation_read.read_separation`) spends
+:data:`~dpcore.advisor.separation_read.SIZE_SHARE` of its budget on a second, finer histogram (about
+:data:`~dpcore.advisor.separation_read.SIZES_CELLS` k cells) and rules a size law out only when all its
+hypotheses lie more than :data:`~dpcore.advisor.separation_read.SIZES_MARGIN` typical spreads further
+from the two size statistics than the nearest hypothesis (:func:`~dpcore.advisor.separation_read.kept_laws`).
 Over test mixtures of every hypothesis (n 10^3-10^5, d 2-20, k 5-64; seeds apart from the
 references'), this prints how many laws are kept on average, how often the true law of far-apart
 mixtures (c >= 8, where the sizes decide between DPM and the rest) is ruled out, and how often equal
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import argparse
 
-from dpcore.algorithms import separation as S
-from dpcore.algorithms.calibrated import HYPOTHESES
+from dpcore.advisor import separation_read as S
+from dpcore.advisor.model import HYPOTHESES
 
 
 def drop_rates(epsilon: float, ns=(1_000, 10_000, 100_000)) -> dict:

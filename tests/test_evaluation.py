@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from dpcore import evaluation as E
-from dpcore.algorithms import calibrated as C
+from dpcore.advisor import model as C
+from dpcore.advisor import plan as P
 from dpcore.algorithms.centroid.hybrid import hybrid_min_epsilon
 
 
@@ -162,7 +163,7 @@ def test_advisor_never_recommends_worse_than_the_dp_mean():
         elif a.best == "auto":        # no single key holds up whatever the separation: a private choice
             assert len(a.plan.keys) >= 2 and set(a.plan.keys) <= {p.key for p in a.ranking}
         else:   # the lowest-regret key, or the minimax single key where its worst case is GUARD times better
-            regret_pick = C.selection_plan(n, d, k, eps, max_candidates=1, pool=(a.ranking[0].key,))
+            regret_pick = P.selection_plan(n, d, k, eps, max_candidates=1, pool=(a.ranking[0].key,))
             assert a.best == a.ranking[0].key or regret_pick.worst > C.GUARD * a.plan.worst
             assert {p.key: p for p in a.ranking}[a.best].ratio < a.trivial.ratio
     tiny = E.advise(100, 784, 10, 0.01)              # hopeless: 10 centres from 100 images

@@ -7,17 +7,20 @@ hidden behind it is still a cycle).  Layers, bottom up (docs/ARCHITECTURE.md):
     0  exceptions, synopsis, explain, glossary, _version   the ground floor: import nothing of dpcore
     1  utils/                                        validation, Domain, nearest-centre kernels
     2  privacy/ | sources/ | preprocessing           noise + ledger | exact aggregates | scalers
-    3  algorithms/                                   estimators by family, shared blocks, registry
-    4  metrics/
-    5  datasets/
-    6  release/
-    7  store/
-    8  evaluation/
-    9  dpcore/__init__ (the face) and the contract's re-export paths dpcore.regime, dpcore.session_budget
-    10 ui/
+    3  advisor/                                      calibration table + model, separation read, plans, advice
+    4  algorithms/                                   estimators by family, shared blocks, regime rules, registry
+    5  metrics/
+    6  datasets/
+    7  release/
+    8  store/
+    9  evaluation/
+    10 dpcore/__init__ (the face) and the contract's re-export paths dpcore.regime, dpcore.session_budget
+    11 ui/
 
 A module may import from a lower layer, or from its own package (``algorithms``
-modules from each other).  Two packages that share a layer (``privacy`` and
+modules from each other).  The advisor sits beneath the algorithms: it imports no
+estimator (the registry hands it the classes), so ``AutoKMeans`` and ``assess`` may
+use its plans and no fit's check needs them.  Two packages that share a layer (``privacy`` and
 ``sources``) do not import each other: the sources never see noise.  No module
 below the face imports the face (``from dpcore import X`` inside dpcore loads every
 estimator: the cycle that ``import_module`` used to hide).
@@ -33,9 +36,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 GROUND = {"dpcore.exceptions", "dpcore.synopsis", "dpcore.explain", "dpcore.glossary", "dpcore._version"}
-RANK = {"utils": 1, "privacy": 2, "sources": 2, "preprocessing": 2, "algorithms": 3, "metrics": 4,
-        "datasets": 5, "release": 6, "store": 7, "evaluation": 8}
-FACE_RANK, UI_RANK = 9, 10
+RANK = {"utils": 1, "privacy": 2, "sources": 2, "preprocessing": 2, "advisor": 3, "algorithms": 4, "metrics": 5,
+        "datasets": 6, "release": 7, "store": 8, "evaluation": 9}
+FACE_RANK, UI_RANK = 10, 11
 
 #: Paths CONTRACT.md names outside the layers' packages: like the face, they only re-export.
 FACE_PATHS = {"dpcore.regime", "dpcore.session_budget"}

@@ -1,4 +1,5 @@
 """Regime checks (issue 16, item 4): on public inputs only, before spending, naming a better algorithm."""
+import re
 import time
 import warnings
 
@@ -6,7 +7,8 @@ import pytest
 
 import dpcore
 from dpcore import evaluation as E
-from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning, advisor_ranking, runnable
+from dpcore.advisor.plan import advisor_ranking, runnable
+from dpcore.algorithms.regime import OutOfRegimeError, RegimeWarning
 from dpcore.algorithms.registry import assess
 
 
@@ -18,15 +20,43 @@ def _blobs(n, d, seed=0):
 
 def test_eugkm_on_eleven_columns_refuses_up_front_in_seconds():
     X = _blobs(100_000, 11)
+    with warnings.catch_warnings():      # load the compiled kernels first: the refusal is what is timed
+        warnings.simplefilter("ignore")
+        dpcore.ALGORITHMS["eugkm"](2, epsilon=1.0, bounds=(-100, 100), random_state=0).fit(X[:500])
     t = time.perf_counter()
     with pytest.raises(OutOfRegimeError) as info:
         dpcore.ALGORITHMS["eugkm"](5, epsilon=0.5, bounds=(-100, 100), n_samples=100_000, random_state=0).fit(X)
     assert time.perf_counter() - t < 5
     assert "4^11" in str(info.value) or "grid" in str(info.value)
-    # the refusal names the calibrated advisor's first pick for the same public inputs (issue 25), at the
-    # advisor's delta: a pure-epsilon estimator may be pointed to an (epsilon, delta) algorithm
+    # the fit's check gives the rule's reason and does not plan (issue 58) ...
+    verdict = info.value.regime
+    assert verdict.status == "refuse" and verdict.better is None and str(info.value) == verdict.reason
+    # ... the advice names the calibrated advisor's first pick for the same public inputs (issue 25), at
+    # the advisor's delta: a pure-epsilon estimator may be pointed to an (epsilon, delta) algorithm
     _, _, pick = advisor_ranking(100_000, 11, 5, 0.5, 1e-6)
-    assert f"({pick!r})" in str(info.value) and pick != "eugkm"
+    advised = verdict.advised()
+    assert advised == assess("eugkm", n=100_000, d=11, k=5, epsilon=0.5)
+    assert advised.better == pick != "eugkm" and f"({pick!r})" in advised.reason
+    assert advised.reason.startswith(verdict.reason)
+
+
+def test_a_fits_check_does_not_run_the_advisors_plans(monkeypatch):
+    """Every estimator's check asks its class's rule only (issue 58): the plans are the advice's."""
+    from dpcore.advisor import plan, verdict
+
+    def no_plan(*args, **kwargs):
+        raise AssertionError("a fit's regime check ran the advisor's plan")
+
+    for name in ("advisor_plan", "advisor_ranking"):
+        monkeypatch.setattr(plan, name, no_plan)
+        monkeypatch.setattr(verdict, name, no_plan)
+    X = _blobs(3_000, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = dpcore.ALGORITHMS["eugkm"](5, epsilon=0.5, bounds=(-100, 100), n_samples=3_000, random_state=0).fit(X)
+        with pytest.raises(OutOfRegimeError):
+            dpcore.ALGORITHMS["pgkm"](5, epsilon=1.0, bounds=(-100, 100), n_samples=100_000, random_state=0).fit(X)
+    assert est.regime_.status == "warn" and est.regime_.better is None
 
 
 def test_refusal_spends_nothing_with_public_size_and_only_the_size_otherwise():
@@ -74,24 +104,29 @@ def test_advisor_never_picks_a_refused_algorithm():
 
 def test_dplloyd_paper_warning_is_overruled_where_it_measures_far_below_the_trivial_answer():
     """Su et al. (2017)'s rule warns DPLloyd off 64 clusters of 10,000 points in 10-d; the calibration
-    predicts it well below one centre at a DP mean, and on these data it is (about 5x vs 2,000x)."""
+    predicts it well below one centre at a DP mean, and on these data it is (about 5x vs 2,000x).
+    The fit's check warns by the paper's rule (it does not ask the advisor); the advice overrules it."""
     from dpcore.metrics import inertia
     X = _blobs(10_000, 10)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", RegimeWarning)
         warnings.simplefilter("ignore", dpcore.SeededNoiseWarning)
-        est = dpcore.ALGORITHMS["dplloyd"](64, epsilon=1.0, bounds=(-100, 100), n_samples=10_000,
-                                           random_state=0).fit(X)
+        with pytest.warns(RegimeWarning, match="iteration"):
+            est = dpcore.ALGORITHMS["dplloyd"](64, epsilon=1.0, bounds=(-100, 100), n_samples=10_000,
+                                               random_state=0).fit(X)
         mean = dpcore.ALGORITHMS["zcdp_lloyd"](1, epsilon=1.0, bounds=(-100, 100), random_state=0).fit(X)
-    assert est.regime_.status == "ok" and "overruled by the measurements" in est.regime_.reason
+    assert est.regime_.status == "warn" and est.regime_.utility_only
+    advised = est.regime_.advised()
+    assert advised.status == "ok" and "overruled by the measurements" in advised.reason
+    assert advised == assess("dplloyd", n=10_000, d=10, k=64, epsilon=1.0)
     assert est.budget_.total()[0] == pytest.approx(1.0)
     assert inertia(X, est.cluster_centers_) < 0.1 * inertia(X, mean.cluster_centers_)
 
 
 def test_pgkm_refuses_work_it_cannot_finish():
     X = _blobs(2_000, 11)
-    with pytest.raises(OutOfRegimeError, match="advisor ranks|DP mean"):
+    with pytest.raises(OutOfRegimeError, match="use a sample") as info:
         dpcore.ALGORITHMS["pgkm"](5, epsilon=1.0, bounds=(-100, 100), n_samples=100_000, random_state=0).fit(X)
+    assert re.search("advisor ranks|DP mean", info.value.regime.advised().reason)
 
 
 def test_grid_row_passes_too_heavy_to_finish_are_refused_for_run_time():
@@ -108,3 +143,23 @@ def test_grid_row_passes_too_heavy_to_finish_are_refused_for_run_time():
         assert r.figures["pass_work"] <= GRID_MAX_PASS_WORK and (r.status != "refuse" or r.utility_only)
     assert grid_regime("eugkm", 100, 2, 500, 1.0).figures["pass_work"] == 0.0   # a few cells: point passes
     assert not runnable("eugkm", 100_000, 10, 64, 2.0) and runnable("zcdp_lloyd", 100_000, 10, 64, 2.0)
+
+
+def test_the_apps_refusal_sentence_adds_the_advice_the_fit_did_not_plan():
+    """A fit's refusal carries the rule's reason; the app's sentence adds the advisor's pick (issue 58)."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import numpy as np
+
+        import dpcore
+        from ui.page import friendly_errors
+        with friendly_errors("The fit"):
+            dpcore.ALGORITHMS["coreset"](3, epsilon=1.0, delta=1e-8, bounds=(-1, 1), n_samples=1_000).fit(
+                np.zeros((50, 2)))
+
+    at = AppTest.from_function(page).run(timeout=300)
+    said = at.error[0].value
+    assert said.startswith("Refused before using the data beyond its size") and "t_min" in said
+    advice = assess("coreset", n=1_000, d=2, k=3, epsilon=1.0, delta=1e-8)
+    assert advice.better == "subcluster" and said.endswith(advice.reason)

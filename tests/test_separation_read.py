@@ -6,10 +6,10 @@ import warnings
 import numpy as np
 import pytest
 
-from dpcore.algorithms import calibrated as C
-from dpcore.algorithms.regime import auto_plan, candidate_filter
-from dpcore.algorithms.selection import AutoKMeans
-from dpcore.algorithms.separation import (
+from dpcore.advisor import model as C
+from dpcore.advisor import plan as P
+from dpcore.advisor.plan import auto_plan, candidate_filter
+from dpcore.advisor.separation_read import (
     SIZE_SHARE,
     histogram_counts,
     mixture,
@@ -19,6 +19,7 @@ from dpcore.algorithms.separation import (
     reference_medians,
     top_k_share,
 )
+from dpcore.algorithms.auto_kmeans import AutoKMeans
 from dpcore.privacy.accountant import BudgetLedger
 from dpcore.privacy.mechanisms import NoiseSource
 
@@ -156,7 +157,7 @@ def test_the_read_filter_agrees_with_the_plan():
 def test_read_outcomes_follow_the_separation():
     """The advisor's model of the read: at 40,000 rows in 14-d with 32 clusters, far-apart hypotheses are
     read c >= 8 and overlapping ones c <= 2 in most simulated draws."""
-    from dpcore.algorithms.separation import read_outcomes
+    from dpcore.advisor.separation_read import read_outcomes
     out = read_outcomes(40_000.0, 14, 32, 0.049)
     assert set(out) == set(C.HYPOTHESES)
     far = [c for h, named in out.items() if h[0] == 16.0 for c in named]
@@ -190,7 +191,7 @@ def test_the_size_laws_weigh_the_clusters_as_named():
 def test_the_read_of_a_size_law_the_hypotheses_do_not_hold():
     """read_outcome answers for any (separation, size law): the hypotheses' own entries as read_outcomes
     has them, and skewed far-apart mixtures (a few heavy clusters) read far apart, as mass in few cells."""
-    from dpcore.algorithms.separation import REFERENCES, read_outcome, read_outcomes
+    from dpcore.advisor.separation_read import REFERENCES, read_outcome, read_outcomes
     assert read_outcome(40_000.0, 14, 32, 0.049, (2.0, "equal")) == read_outcomes(40_000.0, 14, 32, 0.049)[2.0, "equal"]
     far = read_outcome(40_000.0, 14, 32, 0.049, (16.0, "skewed"))
     assert len(far) == REFERENCES and all(c is not None and c >= 8 for c in far)
@@ -204,8 +205,8 @@ def test_a_fragile_single_pick_gives_way_to_auto_with_its_read():
     with its read is predicted to give (held-out: zCDP-Lloyd 64x the best on equal far-apart clusters, auto
     1.05x); the advice names auto, its plan's worst that prediction, and the read in its words."""
     from dpcore import evaluation as E
-    from dpcore.algorithms.regime import READ_GUARD, worst_with_read
-    single = C.first_pick(40_000, 14, 32, 1.0, allowed=candidate_filter(40_000, 14, 32, 1e-6), auto=True)[1]
+    from dpcore.advisor.plan import READ_GUARD, worst_with_read
+    single = P.first_pick(40_000, 14, 32, 1.0, allowed=candidate_filter(40_000, 14, 32, 1e-6), auto=True)[1]
     worst = worst_with_read(40_000, 14, 32, 0.98, 1e-6)
     assert single.worst > READ_GUARD * worst
     adv = E.advise(40_000, 14, 32, 1.0, delta=1e-6)
@@ -217,7 +218,7 @@ def test_a_fragile_single_pick_gives_way_to_auto_with_its_read():
 def test_a_robust_single_pick_stays():
     """Where the single pick's worst case is within READ_GUARD (2x) of the best answer, the read is not
     consulted and the pick is unchanged (10,000 x 11-d, 6 clusters at eps 1: zCDP-Lloyd)."""
-    from dpcore.algorithms.regime import READ_GUARD, advisor_plan
+    from dpcore.advisor.plan import READ_GUARD, advisor_plan
     pick, plan = advisor_plan(10_000, 11, 6, 1.0, 1e-6)
     assert pick == "zcdp_lloyd" and plan.worst <= READ_GUARD
 
@@ -227,9 +228,9 @@ def test_a_pick_that_may_miss_the_2x_line_gives_way_where_auto_is_predicted_to_h
     may miss by 3.5x on some clusters (3.1x before the d = 25 column, when GUARD (3) left it Hybrid) and
     auto with its read is predicted within 1.05x everywhere, so the advice is auto (held-out medians:
     Hybrid 2.76x the best, auto 0.60x).  The Explain page says it in words."""
-    from dpcore.algorithms import regime as R
+    from dpcore.advisor import plan as R
     from ui.advice import explain_markdown
-    single = C.first_pick(3_000, 8, 4, 0.5, allowed=candidate_filter(3_000, 8, 4, 1e-6), auto=True)
+    single = P.first_pick(3_000, 8, 4, 0.5, allowed=candidate_filter(3_000, 8, 4, 1e-6), auto=True)
     worst = R.worst_with_read(3_000, 8, 4, 0.49, 1e-6)
     assert single[0] == "hybrid" and single[1].worst > R.READ_GUARD
     assert single[1].worst > R.READ_GUARD * worst
@@ -259,12 +260,12 @@ def test_the_rescue_also_applies_where_autos_own_plan_is_one_key(monkeypatch):
     before), so it stands; at a line of 1.25 it is more, and the advice becomes auto, its keys auto's plan
     before the read and its worst that prediction.  (The 16-d, 26-cluster set at eps 2 was such a cell
     before the d = 25 column; no calibrated cell of the held-out shapes is one at the shipped line now.)"""
-    from dpcore.algorithms import regime as R
+    from dpcore.advisor import plan as R
     shape = (30_000, 5, 30)
     allowed = candidate_filter(*shape, 1e-6)
-    assert C.first_pick(*shape, 2.0, allowed=allowed, auto=True)[0] == "auto"
+    assert P.first_pick(*shape, 2.0, allowed=allowed, auto=True)[0] == "auto"
     run = auto_plan(*shape, 2.0 * 0.98 * 0.95, 1e-6)
-    single_key, single = C.first_pick(*shape, 2.0, allowed=allowed, auto=False)
+    single_key, single = P.first_pick(*shape, 2.0, allowed=allowed, auto=False)
     worst = R.worst_with_read(*shape, 1.96, 1e-6)
     low = 1.25
     assert len(run.keys) == 1 and R.READ_GUARD * worst > single.worst > low * worst
@@ -282,7 +283,7 @@ def test_the_rescue_also_applies_where_autos_own_plan_is_one_key(monkeypatch):
 def test_the_grid_takes_about_cells_per_cluster_k_cells(monkeypatch):
     """The read's grid follows CELLS_PER_CLUSTER (``advisor_separation --cells`` and ``advisor_auto
     --cells`` set it): about 4k cells as shipped, about 16k at 16."""
-    from dpcore.algorithms import separation
+    from dpcore.advisor import separation_read as separation
     X = mixture(500, 5, 4, 2.0, seed=1)
     assert separation.CELLS_PER_CLUSTER == 4 and histogram_counts(X, 10, -1.0, 1.0).size == 3 ** 3
     monkeypatch.setattr(separation, "CELLS_PER_CLUSTER", 16)
@@ -294,7 +295,7 @@ def test_the_heavy_share_reads_skew_on_far_apart_clusters():
     mass for skewed far-apart clusters than for equal ones (5-d, k = 12: medians about 0.75 and 0.48
     over five mixtures; single draws overlap, and Dirichlet(2) sizes read like equal ones, which is
     why the read does not name the size law)."""
-    from dpcore.algorithms.separation import heavy_share
+    from dpcore.advisor.separation_read import heavy_share
     k = 12
 
     def median(sizes):
@@ -344,7 +345,7 @@ def test_the_size_read_splits_the_reads_budget_and_keeps_the_equal_law_of_far_ap
 def test_the_size_read_rules_out_equal_sizes_of_skewed_far_apart_clusters():
     """On 20 skewed far-apart clusters in 5-d (10^5 rows, the size histogram at 0.05 per row) the read
     rules the equal law out, which lets the plan leave DPM out; on equal ones it keeps it."""
-    from dpcore.algorithms.separation import SIZES_CELLS, kept_laws, size_statistics
+    from dpcore.advisor.separation_read import SIZES_CELLS, kept_laws, size_statistics
     k, n = 20, 100_000
     for sizes, keeps_equal in (("skewed", False), ("equal", True)):
         X = mixture(n, 5, k, 16.0, seed=21, sizes=sizes)
@@ -357,7 +358,7 @@ def test_the_size_read_rules_out_equal_sizes_of_skewed_far_apart_clusters():
 def test_the_advisors_model_of_the_read_narrows_the_laws_too():
     """read_hypotheses (what worst_with_read and the leave-one-out model of auto simulate) returns one
     set of hypotheses per draw, each the plausible separations of the laws its size read kept."""
-    from dpcore.algorithms.separation import read_hypotheses
+    from dpcore.advisor.separation_read import read_hypotheses
     left = read_hypotheses(100_000.0, 12, 40, 0.0245, (8.0, "unequal"))
     assert len(left) == 3 and all(set(kept) <= set(C.HYPOTHESES) for kept in left)
     assert any({h[1] for h in kept} != set(C.SIZES) for kept in left)
@@ -369,7 +370,7 @@ def test_a_read_that_could_not_change_the_plan_is_skipped_and_its_share_goes_to_
     """10,000 x 11-d, k = 6 (a held-out shape): whatever the read released (any separation named or
     none, any size laws kept) auto would run zCDP-Lloyd alone, so it does not read; at 50,000 x 3-d,
     k = 20 a read naming overlap would swap DPM for a grid algorithm, so it reads."""
-    from dpcore.algorithms.regime import read_matters, worst_with_read
+    from dpcore.advisor.plan import read_matters, worst_with_read
     assert not read_matters(10_000.0, 11, 6, 0.98, 1e-6)
     assert read_matters(50_000.0, 3, 20, 0.98, 1e-6)
     X = mixture(10_000, 11, 6, 1.0, seed=106)
@@ -406,7 +407,7 @@ def test_the_read_is_kept_where_the_plan_without_it_would_differ():
     """At about 3,030 rows, 8-d, k = 4, eps 0.49 every outcome of the read gives zCDP-Lloyd on 0.95 of
     the budget, but the public plan on the whole budget is the Hybrid (65x worse than zCDP-Lloyd on
     the held-out c = 16 set): skipping the read would change what runs, so auto reads."""
-    from dpcore.algorithms.regime import read_matters
+    from dpcore.advisor.plan import read_matters
     assert auto_plan(3030.0, 8, 4, 0.49 * 0.95, 1e-6).keys == ("zcdp_lloyd",)
     assert auto_plan(3030.0, 8, 4, 0.49, 1e-6).keys != ("zcdp_lloyd",)
     assert read_matters(3030.0, 8, 4, 0.49, 1e-6)

@@ -8,8 +8,8 @@ import streamlit as st
 
 import dpcore
 from dpcore import evaluation as E
-from dpcore.algorithms.calibrated import TRIVIAL, WARN_SHARE, trivial_factor
-from dpcore.algorithms.regime import near_trivial_sentence
+from dpcore.advisor.model import TRIVIAL, WARN_SHARE, calibrated_keys, trivial_factor
+from dpcore.advisor.verdict import near_trivial_sentence
 
 from .accuracy import DEFAULT_PUBLIC_N
 from .data_picker import unit_params
@@ -99,9 +99,12 @@ def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) ->
                    "unequal sizes, the pick is Auto.")
         own = next((p for p in adv.ranking if p.key == algo), None)
         if algo != "auto" and own is not None and math.isfinite(own.ratio):
-            factor, where = trivial_factor(algo, n, len(ds.columns), k, eps / L)    # as the fit's own warning
+            factor, where = trivial_factor(algo, n, len(ds.columns), k, eps / L)    # as the advice on the fit
             if factor > WARN_SHARE:
                 st.warning(f"{E.advice_name(algo)}: {near_trivial_sentence(factor, *where)}")
+        elif algo != "auto" and algo not in calibrated_keys():
+            st.caption(f"{E.advice_name(algo)} is not calibrated: the advisor has no measurements of it, so it "
+                       "is not in the ranking.")
 
 
 def explain_markdown() -> str:

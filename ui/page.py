@@ -53,7 +53,9 @@ def friendly_errors(what: str = "This step"):
         st.error(f"Not allowed for your role: {exc}")
         st.stop()
     except OutOfRegimeError as exc:
-        st.error(f"Refused before using the data beyond its size (outside the paper's regime): {exc}")
+        # The fit's check gives the paper's reason; the advisor's measurements and pick are added here.
+        said = exc.regime.advised().reason if exc.regime is not None else str(exc)
+        st.error(f"Refused before using the data beyond its size (outside the paper's regime): {said}")
         st.stop()
     except InfeasibleBudgetError as exc:
         st.error(f"The privacy budget is too small for this data: {exc}")

@@ -346,6 +346,8 @@ def private_release(ds, fingerprint: str, algorithm: str, *, who: str, **params)
     if fits is None:
         st.stop()
     regime = getattr(fits[0], "regime_", None)     # the public-input check the estimator ran (dpcore.algorithms.regime)
+    if regime is not None:      # with the advisor's measurements and pick: the fit's check does not plan
+        regime = regime.advised()
     if regime is not None and not regime.ok:
         st.warning(f"Outside the paper's regime for these inputs: {regime.reason}")
     return fits[0]

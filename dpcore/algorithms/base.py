@@ -43,6 +43,8 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         True for (epsilon, delta)-DP algorithms.
     family : str
         ``"centroids"`` or ``"grid clusters"``.
+    calibrated : bool
+        The advisor's calibration table measures this key (opt-in, :mod:`dpcore.advisor.model`).
 
     Fitted attributes (set by ``fit``)
     ----------------------------------
@@ -76,6 +78,12 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
     #: Tag: ``fit`` accepts any :class:`~dpcore.sources.DataSource` (exact aggregates where the data
     #: live) as well as an array.  :data:`dpcore.algorithms.registry.SCALABLE` is derived from it.
     accepts_source: ClassVar[bool] = False
+    #: Opt-in: the advisor's calibration table measures this key (``python -m
+    #: benchmarks.advisor_calibration --add KEY``), so the advisor ranks it and checks its verdicts
+    #: against the measurements; False is valid (the advice says "not calibrated").  Declared on the
+    #: class itself: a subclass under a new key is not calibrated until measured, so read it with
+    #: ``vars(cls).get("calibrated", False)``.
+    calibrated: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

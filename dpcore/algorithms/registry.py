@@ -6,6 +6,9 @@ this module only gathers them, so adding an algorithm is one import and one line
 """
 from __future__ import annotations
 
+from ..advisor.plan import ESTIMATORS
+from ..advisor.verdict import with_advice
+from .auto_kmeans import AutoKMeans
 from .base import DPClusterer
 from .centroid.convergent import KMeansGuarantee, SubClustering
 from .centroid.dplloyd import DPLloyd
@@ -18,8 +21,7 @@ from .highdim.balcan import BalcanKMeans
 from .highdim.dpm import DPM
 from .highdim.zcdp_lloyd import ZCDPLloyd
 from .nonprivate import KMeans
-from .regime import ESTIMATORS, Regime, public_inputs, with_advice
-from .selection import AutoKMeans
+from .regime import Regime, public_inputs
 from .wavecluster.private import PrivBasic, PrivQT, PrivTHR, PrivTHREM
 from .wavecluster.wavecluster import WaveCluster
 
@@ -67,7 +69,11 @@ def releasable(key: str) -> type[DPClusterer]:
 
 def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0,
            **params) -> Regime:
-    """Whether the algorithm's paper regime holds for these public inputs (the class's own rule).
+    """Whether the algorithm's paper regime holds for these public inputs, with the advisor's advice.
+
+    The class's own rule, checked against the calibrated measurements and naming the advisor's first
+    pick where it warns or refuses (:func:`dpcore.advisor.verdict.with_advice`); an estimator's fit
+    asks the rule only (:func:`~dpcore.algorithms.regime.check_fit`).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """The algorithm advisor: which algorithm to use for N, d, k and epsilon, from public inputs only.
 
 :func:`advise` ranks every centre-releasing algorithm by its **calibrated** prediction
-(:mod:`dpcore.algorithms.calibrated`: measured cost ratios to non-private k-means over Gaussian
+(:mod:`dpcore.advisor.model`: measured cost ratios to non-private k-means over Gaussian
 mixtures and real sets, interpolated in log n, d, k and epsilon), beside the trivial answer (one
 centre at a DP mean) on the same scale; its pick is the first of that ranking, or the trivial
 answer when nothing is predicted below it.  The paper's own analysis is kept beside it: it
@@ -40,10 +40,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ..advisor.model import Prediction
+from ..advisor.plan import ESTIMATORS, SelectionPlan, advisor_plan, advisor_ranking
+from ..advisor.verdict import within_words
 from ..algorithms._blocks.lloyd import RHO, auto_schedule
-from ..algorithms.calibrated import Prediction, SelectionPlan
 from ..algorithms.centroid.hybrid import hybrid_min_epsilon
-from ..algorithms.regime import ESTIMATORS, advisor_plan, advisor_ranking, within_words
 from ..algorithms.registry import assess
 
 
@@ -88,7 +89,7 @@ class Advice:
     hybrid_min_epsilon : float, Inequality 15's threshold
     hybrid_refines : bool, Inequalities 14 and 15 hold
     best : str
-        The recommendation (:func:`dpcore.algorithms.regime.advisor_plan`): the registry key whose
+        The recommendation (:func:`dpcore.advisor.plan.advisor_plan`): the registry key whose
         predicted worst case over the clusters' separation is best; ``"auto"`` when running
         several candidates on shares of epsilon and selecting one privately is predicted better
         in the worst case (``plan`` names them); or ``"dp_mean"`` (publish one centre at a DP mean,
@@ -110,11 +111,11 @@ class Advice:
     ranking : tuple of Prediction
         Every calibrated algorithm that may run here, best first: predicted k-means cost ratio to
         non-private k-means, with the range of the data the inputs do not describe
-        (:class:`dpcore.algorithms.calibrated.Prediction`).
+        (:class:`dpcore.advisor.model.Prediction`).
     trivial : Prediction
         The same prediction for one centre at a DP mean.
     plan : SelectionPlan
-        The candidate set behind ``best`` (:class:`dpcore.algorithms.calibrated.SelectionPlan`):
+        The candidate set behind ``best`` (:class:`dpcore.advisor.model.SelectionPlan`):
         its keys, each one's epsilon and its predicted worst-case factor over the best answer.
     """
 
@@ -183,7 +184,7 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
 
     Notes
     -----
-    The pick (``best``) and ``ranking`` come from measurements (:mod:`dpcore.algorithms.calibrated`);
+    The pick (``best``) and ``ranking`` come from measurements (:mod:`dpcore.advisor.model`);
     the separation of the user's clusters is not a public input, so each prediction carries the
     range it takes over the calibration data near these inputs.  Algorithms whose own rule
     refuses on feasibility or run time are not ranked.  The formulas below assume equal-size,

@@ -64,6 +64,26 @@ class LedgerEntry:
         return asdict(self)
 
 
+def _add_exact(partials: list[float], x: float) -> None:
+    """Add ``x`` to a list of non-overlapping partials whose exact sum is a running total, in place.
+
+    Shewchuk's algorithm (Shewchuk 1997, "Adaptive precision floating-point arithmetic", Theorem 10;
+    the ``msum`` recipe behind :func:`math.fsum`): ``math.fsum(partials)`` is then the correctly rounded
+    exact sum of every value added, the same float as ``math.fsum`` over the values themselves.
+    """
+    i = 0
+    for y in partials:
+        if abs(x) < abs(y):
+            x, y = y, x
+        hi = x + y
+        lo = y - (hi - x)
+        if lo:
+            partials[i] = lo
+            i += 1
+        x = hi
+    partials[i:] = [x]
+
+
 class BudgetLedger:
     """Sequential-composition accountant with a hard cap.
 
@@ -94,6 +114,11 @@ class BudgetLedger:
         self.epsilon = None if epsilon is None else float(epsilon)
         self.delta = float(delta)
         self._entries: list[LedgerEntry] = []
+        # The exact running sums of the entries' epsilons and deltas as Shewchuk's non-overlapping
+        # partials (what math.fsum keeps inside): each spend adds in O(len(partials)), a handful,
+        # where re-summing every entry made a fit of many steps quadratic.
+        self._eps_partials: list[float] = []
+        self._delta_partials: list[float] = []
         #: The privacy unit the entries' sensitivities are for (issue 23): None for one row, else
         #: ``{"unit": column, "max_contributions": L, "bounding": "sample" | "weight"}``.
         self.privacy_unit: dict | None = None
@@ -146,17 +171,22 @@ class BudgetLedger:
                 f"step {name!r} asks for delta={delta:.3g}, but only "
                 f"{self.remaining()[1]:.3g} of {self.delta:.3g} is left")
         entry = LedgerEntry(name, epsilon, delta, mechanism, sensitivity, granularity, sampler)
-        self._entries.append(entry)
+        self._append(entry)
         return entry
+
+    def _append(self, entry: LedgerEntry) -> None:
+        self._entries.append(entry)
+        _add_exact(self._eps_partials, entry.epsilon)
+        _add_exact(self._delta_partials, entry.delta)
 
     # -- reading ----------------------------------------------------------
     @property
     def spent_epsilon(self) -> float:
-        return math.fsum(e.epsilon for e in self._entries)
+        return math.fsum(self._eps_partials)   # == math.fsum of every entry's epsilon, bit for bit
 
     @property
     def spent_delta(self) -> float:
-        return math.fsum(e.delta for e in self._entries)
+        return math.fsum(self._delta_partials)
 
     def total(self) -> tuple[float, float]:
         """Return ``(epsilon_spent, delta_spent)``, never above the grant."""
@@ -306,7 +336,7 @@ class ZCDPLedger(BudgetLedger):
         share = min(rho / self.rho_total, max(1.0 - self._rho / self.rho_total, 0.0))
         entry = LedgerEntry(name, self.epsilon * share, self.delta * share, f"{mechanism} ({rho:.3g}-zCDP)",
                             sensitivity, granularity, sampler)
-        self._entries.append(entry)
+        self._append(entry)
         self._rho = after
         return entry
 

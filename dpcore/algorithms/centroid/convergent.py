@@ -167,6 +167,7 @@ class KMeansGuarantee(DPClusterer):
     """
 
     key = "kmeans_guarantee"
+    calibrated = True
     display_name = "KMeans-Guarantee"
     reference = "Lu & Shen 2020, as described by Joshi & Thakkar 2022 §4.1"
     summary = ("Lloyd steps whose new centres are sampled by the exponential mechanism in a random "
@@ -313,6 +314,7 @@ class SubClustering(KMeansGuarantee):
     """
 
     key = "subcluster"
+    calibrated = True
     display_name = "SubClustering"
     reference = "Joshi & Thakkar 2022, Algorithms 1-2"
     summary = ("KMeans-Guarantee whose sampling zone is the sub-cluster of the convergent zone "

@@ -118,6 +118,7 @@ class DPLloyd(DPClusterer):
     """
 
     key = "dplloyd"
+    calibrated = True
     display_name = "DPLloyd"
     accepts_source = True
     supports_weighting = True

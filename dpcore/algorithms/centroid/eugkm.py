@@ -80,6 +80,7 @@ class EUGkM(DPClusterer):
     """
 
     key = "eugkm"
+    calibrated = True
     display_name = "EUGkM"
     accepts_source = True
     supports_weighting = True

@@ -298,6 +298,7 @@ class GkM(DPClusterer):
     """
 
     key = "gkm"
+    calibrated = True
     display_name = "GkM (GUPT)"
     reference = "Su et al. 2016, §4.1.2 (Eq. 3); Mohan et al. 2012 (GUPT)"
     summary = "Sample-and-aggregate: k-means on N^0.4 data blocks, centres averaged plus Laplace noise."
@@ -374,6 +375,7 @@ class GkM3K(GkM):
     """
 
     key = "gkm3k"
+    calibrated = True
     display_name = "GkM-3K"
     reference = "Su et al. 2016, §4.1.2 and §5.2 (blocks of 3k points)"
     summary = "GkM with many small blocks of 3k points each: less noise, better averaged centres."

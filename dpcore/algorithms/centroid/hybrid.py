@@ -78,6 +78,7 @@ class Hybrid(EUGkM):
     """
 
     key = "hybrid"
+    calibrated = True
     display_name = "Hybrid"
     reference = "Su et al. 2016, §6.3 (Inequality 15)"
     summary = "EUGkM's centres refined by one DPLloyd iteration when the data are numerous enough."

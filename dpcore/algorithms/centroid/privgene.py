@@ -178,6 +178,7 @@ class PGkM(DPClusterer):
     """
 
     key = "pgkm"
+    calibrated = True
     display_name = "PGkM (PrivGene)"
     reference = "Su et al. 2016, §4.1.3; Zhang et al. 2013 (PrivGene)"
     summary = "Genetic algorithm: exponential-mechanism selection of candidate centre sets, crossover, mutation."

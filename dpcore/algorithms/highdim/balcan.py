@@ -417,6 +417,7 @@ class BalcanKMeans(DPClusterer):
     """
 
     key = "balcan"
+    calibrated = True
     display_name = "Balcan et al. (high-dimensional, Edler's corrections)"
     reference = "Balcan et al. 2017; Edler 2023, Appendix A, Alg. 8-13"
     summary = ("Projects to a few dimensions, finds dense cubes privately, picks k of their centres, "

@@ -159,6 +159,7 @@ class DPM(DPClusterer):
     """
 
     key = "dpm"
+    calibrated = True
     display_name = "DPM (separation)"
     reference = "Liebenow, Schütt, Braun, Gehrke, Thaeter, Mohammadi, ACM CCS 2024"
     summary = ("Splits the data recursively along low-density gaps chosen privately, then averages each "

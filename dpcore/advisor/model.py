@@ -3,9 +3,10 @@
 The paper's error formulas (Su et al. 2016, §6) cover three algorithms under assumptions (equal,
 well-separated clusters) that real data break; an advisor built on them alone picked an algorithm
 550x worse than the best on DPM's 10-d benchmark (issue 25).  This module predicts instead from
-**measurements**: ``benchmarks/advisor_calibration.py`` fits every algorithm in :data:`CANDIDATES`
-on Gaussian mixtures over n 10^3-10^6, d 2-100, k 3-100, five separations (c = 1, 2, 4, 8, 16),
-unequal, equal and skewed cluster sizes, epsilon 0.05-5, and on the real sets of the project's data
+**measurements**: ``benchmarks/advisor_calibration.py`` fits every algorithm whose class is
+``calibrated`` (:func:`calibrated_keys`) on Gaussian mixtures over n 10^3-10^6, d 2-100, k 3-100,
+five separations (c = 1, 2, 4, 8, 16), unequal, equal and skewed cluster sizes, epsilon 0.05-5, and on
+the real sets of the project's data
 folder, and stores each fit's cost ratio to non-private k-means (``cost / cost_nonprivate``, 1 is
 perfect) as package data (``data/advisor_calibration.csv``).
 
@@ -25,25 +26,23 @@ unavailable; the algorithm is predicted unavailable where :data:`MAX_FAILED` (2)
 
 The pick
 --------
-Separation decides between algorithms, and it is not public; nor is whether the clusters have
-equal sizes, which on far-apart clusters decides as much (:data:`SIZES`).  Each of
-:data:`HYPOTHESES` (a separation and a size law) is a hypothesis: the same model fitted on the
-mixtures, with the separation as a fifth coordinate and the other size law :data:`SIZES_GAP` grid
-steps away (:func:`predict` with ``separation=`` and ``sizes=``).  :func:`selection_plan` chooses
-the key, or the set of two or three keys that ``algorithm="auto"`` runs on shares of epsilon and
-selects among privately,
-whose largest factor over the best answer across the hypotheses is smallest (minimax regret),
-a set's members judged at a margin below their shares (:data:`SPLIT_MARGIN`);
-:func:`dpcore.algorithms.regime.advisor_plan` makes it the advisor's first pick.  The model's
-leave-one-dataset-out error (:mod:`dpcore.algorithms.calibrated_loo`) is printed by
-``python -m benchmarks.advisor_calibration --loo`` and
-tabled in docs/guide/advisor.rst.
+Separation decides between algorithms, and it is not public; nor is whether the clusters have equal
+sizes, which on far-apart clusters decides as much (:data:`SIZES`). Each of :data:`HYPOTHESES` (a
+separation and a size law) is a hypothesis: the same model fitted on the mixtures, with the
+separation as a fifth coordinate and the other size law :data:`SIZES_GAP` grid steps away
+(:func:`predict` with ``separation=`` and ``sizes=``). :func:`~dpcore.advisor.plan.selection_plan`
+chooses the key, or the set of two or three keys that ``algorithm="auto"`` runs on shares of epsilon
+and selects among privately, whose largest factor over the best answer across the hypotheses is
+smallest (minimax regret), a set's members judged at a margin below their shares
+(:data:`SPLIT_MARGIN`); :func:`dpcore.advisor.plan.advisor_plan` makes it the advisor's first pick.
+The model's leave-one-dataset-out error (:mod:`benchmarks.advisor_loo`) is printed by ``python -m
+benchmarks.advisor_calibration --loo`` and tabled in docs/guide/advisor.rst.
 
 Privacy
 -------
 A function of public inputs (a public or already-released noisy n, d, k, epsilon) and of public
 calibration data: post-processing, no cost, and the same whatever the private data hold.  It is
-what :func:`dpcore.algorithms.regime.check_fit` reads to warn, refuse and name a better algorithm.
+what :mod:`dpcore.advisor.verdict` reads to warn, refuse and name a better algorithm.
 
 References
 ----------
@@ -60,10 +59,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-#: Registry keys the advisor ranks: every algorithm that releases k centres (the WaveCluster family
-#: releases grid clusters, not centres, and is not on the k-means cost scale).
-CANDIDATES: tuple[str, ...] = ("dplloyd", "eugkm", "hybrid", "gkm", "gkm3k", "pgkm", "kmeans_guarantee",
-                               "subcluster", "coreset", "balcan", "dpm", "zcdp_lloyd")
 #: The trivial answer's key in predictions: one centre at a DP mean.
 TRIVIAL = "dp_mean"
 #: The calibration grid's epsilons and delta (every (epsilon, delta) algorithm was calibrated at this
@@ -143,6 +138,22 @@ SEPARATION_SCALE = 1.0
 SCALES = np.array([0.5, 1.5, 1.6, 1.6])
 
 CALIBRATION_PATH = Path(__file__).with_name("data") / "advisor_calibration.csv"
+
+
+@lru_cache(maxsize=1)
+def calibrated_keys() -> tuple[str, ...]:
+    """The registry keys the calibration table measures, in the table's order: the keys the advisor ranks.
+
+    Calibration is opt-in per estimator class (its ``calibrated`` attribute, issue 58): a calibrated
+    class's key must be in the table (``tests/test_advisor_calibrated.py`` derives the list from the
+    registry), ``python -m benchmarks.advisor_calibration --add KEY`` measures one key into it, and a
+    key outside it is valid: the advice says it is not calibrated.
+
+    Returns
+    -------
+    tuple of str
+    """
+    return tuple(dict.fromkeys(calibration()["key"].astype(str)))
 
 
 def features(n, d, k, epsilon) -> np.ndarray:
@@ -310,7 +321,7 @@ def _predict_all(key: str, x: np.ndarray, exclude: str | None, hyps) -> list[Pre
     return out
 
 
-def predict(n: float, d: int, k: int, epsilon: float, *, keys=CANDIDATES, exclude: str | None = None,
+def predict(n: float, d: int, k: int, epsilon: float, *, keys=None, exclude: str | None = None,
             separation: float | None = None, sizes: str | None = None) -> list[Prediction]:
     """Predicted cost ratios for ``keys``, best first (unavailable ones last).
 
@@ -322,7 +333,7 @@ def predict(n: float, d: int, k: int, epsilon: float, *, keys=CANDIDATES, exclud
     epsilon : float > 0
         The budget of the fit (divided by a privacy unit's L by the caller).
     keys : iterable of str
-        Registry keys from :data:`CANDIDATES` (others are skipped).
+        Registry keys from :func:`calibrated_keys` (others are skipped); None for all of them.
     exclude : str, optional
         A calibration data set's id to leave out (leave-one-out validation).
     separation : float, optional
@@ -344,13 +355,14 @@ def predict(n: float, d: int, k: int, epsilon: float, *, keys=CANDIDATES, exclud
 
     Examples
     --------
-    >>> from dpcore.algorithms.calibrated import predict, predict_trivial
+    >>> from dpcore.advisor.model import predict, predict_trivial
     >>> ranking = predict(100_000, 2, 5, 1.0)
     >>> ranking[0].ratio < predict_trivial(100_000, 2, 5, 1.0).ratio
     True
     """
     x = _check(n, d, k, epsilon, sizes)
     tables = _tables()
+    keys = calibrated_keys() if keys is None else keys
     preds = [_predict(key, x, exclude, separation, sizes) for key in keys if key in tables and key != TRIVIAL]
     return sorted(preds, key=lambda p: p.regret)
 
@@ -414,187 +426,3 @@ def _check(n, d, k, epsilon, sizes=None) -> np.ndarray:
     if not (n > 0 and epsilon > 0 and d >= 1 and k >= 1 and math.isfinite(n) and math.isfinite(epsilon)):
         raise ValueError(f"n, d, k and epsilon must be positive, got n={n}, d={d}, k={k}, epsilon={epsilon}")
     return features(n, d, k, epsilon)[0]
-
-
-@dataclass(frozen=True)
-class SelectionPlan:
-    """The candidates :class:`~dpcore.algorithms.selection.AutoKMeans` runs, from public inputs only.
-
-    Attributes
-    ----------
-    keys : tuple of str
-        Registry keys, best predicted (over the whole calibration) first.
-    epsilon : float
-        The largest candidate's budget (the whole epsilon for one key).
-    worst : float
-        The plan's predicted factor over the best answer, under the hypothesis where it is largest:
-        ``max_h min_j ratio_h(j, epsilon_c) / best_h(epsilon)`` (1 = as good as the best algorithm
-        fitted alone on the whole budget, whichever separation and sizes the data have).
-    by_hypothesis : dict
-        That factor under each of :data:`HYPOTHESES` (keys ``(separation, sizes)``).
-    epsilons : tuple of float
-        Each candidate's budget, aligned with ``keys`` (they add up to ``(1 - selection_share)
-        epsilon``); empty means ``epsilon`` each.  :meth:`budgets` reads either form.
-    """
-
-    keys: tuple[str, ...]
-    epsilon: float
-    worst: float
-    by_hypothesis: dict
-    epsilons: tuple[float, ...] = ()
-
-    def budgets(self) -> tuple[float, ...]:
-        """Each candidate's epsilon, aligned with ``keys``."""
-        return self.epsilons or (self.epsilon,) * len(self.keys)
-
-
-def worst_factor(key: str, n: float, d: int, k: int, epsilon: float) -> float:
-    """One algorithm's predicted factor over the best answer under the least favourable hypothesis.
-
-    ``max_h ratio_h(key, epsilon) / best_h(epsilon)`` over :data:`HYPOTHESES`, the best including
-    the trivial answer: how much choosing ``key`` from public inputs alone can cost.
-    """
-    return selection_plan(n, d, k, epsilon, max_candidates=1, pool=(key,)).worst
-
-
-def selection_plan(n: float, d: int, k: int, epsilon: float, *, max_candidates: int = 3,
-                   selection_share: float = SELECTION_SHARE, allowed=None, pool=None, exclude: str | None = None,
-                   hypotheses=None) -> SelectionPlan:
-    """The candidate set whose worst case over the clusters' separation and sizes is best (minimax regret).
-
-    Separation and sizes are not public and decide between algorithms (DPM wins on far-apart clusters
-    in mid dimensions, by far when their sizes are equal; zCDP-Lloyd where they overlap).  For each
-    hypothesis h in :data:`HYPOTHESES` the calibration predicts every algorithm's ratio from the
-    mixtures, nearest first in (the public coordinates, log2 separation, size law) (:func:`predict`
-    with ``separation, sizes = h``).  A set S of m candidates
-    sharing ``(1 - selection_share) epsilon`` (equally, or two 2:1, 3:1 either way: :data:`SPLITS`)
-    is predicted to give, under h, its best member's ratio at :data:`SPLIT_MARGIN` times that
-    member's share (the selection is assumed to find it: ``benchmarks/advisor_selection.py``); a
-    single key its ratio at the whole epsilon.  The plan minimises the largest factor
-    over hypotheses of that ratio over the best predicted answer at the whole epsilon; among sets
-    within :data:`WORST_TIE` of the least, the lowest mean log factor; a larger set must beat a
-    smaller one by more than 10 % (the selection is not free).
-
-    Parameters
-    ----------
-    n, d, k, epsilon : public inputs (n public or noisy; epsilon already divided by a privacy unit's L)
-    max_candidates : int >= 1
-    selection_share : float in (0, 1)
-    allowed : callable ``(key, epsilon_c, m) -> bool``, optional
-        Which keys may run as one of m candidates at ``epsilon_c`` (feasibility, run time, delta).
-    pool : iterable of str, optional
-        The keys to choose from (default :data:`CANDIDATES`; :data:`TRIVIAL` may be among them, for
-        the advisor, and is then only a candidate alone).
-    exclude : str, optional
-        A calibration data set's id to leave out (leave-one-out validation).
-    hypotheses : iterable of (separation, sizes), optional
-        The hypotheses the worst case is taken over, a non-empty subset of :data:`HYPOTHESES` (the
-        default): fewer where something already released rules some out
-        (``benchmarks/advisor_separation.py``).
-
-    Returns
-    -------
-    SelectionPlan (``keys`` empty when no allowed key is available).
-
-    Raises
-    ------
-    ValueError
-        For non-positive inputs, or ``hypotheses`` not a non-empty subset of :data:`HYPOTHESES`.
-
-    Notes
-    -----
-    **Privacy.** Public inputs and public calibration data only: post-processing, no cost.
-    """
-    from itertools import combinations
-    x = _check(n, d, k, epsilon)
-    keys = tuple(pool) if pool is not None else CANDIDATES
-    every = [_by_hypothesis(key, x, exclude) for key in CANDIDATES + (TRIVIAL,)]
-    hyps = HYPOTHESES if hypotheses is None else tuple(hypotheses)
-    if not hyps or not set(hyps) <= set(HYPOTHESES):
-        raise ValueError(f"hypotheses must be a non-empty subset of HYPOTHESES {HYPOTHESES}, got {hyps}")
-    best = {h: math.log(min(p[h].ratio for p in every)) for h in hyps}
-    chosen = SelectionPlan((), float(epsilon), math.inf, {})
-    cache: dict = {}
-
-    def logr(key, eps_c):                 # log predicted ratio under each hypothesis, at eps_c
-        if (key, eps_c) not in cache:
-            xc = features(n, d, k, eps_c)[0]
-            cache[key, eps_c] = {h: math.log(p.ratio) for h, p in _by_hypothesis(key, xc, exclude).items()}
-        return cache[key, eps_c]
-
-    for m in range(1, int(max_candidates) + 1):
-        total = float(epsilon) * ((1.0 - float(selection_share)) if m > 1 else 1.0)
-        eps_c = total / m
-        usable = [key for key in keys if (allowed is None or allowed(key, eps_c, m)) and (m == 1 or key != TRIVIAL)]
-        # The pool of sets: each hypothesis's three best keys (a set's best member is one of them).
-        top = sorted({key for h in hyps for key in sorted(usable, key=lambda q: logr(q, eps_c)[h])[:3]})
-        sets = []
-        for S in combinations(top, m):
-            for shares in SPLITS.get(m, ((1.0 / m,) * m,)):
-                budgets = tuple(total * w for w in shares)
-                if allowed is not None and not all(allowed(q, e, m) for q, e in zip(S, budgets)):
-                    continue
-                at = tuple(e * SPLIT_MARGIN for e in budgets) if m > 1 else budgets    # split: judged at the margin
-                by = {h: math.exp(min(logr(q, e)[h] for q, e in zip(S, at)) - best[h]) for h in hyps}
-                sets.append((max(by.values()), sum(math.log(v) for v in by.values()), S, budgets, by))
-        if not sets:
-            continue
-        # Sets whose worst cases are equal (often the same member decides it, e.g. DPM under far-apart
-        # clusters) are told apart by their mean regret over the separations, not by the keys' order.
-        least = min(s[0] for s in sets)
-        worst, _, S, budgets, by = min((s for s in sets if s[0] <= least * (1 + WORST_TIE)), key=lambda s: s[1])
-        if not chosen.keys or worst * (1.1 if m > len(chosen.keys) else 1.0) < chosen.worst:
-            eps_of = dict(zip(S, budgets))
-            order = [p.key for p in predict(n, d, k, eps_c, keys=S, exclude=exclude)] or list(S)
-            chosen = SelectionPlan(tuple(order), max(budgets), worst, by, tuple(eps_of[q] for q in order))
-    return chosen
-
-
-def first_pick(n: float, d: int, k: int, epsilon: float, *, allowed=None, auto: bool = True,
-               exclude: str | None = None) -> tuple[str, SelectionPlan]:
-    """The advisor's first pick for public inputs, and the plan behind it.
-
-    ``"auto"`` when :func:`selection_plan` (the trivial answer admitted as a single choice) takes
-    two or three candidates: no single key is predicted within 10 % of that set's worst case over
-    the separations.  Otherwise the key of lowest predicted regret (:func:`predict`), or
-    :data:`TRIVIAL` when the trivial answer's regret or predicted ratio is lower; its plan is that
-    key alone.  Leave-one-out, picking by regret where one key will do beats the minimax single key
-    on the real sets (94 % of cells within 1.25x of the best, against 83 %), but it can bet on one
-    kind of data: where that key's worst case over :data:`HYPOTHESES` (finite) exceeds the minimax
-    single key's by more than :data:`GUARD`, the pick is the minimax key.
-
-    Parameters
-    ----------
-    n, d, k, epsilon : public inputs (epsilon already divided by a privacy unit's L)
-    allowed : callable ``(key, epsilon_c, m) -> bool``, optional
-        As in :func:`selection_plan`.
-    auto : bool
-        Whether ``"auto"`` may be picked (False: a single key, as for a registry without it).
-    exclude : str, optional
-        A calibration data set's id to leave out (leave-one-out validation).
-
-    Returns
-    -------
-    (str, SelectionPlan)
-
-    Notes
-    -----
-    **Privacy.** Public inputs and public calibration data only.
-    """
-    admit = (lambda key, e, m: key == TRIVIAL or allowed(key, e, m)) if allowed else None
-    # With auto, a plan of one key is the minimax single key (a set replaces it only if better).
-    safest = selection_plan(n, d, k, epsilon, pool=CANDIDATES + (TRIVIAL,), exclude=exclude, allowed=admit,
-                            max_candidates=3 if auto else 1)
-    if len(safest.keys) > 1:
-        return "auto", safest
-    x = _check(n, d, k, epsilon)
-    preds = [p for p in (_predict(key, x, exclude) for key in CANDIDATES)
-             if p.available and (allowed is None or allowed(p.key, float(epsilon), 1))]
-    triv = _predict(TRIVIAL, x, exclude)
-    best = min(preds, key=lambda p: p.regret) if preds else None
-    # Never a key predicted above the trivial answer, on either scale.
-    pick = best.key if best is not None and best.regret < triv.regret and best.ratio < triv.ratio else TRIVIAL
-    plan = selection_plan(n, d, k, epsilon, max_candidates=1, pool=(pick,), exclude=exclude)
-    if safest.keys and math.isfinite(plan.worst) and plan.worst > GUARD * safest.worst:
-        return safest.keys[0], safest
-    return pick, plan

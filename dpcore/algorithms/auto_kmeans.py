@@ -2,22 +2,22 @@
 
 Which algorithm is best depends on what is not public: how separated the clusters are decides
 between DPM and zCDP-Lloyd in mid dimensions (issue 25).  The calibrated advisor
-(:mod:`dpcore.algorithms.calibrated`) ranks the algorithms from public inputs; this estimator
+(:mod:`dpcore.advisor.model`) ranks the algorithms from public inputs; this estimator
 runs its first ``n_candidates`` and lets the data choose among them, privately.
 
 The procedure (one privacy unit = one row, or a person with at most L rows):
 
 1. The dataset size: a public ``n_samples`` (free) or ``N + Lap(1/(n_share eps))``.
 1b. With ``separation_share > 0`` (0.05 by default): a private read of the clusters' separation
-   and sizes (:mod:`dpcore.algorithms.separation`, two noisy histograms sharing
+   and sizes (:mod:`dpcore.advisor.separation_read`, two noisy histograms sharing
    ``separation_share eps_left``) narrows the hypotheses of step 2 to those within two doublings of
    the separation it names, of the size laws it does not rule out.
 2. The candidates: at most ``n_candidates`` keys, the set whose predicted worst case over the
    clusters' separation (each of the calibration's separations a hypothesis) is best
-   (:func:`dpcore.algorithms.calibrated.selection_plan`): the best key for overlapping clusters and
+   (:func:`dpcore.advisor.model.selection_plan`): the best key for overlapping clusters and
    the best for far-apart ones, when they differ enough to pay for the split (each member judged at
-   :data:`~dpcore.algorithms.calibrated.SPLIT_MARGIN` of its share: a cut budget can cross a cliff).  Where one key will
-   do, it is the advisor's single pick (:func:`dpcore.algorithms.calibrated.first_pick`, lowest
+   :data:`~dpcore.advisor.model.SPLIT_MARGIN` of its share: a cut budget can cross a cliff).  Where one key will
+   do, it is the advisor's single pick (:func:`dpcore.advisor.model.first_pick`, lowest
    predicted regret), as :func:`dpcore.evaluation.advise` names it.  Algorithms that need delta are
    skipped when ``delta = 0``.  Public and already-released inputs only.
 3. Each candidate is fitted on the same rows with ``(eps_j, delta_c)``: the candidates share
@@ -57,12 +57,14 @@ import warnings
 
 import numpy as np
 
+from ..advisor.model import SELECTION_SHARE, predict
+from ..advisor.plan import ESTIMATORS, advisor_ranking, auto_plan, read_matters
+from ..advisor.separation_read import SEPARATION_SHARE, read_separation
+from ..advisor.verdict import within_words
 from ..exceptions import SeededNoiseWarning
 from ._blocks.size import public_or_noisy_size
 from .base import DPClusterer, fit_doc
-from .calibrated import SELECTION_SHARE, predict
-from .regime import ESTIMATORS, OutOfRegimeError, RegimeWarning, advisor_ranking, auto_plan, read_matters, within_words
-from .separation import SEPARATION_SHARE, read_separation
+from .regime import OutOfRegimeError, RegimeWarning
 
 __all__ = ["AutoKMeans", "auto_plan", "clipped_cost_score", "release_probabilities", "SCORE_BITS"]
 
@@ -168,7 +170,7 @@ class AutoKMeans(DPClusterer):
     n_candidates : int, default 3
         The most candidates that run (the plan may take fewer; 1 runs the plan's single key on the
         whole budget, no selection).
-    selection_share : float in (0, 1), default 0.05 (:data:`~dpcore.algorithms.calibrated.SELECTION_SHARE`)
+    selection_share : float in (0, 1), default 0.05 (:data:`~dpcore.advisor.model.SELECTION_SHARE`)
         Share of the budget (after the size) spent on the selection.  With the score capped at a
         cell, 5 % released a candidate more than 1.25x worse than the best fitted in at most 0.3 % of
         draws on the held-out cells of ``benchmarks/advisor_selection.py`` (the box-capped score at
@@ -178,9 +180,9 @@ class AutoKMeans(DPClusterer):
         A public dataset size (then nothing is spent on it).
     n_share : float in (0, 1), default 0.02
         Share of epsilon for the noisy size when ``n_samples`` is None.
-    separation_share : float in [0, 1), default 0.05 (:data:`~dpcore.algorithms.separation.SEPARATION_SHARE`)
+    separation_share : float in [0, 1), default 0.05 (:data:`~dpcore.advisor.separation_read.SEPARATION_SHARE`)
         Share of the budget (after the size) for a private read of the clusters' separation and sizes
-        that narrows the plan's hypotheses (:mod:`dpcore.algorithms.separation`); 0 plans over every
+        that narrows the plan's hypotheses (:mod:`dpcore.advisor.separation_read`); 0 plans over every
         hypothesis from public inputs alone (``benchmarks/advisor_auto.py --separation`` measures both).
     random_state : None, int or numpy.random.Generator
         ``None`` (the only private setting) draws from OS entropy; candidates get their own.
@@ -198,7 +200,7 @@ class AutoKMeans(DPClusterer):
     n_samples_estimate_ : float, the public or noisy size the ranking used
     separation_ : dict or None
         The read (``statistic``, ``named``, ``laws``, ``hypotheses``, ``epsilon``: all released,
-        see :func:`~dpcore.algorithms.separation.read_separation`); None with ``separation_share=0``
+        see :func:`~dpcore.advisor.separation_read.read_separation`); None with ``separation_share=0``
         or where no read could change the plan (:meth:`read_matters`; its share goes to the candidates).
     budget_ : BudgetLedger: the size, one composite entry per candidate, the selection
 
@@ -217,7 +219,7 @@ class AutoKMeans(DPClusterer):
     Examples
     --------
     >>> import numpy as np
-    >>> from dpcore.algorithms.selection import AutoKMeans
+    >>> from dpcore.algorithms.auto_kmeans import AutoKMeans
     >>> X = np.random.default_rng(0).uniform(0, 1, size=(20_000, 2))
     >>> est = AutoKMeans(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X)
     >>> est.cluster_centers_.shape, est.budget_.total()[0] <= 1.0 + 1e-12
@@ -338,7 +340,7 @@ class AutoKMeans(DPClusterer):
 
     def read_matters(self, n: float, d: int, eps_left: float) -> bool:
         """Whether the separation read could change the plan for a public or noisy size ``n`` and
-        ``eps_left`` (after the size): :func:`~dpcore.algorithms.regime.read_matters` at this
+        ``eps_left`` (after the size): :func:`~dpcore.advisor.plan.read_matters` at this
         estimator's parameters (epsilon per privacy unit).  ``fit`` skips a read that could not.  Public
         inputs only."""
         return read_matters(n, d, int(self.n_clusters), eps_left / self._rows_per_unit(), float(self.delta or 0.0),

@@ -14,18 +14,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .calibrated import (
-    DELTA,
-    TRIVIAL,
-    WARN_SHARE,
-    _group_ids,
-    _predict,
-    calibration,
-    features,
-    first_pick,
-    trivial_factor,
-)
-from .separation import SOURCE_SIZES
+from dpcore.advisor.model import DELTA, TRIVIAL, WARN_SHARE, _group_ids, _predict, calibration, features, trivial_factor
+from dpcore.advisor.plan import first_pick
+from dpcore.advisor.separation_read import SOURCE_SIZES
 
 
 def measured_at(rows: pd.DataFrame, key: str, epsilon: float) -> float:
@@ -62,20 +53,20 @@ def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, 
     """What ``auto`` with its defaults measures on one calibration data set, modelled from its fits.
 
     ``auto`` spends a share on a noisy size and one on its separation read, then runs its plan
-    (:func:`~dpcore.algorithms.regime.auto_plan` over the hypotheses the read leaves) and selects one
+    (:func:`~dpcore.advisor.plan.auto_plan` over the hypotheses the read leaves) and selects one
     candidate.  Under the data set's own ``hypothesis`` ``(separation, sizes)`` the read is simulated
-    as the advisor models it (:func:`~dpcore.algorithms.separation.read_hypotheses`: the separation
+    as the advisor models it (:func:`~dpcore.advisor.separation_read.read_hypotheses`: the separation
     named and the size laws kept); each outcome's
     plan scores its best candidate's measured ratio at its share (:func:`measured_at`, the selection
     assumed exact, as for the plans without the read), and the outcomes are averaged.  A real set
     (``hypothesis`` None, its separation unknown) is scored by the plan over every hypothesis, as if
     the read had narrowed nothing; where no read could change the plan
-    (:func:`~dpcore.algorithms.regime.read_matters`) auto skips it and runs that plan on the whole
+    (:func:`~dpcore.advisor.plan.read_matters`) auto skips it and runs that plan on the whole
     budget.  inf where no plan can run.
     """
-    from .regime import auto_plan, read_matters
-    from .registry import ESTIMATORS
-    from .separation import read_hypotheses
+    from dpcore.advisor.plan import auto_plan, read_matters
+    from dpcore.advisor.separation_read import read_hypotheses
+    from dpcore.algorithms.registry import ALGORITHMS as ESTIMATORS
     p = ESTIMATORS["auto"]().get_params()
     left = float(epsilon) * (1.0 - float(p["n_share"]))
     share = float(p["separation_share"])
@@ -100,19 +91,19 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False, table:
     ----------
     allowed : callable ``(key, n, d, k, epsilon, delta) -> bool``, optional
         Which keys may be picked for a cell (the advisor passes
-        :func:`dpcore.algorithms.regime.runnable`: not refused for feasibility or run time).
+        :func:`dpcore.advisor.plan.runnable`: not refused for feasibility or run time).
     every : int, default 1
         Validate every real data set but only every ``every``-th synthetic one of each separation, in
         the table's order (per separation: a stride over the whole table would alias with the four
         separations, which it runs through in turn): the test suite's quick version.  1, the
         default, is the docs' table.
     advisor : bool, default False
-        Also make the advisor's pick as shipped (:func:`~dpcore.algorithms.regime.advisor_plan`:
+        Also make the advisor's pick as shipped (:func:`~dpcore.advisor.plan.advisor_plan`:
         ``auto``'s plan after its size and separation read, and ``auto`` where its read rescues a
         fragile single pick), scored with ``auto`` modelled by :func:`auto_measured`: columns
         ``advisor_pick`` and ``advisor_measured``.  Slower (the read's simulations per shape).
     table : DataFrame, optional
-        Rows like :func:`~dpcore.algorithms.calibrated.calibration`'s that the model does not hold
+        Rows like :func:`~dpcore.advisor.model.calibration`'s that the model does not hold
         (a column measured apart with ``--out`` before it joins, ``--held``): validated against the
         whole package table, nothing left out.  Default: the package table, each data set left out.
 
@@ -152,7 +143,7 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False, table:
 
             def ok(key, eps_c, m, r0=r0):
                 return allowed is None or allowed(key, r0.n, r0.d, r0.k, eps_c, DELTA / m)
-            # The advisor's pick, as regime.advisor_plan makes it (after a 2 % share for a noisy size).
+            # The advisor's pick, as advisor.plan.advisor_plan makes it (after a 2 % share for a noisy size).
             pick, plan = first_pick(r0.n, r0.d, r0.k, eps, allowed=ok, exclude=out)
             measured = dict(zip(cell.key, cell.ratio))
             if pick == TRIVIAL:
@@ -163,7 +154,7 @@ def leave_one_out(allowed=None, *, every: int = 1, advisor: bool = False, table:
                 pick_measured = measured[pick]
             extra = {}
             if advisor:
-                from .regime import advisor_plan
+                from dpcore.advisor.plan import advisor_plan
                 a_pick, _ = advisor_plan(r0.n, r0.d, r0.k, eps, DELTA, exclude=out)
                 hyp = None if pd.isna(r0.separation) else (float(r0.separation), SOURCE_SIZES[r0.source])
                 extra = dict(advisor_pick=a_pick, advisor_measured=(

@@ -1,7 +1,7 @@
 """A private read of how separated the clusters are, for ``algorithm="auto"`` (issue 25).
 
 The advisor's plan hedges over the clusters' separation and sizes because neither is public
-(:data:`~dpcore.algorithms.calibrated.HYPOTHESES`).  A small share of epsilon buys a rough answer:
+(:data:`~dpcore.advisor.model.HYPOTHESES`).  A small share of epsilon buys a rough answer:
 
 1. **The statistic** (epsilon_s-DP, one noisy histogram): the rows' first ``min(d, 3)``
    coordinates binned on a grid of ``m`` cells a side over the public bounds, ``m^d'`` about 4k
@@ -45,7 +45,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..privacy.mechanisms import NoiseSource
-from .calibrated import HYPOTHESES, SEPARATIONS, SIZE_RANKS, SIZES, SOURCE_RANKS
+from .model import HYPOTHESES, SEPARATIONS, SIZE_RANKS, SIZES, SOURCE_RANKS
 
 __all__ = ["SEPARATION_SHARE", "SIZE_LAWS", "SOURCE_SIZES", "PLAUSIBLE_STEPS", "REFERENCE_ROWS", "REFERENCES",
            "SIZE_SHARE", "SIZES_CELLS", "SIZES_MARGIN",
@@ -93,7 +93,7 @@ SIZES_MARGIN = 4.0
 CELLS_PER_CLUSTER = 4
 
 
-#: The mixtures' size laws (:data:`~dpcore.algorithms.calibrated.SIZES`): the Dirichlet concentration
+#: The mixtures' size laws (:data:`~dpcore.advisor.model.SIZES`): the Dirichlet concentration
 #: of the components' weights, or None for equal weights.  ``"skewed"`` (Dirichlet(0.5)): at k = 10 the
 #: heaviest quarter of the clusters holds about 60 % of the rows and about one cluster in four under a
 #: tenth of its equal share, like pickups around a few hubs.
@@ -237,7 +237,7 @@ def reference_medians(n: float, d: int, k: int, epsilon: float) -> dict:
 
     Returns
     -------
-    dict over :data:`~dpcore.algorithms.calibrated.HYPOTHESES`; nan where no draw had a positive mass.
+    dict over :data:`~dpcore.advisor.model.HYPOTHESES`; nan where no draw had a positive mass.
 
     Notes
     -----
@@ -289,7 +289,7 @@ def read_outcome(n: float, d: int, k: int, epsilon: float, hypothesis: tuple) ->
     Raises
     ------
     ValueError
-        If the separation is not in :data:`~dpcore.algorithms.calibrated.SEPARATIONS` or the sizes
+        If the separation is not in :data:`~dpcore.advisor.model.SEPARATIONS` or the sizes
         not in :data:`SIZE_LAWS`.
     """
     c, sizes = float(hypothesis[0]), str(hypothesis[1])
@@ -340,7 +340,7 @@ def _size_references(n_ref: int, d: int, k: int, eps_ref: float) -> tuple[dict, 
 
 
 def kept_laws(statistics: np.ndarray, n: float, d: int, k: int, epsilon: float) -> tuple[str, ...]:
-    """The size laws (of :data:`~dpcore.algorithms.calibrated.SIZES`) that :func:`size_statistics`
+    """The size laws (of :data:`~dpcore.advisor.model.SIZES`) that :func:`size_statistics`
     read at ``epsilon`` per row on about ``n`` rows do not rule out: a law is ruled out when every
     hypothesis of it lies more than :data:`SIZES_MARGIN` typical spreads further from the statistics
     than the nearest hypothesis (public references drawn as for :func:`reference_medians`).  Never
@@ -409,7 +409,7 @@ def read_separation(X: np.ndarray, k: int, lower, upper, n: float, epsilon: floa
     Returns
     -------
     dict: ``statistic`` (float), ``named`` (a separation of
-    :data:`~dpcore.algorithms.calibrated.SEPARATIONS`, or None when the histogram had no positive
+    :data:`~dpcore.advisor.model.SEPARATIONS`, or None when the histogram had no positive
     mass), ``laws`` (the size laws not ruled out), ``hypotheses`` (:func:`plausible` separations of
     those laws), ``epsilon``.
 
