@@ -66,7 +66,7 @@ class ReleasePreview:
     max_contributions : int or None
         The release's L (person level), None for a row-level release.
     source : str
-        What the preview was computed from, in words.
+        The release the preview was computed from, in words (``"release #12"``).
     """
 
     epsilon: float
@@ -96,8 +96,9 @@ class ReleasePreview:
                if np.isfinite(self.uncertainty) else "")
         who = f", at most {self.max_contributions} rows per person" if self.max_contributions else ""
         return (f"Expected error at ε = {self.epsilon:g}: the private centres sit {lo}–{hi} {self.unit} from the "
-                f"non-private ones in 80 % of releases (median {mid} {self.unit}; {self.n_releases} releases "
-                f"simulated on {self.source}{who}; post-processing, costs no ε).{unc}")
+                f"non-private ones in 80 % of releases (median {mid} {self.unit}). Simulated from {self.source}: "
+                f"{self.n_releases} releases on points drawn from its synopsis at its noisy size (about "
+                f"{self.size:,} rows){who}; post-processing, it costs no ε.{unc}")
 
 
 def synopsis_points(synopsis, bounds, *, size: int | None = None, noise_scale: float | None = None,
@@ -324,9 +325,7 @@ def release_preview(release, epsilon: float | None = None, *, algorithm: str | N
     uncertainty = _uncertainty(cls, X, L, simulated[1], size=size, n_checks=n_checks, n_releases=n_releases, **sim)
     u = uncertainty if np.isfinite(uncertainty) else 1.0
     band = np.array([simulated[0] / u, simulated[1], simulated[2] * u])
-    rid = fit.release_id
-    source = (f"points drawn from release #{rid}'s synopsis" if rid is not None else
-              "points drawn from the release's synopsis") + f" (its noisy size, about {size:,} rows)"
+    source = f"release #{fit.release_id}" if fit.release_id is not None else "the release"
     return ReleasePreview(eps, band, simulated, "m" if geo else "data units", uncertainty,
                           int(np.isfinite(errors).sum()), int(size), L, source)
 
