@@ -97,3 +97,22 @@ def test_wavecluster_refit_is_at_the_releases_unit_and_says_so(monkeypatch):
     refits = [s for s in seen if s[0].endswith(":refit")]
     assert refits and all(r[1] == L and r[2] for r in refits), seen
     assert any(f"per person (at most {L} rows each)" in c.value and "would cost" in c.value for c in at.caption)
+
+
+def test_compare_answers_on_an_upload_from_its_recorded_panels_and_offers_that_epsilon(monkeypatch):
+    """Issue 56: on private data "ε from the accuracy you need" is simulated from a recorded draw, not a look-alike."""
+    import ui.accuracy as accuracy
+    monkeypatch.setattr(accuracy, "ACCURACY_EPSILONS", (1.0, 10.0))      # two ε: seconds, not minutes
+    at = _uploaded("6_Compare.py", algorithm="eugkm", k="3")
+    assert [i.value for i in at.info if "No answer yet" in i.value]
+    at.button(key="draw_panels").click()
+    _run(at)
+    at.number_input(key="acc_target").set_value(20_000.0)
+    _run(at)
+    assert any("the recorded draw at ε = 5" in c.value for c in at.caption)   # the panel with the largest ε
+    at.button(key="acc_go").click()
+    _run(at)
+    said = [s.value for s in at.success] + [w.value for w in at.warning if "No ε up to" in w.value]
+    assert said and "points drawn from release #" in said[0], said
+    if at.success:
+        assert [b for b in at.button if b.key == "acc_use"]    # post-processing of a recorded draw: may be used

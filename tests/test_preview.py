@@ -152,3 +152,18 @@ def test_epsilon_for_accuracy_from_a_release_answers_on_the_release_and_never_na
     ans = epsilon_for_accuracy_from_release(rel, 1.0, geo=True, epsilons=(0.5, 5.0), n_releases=3, random_state=0)
     assert ans.epsilon is None and "No ε up to 5" in ans.sentence() and "release" in ans.source
     assert np.isfinite(ans.band).all() and ans.band[1, 1] < ans.band[0, 1]
+
+
+def test_the_accuracy_chart_draws_only_finite_bands_and_nothing_when_there_are_none():
+    """Issue 56: a log y-axis of "1, 10^52 … NaN×10^Infinity" under a NaN band; now words say it instead."""
+    from dpcore.evaluation import AccuracyAnswer
+    from ui.charts import accuracy_figure
+    eps = np.array([0.5, 1.0, 5.0])
+    none = AccuracyAnswer(None, 300.0, "m", eps, np.full((3, 3), np.nan), np.zeros(3), 0.9, 5, "r")
+    assert accuracy_figure(none) is None and "No ε up to 5" in none.sentence()
+    band = np.array([[np.nan] * 3, [np.inf, 1.0, 2.0], [100.0, 200.0, 400.0]])
+    fig = accuracy_figure(AccuracyAnswer(None, 300.0, "m", eps, band, np.zeros(3), 0.9, 5, "r"))
+    xs = np.concatenate([np.asarray(t.x, dtype=float) for t in fig.data if t.x is not None])
+    assert set(xs) == {5.0}                                    # only the finite ε is drawn
+    lo, hi = fig.layout.yaxis.range
+    assert np.isfinite([lo, hi]).all() and lo < np.log10(100.0) and hi > np.log10(400.0)
