@@ -171,7 +171,7 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> Non
     (st.success if ans.epsilon is not None else st.warning)(ans.sentence())
     if source is not None:
         st.caption("Simulated on points drawn from a recorded release, which is itself noisy: read the answer as "
-                   "a guide, the band at each ε is uncertain by a factor of about 2 (see the Explorer's preview).")
+                   "a guide. The Explorer's expected error under that draw states how uncertain such a figure is.")
     if ans.source == "raw data" and not public:
         st.caption(f"Simulated on the raw data: {NOT_PRIVATE}. Do not share this figure.")
     fig = accuracy_figure(ans)
