@@ -25,7 +25,7 @@ import numpy as np
 
 from ..exceptions import InfeasibleBudgetError, PrivacyLeakWarning
 from ..release.view import ReleasedFit
-from .accuracy import ACCURACY_EPSILONS, AccuracyAnswer, centre_error, quantity
+from .accuracy import ACCURACY_EPSILONS, AccuracyAnswer, centre_error, check_target, quantity
 
 #: Synopsis kinds a look-alike can be drawn from (they carry the data's shape as noisy mass).
 SHAPED_KINDS = ("grid", "points", "coreset")
@@ -220,6 +220,18 @@ def _setting(fit: ReleasedFit, algorithm, n_clusters, params):
     return cls, k, L, p
 
 
+def _prepare(fit: ReleasedFit, algorithm, n_clusters, params, random_state):
+    """The simulation's setting and its look-alike, from a recorded release (see :func:`release_preview`)."""
+    if getattr(fit.synopsis_, "kind", None) not in SHAPED_KINDS:
+        raise ValueError("this release holds no grid, point or coreset synopsis, so its shape cannot be previewed; "
+                         "draw with an algorithm that releases one (EUGkM, Hybrid, a sanitizer)")
+    cls, k, L, p = _setting(fit, algorithm, n_clusters, params)
+    bounds = (fit.bounds_.lower, fit.bounds_.upper)
+    rng = np.random.default_rng(random_state)
+    X, size = synopsis_points(fit.synopsis_, bounds, noise_scale=cell_noise_scale(fit.budget_), random_state=rng)
+    return cls, k, L, p, bounds, rng, X, size
+
+
 def _errors(cls, X, L, *, k, epsilon, bounds, params, geo, n_releases, size, rng) -> np.ndarray:
     """Centre errors of ``n_releases`` releases simulated on ``X`` (fresh noise each) against k-means on ``X``."""
     from sklearn.cluster import KMeans
@@ -228,6 +240,18 @@ def _errors(cls, X, L, *, k, epsilon, bounds, params, geo, n_releases, size, rng
     # (2 s against 0.06 s per fit on a loaded two-core machine).
     with threadpool_limits(1):
         reference = KMeans(n_clusters=k, n_init=3, random_state=0).fit(X).cluster_centers_
+    out = np.full(int(n_releases), np.nan)
+    for s in range(int(n_releases)):
+        try:
+            est = _simulated_fit(cls, X, L, k=k, epsilon=epsilon, bounds=bounds, params=params, size=size, rng=rng)
+        except InfeasibleBudgetError:
+            break
+        out[s] = centre_error(est.cluster_centers_, reference, geo=geo, bounds=bounds)
+    return out
+
+
+def _simulated_fit(cls, X, L, *, k, epsilon, bounds, params, size, rng):
+    """One simulated release on ``X`` at the release's unit, with fresh (seeded) noise; never a release."""
     # A look-alike capped below the released size simulates the release's noise-to-signal ratio by
     # shrinking ε in proportion (every noisy count scales with n, every noise scale with 1/ε).
     eps = float(epsilon) * X.shape[0] / max(size, X.shape[0])
@@ -237,18 +261,11 @@ def _errors(cls, X, L, *, k, epsilon, bounds, params, geo, n_releases, size, rng
         # Person level: persons of exactly L rows each, so every mechanism's sensitivity is the release's.
         kw.update(max_contributions=int(L), contribution_bounding="sample")
         fit_kw["privacy_id"] = np.arange(X.shape[0]) // int(L)
-    out = np.full(int(n_releases), np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")        # regime warnings: these are simulations, never releases
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        for s in range(int(n_releases)):
-            try:
-                est = cls(n_clusters=k, epsilon=eps, bounds=bounds, random_state=int(rng.integers(2**31)),
-                          **kw).fit(X, **fit_kw)
-            except InfeasibleBudgetError:
-                break
-            out[s] = centre_error(est.cluster_centers_, reference, geo=geo, bounds=bounds)
-    return out
+        return cls(n_clusters=k, epsilon=eps, bounds=bounds, random_state=int(rng.integers(2**31)),
+                   **kw).fit(X, **fit_kw)
 
 
 def release_preview(release, epsilon: float | None = None, *, algorithm: str | None = None,
@@ -307,18 +324,12 @@ def release_preview(release, epsilon: float | None = None, *, algorithm: str | N
     upload-like CSV): the band covers at least 70 % of them.
     """
     fit = _release_view(release)
-    if getattr(fit.synopsis_, "kind", None) not in SHAPED_KINDS:
-        raise ValueError("this release holds no grid, point or coreset synopsis, so its shape cannot be previewed; "
-                         "draw with an algorithm that releases one (EUGkM, Hybrid, a sanitizer)")
     eps = float(fit.release["privacy"]["epsilon"] if epsilon is None else epsilon)
     if not (math.isfinite(eps) and eps > 0):
         raise ValueError(f"ε must be a positive number, got {epsilon}")
     if int(n_releases) < 2:
         raise ValueError(f"at least 2 simulated releases are needed, got {n_releases}")
-    cls, k, L, p = _setting(fit, algorithm, n_clusters, params)
-    bounds = (fit.bounds_.lower, fit.bounds_.upper)
-    rng = np.random.default_rng(random_state)
-    X, size = synopsis_points(fit.synopsis_, bounds, noise_scale=cell_noise_scale(fit.budget_), random_state=rng)
+    cls, k, L, p, bounds, rng, X, size = _prepare(fit, algorithm, n_clusters, params, random_state)
     sim = dict(k=k, epsilon=eps, bounds=bounds, params=p, geo=geo, rng=rng)
     errors = _errors(cls, X, L, n_releases=n_releases, size=size, **sim)
     simulated = _band(errors)
@@ -342,26 +353,17 @@ def _uncertainty(cls, X, L, median, *, size, n_checks, n_releases, k, epsilon, b
     if int(n_checks) < 1 or not np.isfinite(median) or median <= 0:
         return float("nan")
     logs = []
-    kw = dict(params)
-    fit_kw = {}
-    if L:
-        kw.update(max_contributions=int(L), contribution_bounding="sample")
-        fit_kw["privacy_id"] = np.arange(X.shape[0]) // int(L)
-    eps = float(epsilon) * X.shape[0] / max(size, X.shape[0])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for _ in range(int(n_checks)):
-            try:
-                est = cls(n_clusters=k, epsilon=eps, bounds=bounds, random_state=int(rng.integers(2**31)),
-                          **kw).fit(X, **fit_kw)
-                Xb, size_b = synopsis_points(est.synopsis_, bounds, size=size, random_state=rng,
-                                             noise_scale=cell_noise_scale(est.budget_))
-            except (InfeasibleBudgetError, ValueError, AttributeError):
-                continue
-            m = _band(_errors(cls, Xb, L, k=k, epsilon=epsilon, bounds=bounds, params=params, geo=geo,
-                              n_releases=max(int(n_releases) // 2, 2), size=size_b, rng=rng))[1]
-            if np.isfinite(m) and m > 0:
-                logs.append(math.log(m / median))
+    for _ in range(int(n_checks)):
+        try:
+            est = _simulated_fit(cls, X, L, k=k, epsilon=epsilon, bounds=bounds, params=params, size=size, rng=rng)
+            Xb, size_b = synopsis_points(est.synopsis_, bounds, size=size, random_state=rng,
+                                         noise_scale=cell_noise_scale(est.budget_))
+        except (InfeasibleBudgetError, ValueError, AttributeError):
+            continue
+        m = _band(_errors(cls, Xb, L, k=k, epsilon=epsilon, bounds=bounds, params=params, geo=geo,
+                          n_releases=max(int(n_releases) // 2, 2), size=size_b, rng=rng))[1]
+        if np.isfinite(m) and m > 0:
+            logs.append(math.log(m / median))
     if not logs:
         return float("nan")
     return float(max(math.exp(math.sqrt(float(np.mean(np.square(logs))))), 1.0))
@@ -403,19 +405,8 @@ def epsilon_for_accuracy_from_release(release, target: float, *, algorithm: str 
     release already accounted for).
     """
     fit = _release_view(release)
-    if getattr(fit.synopsis_, "kind", None) not in SHAPED_KINDS:
-        raise ValueError("this release holds no grid, point or coreset synopsis to simulate from")
-    target = float(target)
-    if not (math.isfinite(target) and target > 0):
-        raise ValueError(f"the accepted error must be a positive number, got {target}")
-    if not 0 < float(confidence) < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    if int(n_releases) < 2:
-        raise ValueError(f"at least 2 simulated releases per ε are needed, got {n_releases}")
-    cls, k, L, p = _setting(fit, algorithm, n_clusters, params)
-    bounds = (fit.bounds_.lower, fit.bounds_.upper)
-    rng = np.random.default_rng(random_state)
-    X, size = synopsis_points(fit.synopsis_, bounds, noise_scale=cell_noise_scale(fit.budget_), random_state=rng)
+    target = check_target(target, confidence, n_releases)
+    cls, k, L, p, bounds, rng, X, size = _prepare(fit, algorithm, n_clusters, params, random_state)
     eps = np.asarray(sorted(float(e) for e in epsilons))
     errors = np.stack([_errors(cls, X, L, k=k, epsilon=float(e), bounds=bounds, params=p, geo=geo,
                                n_releases=n_releases, size=size, rng=rng) for e in eps])
