@@ -136,7 +136,7 @@ with side:
     else:
         st.caption(W.OWNER_ONLY)
     if not large:
-        W.expected_error_caption(ds, fp, algo, k, eps, extra)
+        W.expected_error_caption(ds, fp, algo, k, eps, extra, fit=est)
     if hasattr(est, "branch_"):
         st.info(f"Hybrid branch: {getattr(est, 'branch_reason_', est.branch_)}")
     st.subheader("Privacy budget")

@@ -166,9 +166,9 @@ if curves:
 elif not on and not large:   # on a large source the sentence above says why it is off
     st.info("Switch on “Compute the curve” to fit many releases at each ε (cached afterwards).")
 
-# -- ε from the accuracy people need (issue 31): simulated releases, on a public look-alike by default ----------
+# -- ε from the accuracy people need (issue 31, 56): simulated from a recorded draw on private data ---------
 if not large:
-    W.accuracy_section(ds, fp, algo, k, delta)
+    W.accuracy_section(ds, fp, algo, k, delta, fits=[f for _, f in drawn])
 
 # -- raw facts, with the Su et al. advisor: it needs the true dataset size, so it is a raw fact too --------
 if sees_raw:

@@ -184,11 +184,25 @@ def test_one_unit_name_for_a_data_set_on_every_page(shared_data, monkeypatch):
         assert "about one user at most" in total and "check-in" not in total, (page, total)
 
 
-def test_the_explorers_expected_error_on_private_data_says_what_the_lookalike_lacks(shared_data, monkeypatch):
-    """Issue 56: a look-alike figure (104–176 m) was shown as the expected error of 1–26 km draws, unqualified."""
+def test_the_expected_error_on_private_data_comes_only_from_a_recorded_draw(shared_data, monkeypatch):
+    """Issue 56: a look-alike figure (104–176 m) was shown as the expected error of 1–26 km draws.
+
+    Before a draw no page shows a number (Compare says what to do); after one the Explorer's figure is
+    simulated from that release's synopsis at its unit (L = 5 rows per person), with its own uncertainty.
+    """
+    import re
     monkeypatch.setenv("DPCORE_DATA", str(shared_data))
     at = _app(dataset="gowalla_nyc_checkins", k="5", epsilon="1.0")
+    assert not [c.value for c in at.caption if "Expected error" in c.value]
+    at.switch_page("pages/6_Compare.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [i.value for i in at.info if "No answer yet" in i.value]
+    assert said and "at no extra cost" in said[0] and not re.search(r"\d", said[0])
+    assert not [b for b in at.button if b.key == "acc_go"]
+    at.switch_page("pages/1_Explorer.py").run()
     at = at.button(key="draw_Explorer").click().run()
     assert not at.exception, [e.value for e in at.exception]
     text = next(c.value for c in at.caption if c.value.startswith("Expected error at ε = 1"))
-    assert "look-alike carries neither this data's shape" in text and "L = 5 rows per person" in text
+    assert "Simulated from release #" in text and "at most 5 rows per person" in text, text
+    assert "costs no ε" in text and re.search(r"uncertain by about ×\d", text), text
+    assert "look-alike of" not in text

@@ -63,16 +63,17 @@ def test_an_epsilon_found_on_the_raw_data_is_not_offered_for_the_release(monkeyp
     at = _uploaded("6_Compare.py", algorithm="eugkm", k="3")
     at.number_input(key="acc_target").set_value(5000.0)
     at.checkbox(key="acc_raw").check()
+    _run(at)                # without a recorded draw the button appears only for the raw data
     at.button(key="acc_go").click()
     _run(at)
     assert [s.value for s in at.success if "on the raw data" in s.value], "the raw-data simulation gave no ε"
     assert not [b for b in at.button if b.key == "acc_use"]
     assert any("chosen on the raw data" in c.value for c in at.caption)
     at.checkbox(key="acc_raw").uncheck()
-    at.button(key="acc_go").click()
     _run(at)
-    assert [s.value for s in at.success if "look-alike" in s.value]
-    assert [b for b in at.button if b.key == "acc_use"]        # the public look-alike's answer may be used
+    # Issue 56: without a recorded draw there is no private answer (the public look-alike's was off by 100×).
+    assert [i.value for i in at.info if "No answer yet" in i.value]
+    assert not [b for b in at.button if b.key in ("acc_go", "acc_use")]
 
 
 def test_wavecluster_refit_is_at_the_releases_unit_and_says_so(monkeypatch):
@@ -96,3 +97,22 @@ def test_wavecluster_refit_is_at_the_releases_unit_and_says_so(monkeypatch):
     refits = [s for s in seen if s[0].endswith(":refit")]
     assert refits and all(r[1] == L and r[2] for r in refits), seen
     assert any(f"per person (at most {L} rows each)" in c.value and "would cost" in c.value for c in at.caption)
+
+
+def test_compare_answers_on_an_upload_from_its_recorded_panels_and_offers_that_epsilon(monkeypatch):
+    """Issue 56: on private data "ε from the accuracy you need" is simulated from a recorded draw, not a look-alike."""
+    import ui.accuracy as accuracy
+    monkeypatch.setattr(accuracy, "ACCURACY_EPSILONS", (1.0, 10.0))      # two ε: seconds, not minutes
+    at = _uploaded("6_Compare.py", algorithm="eugkm", k="3")
+    assert [i.value for i in at.info if "No answer yet" in i.value]
+    at.button(key="draw_panels").click()
+    _run(at)
+    at.number_input(key="acc_target").set_value(20_000.0)
+    _run(at)
+    assert any("the recorded draw at ε = 5" in c.value for c in at.caption)   # the panel with the largest ε
+    at.button(key="acc_go").click()
+    _run(at)
+    said = [s.value for s in at.success] + [w.value for w in at.warning if "No ε up to" in w.value]
+    assert said and "points drawn from release #" in said[0], said
+    if at.success:
+        assert [b for b in at.button if b.key == "acc_use"]    # post-processing of a recorded draw: may be used

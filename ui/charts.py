@@ -188,13 +188,16 @@ def _band(fig: go.Figure, x, lo, mid, hi, *, n, colour: str, label: str = "", gr
                                            "%{customdata[1]:.4g}<br>%{customdata[2]} releases<extra></extra>"))
 
 
-def accuracy_figure(ans) -> go.Figure:
+def accuracy_figure(ans) -> go.Figure | None:
     """The centre error of simulated releases against ε (log-log): median, 10-90 % band, the target.
 
-    ``ans``: :class:`dpcore.evaluation.AccuracyAnswer`; its chosen ε, if any, is marked.
+    ``ans``: :class:`dpcore.evaluation.AccuracyAnswer`; its chosen ε, if any, is marked.  Only finite,
+    positive bands are drawn, on a y-range set from them and the target; None when there are none.
     """
+    ok = np.isfinite(ans.band).all(axis=1) & (ans.band > 0).all(axis=1)   # refused or zero: nothing on a log axis
+    if not ok.any():
+        return None        # issue 56: a log axis of NaN and inf read "1, 10^52 … NaN×10^Infinity"; words say it
     fig = go.Figure()
-    ok = np.isfinite(ans.band).all(axis=1)        # an ε where every release refused has no band
     band = ans.band[ok]
     _band(fig, ans.epsilons[ok], band[:, 0], band[:, 1], band[:, 2], n=np.full(ok.sum(), ans.n_releases),
           colour="#e6550d")
@@ -202,7 +205,9 @@ def accuracy_figure(ans) -> go.Figure:
     if ans.epsilon is not None:
         fig.add_vline(x=ans.epsilon, line_dash="dot")
     fig.update_xaxes(type="log", title="ε")
-    fig.update_yaxes(type="log", title=f"centre error ({ans.unit})")
+    ys = np.r_[band.ravel(), ans.target]
+    fig.update_yaxes(type="log", title=f"centre error ({ans.unit})",
+                     range=[np.log10(ys.min()) - 0.1, np.log10(ys.max()) + 0.1])
     fig.update_layout(height=340, margin=dict(l=10, r=10, t=20, b=10), legend=dict(orientation="h", y=1.1))
     return fig
 

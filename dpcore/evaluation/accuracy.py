@@ -187,6 +187,24 @@ def noise_effect(est, baseline_centers, *, true_counts=None) -> str:
     return text
 
 
+def check_target(target, confidence, n_releases) -> float:
+    """The accepted error as a float, after checking it and the answer's settings.
+
+    Raises
+    ------
+    ValueError
+        A target that is not a positive number, a confidence outside (0, 1), fewer than 2 releases.
+    """
+    target = float(target)
+    if not (math.isfinite(target) and target > 0):
+        raise ValueError(f"the accepted error must be a positive number, got {target}")
+    if not 0 < float(confidence) < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if int(n_releases) < 2:
+        raise ValueError(f"at least 2 simulated releases per ε are needed, got {n_releases}")
+    return target
+
+
 def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: int, X=None, n: int | None = None,
                          geo: bool = False, params: dict | None = None, epsilons=ACCURACY_EPSILONS,
                          n_releases: int = 20, confidence: float = 0.9, random_state=None,
@@ -236,13 +254,7 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
     from sklearn.cluster import KMeans
 
     from ..algorithms.registry import ALGORITHMS
-    target = float(target)
-    if not (math.isfinite(target) and target > 0):
-        raise ValueError(f"the accepted error must be a positive number, got {target}")
-    if not 0 < float(confidence) < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    if int(n_releases) < 2:
-        raise ValueError(f"at least 2 simulated releases per ε are needed, got {n_releases}")
+    target = check_target(target, confidence, n_releases)
     if algorithm not in ALGORITHMS or not ALGORITHMS[algorithm].private:
         raise ValueError(f"{algorithm!r} is not a private algorithm of dpcore.ALGORITHMS")
     label, source = source, "raw data"
