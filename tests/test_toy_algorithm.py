@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from conftest import shared_data_dir
 
 import dpcore
 from dpcore.algorithms import registry
@@ -84,7 +85,6 @@ def test_every_suite_picks_up_a_registered_toy_algorithm(tmp_path):
     write_toy(tmp_path)
     report = tmp_path / "report.xml"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    env.setdefault("DPCORE_DATA", "/work/shared/data")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "toy_plugin", "-p", "no:cacheprovider", "-k",
          "toy_lloyd or ToyLloyd", f"--junitxml={report}", *SUITES],
@@ -94,6 +94,8 @@ def test_every_suite_picks_up_a_registered_toy_algorithm(tmp_path):
     failed = [c.get("name") for c in cases if c.find("failure") is not None or c.find("error") is not None]
     assert not failed, f"the toy fails {failed}:\n{proc.stdout[-4000:]}"
     for suite, what in SUITES.items():
+        if suite == "tests/test_sources.py" and shared_data_dir() is None:
+            continue   # the sources test reads the real taxi sample: skipped without the data folder
         module = suite[:-3].replace("/", ".")
         ran = [c.get("name") for c in cases if c.get("classname", "").startswith(module) and c.find("skipped") is None]
         assert ran, f"{suite} ({what}) ran nothing for the toy: is its parameter list written by hand?"
