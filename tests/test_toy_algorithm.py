@@ -121,5 +121,5 @@ def test_the_explorer_offers_and_draws_a_registered_toy_algorithm(toy, auto_draw
     assert at.query_params["algorithm"] == KEY
     control = at.selectbox(key="n_iter")          # the control the toy's class declares
     assert control.label == "Toy iterations" and control.value == 2
-    assert at.get("deckgl_json_chart") or at.get("plotly_chart"), "nothing was drawn"
+    assert at.get("deck_gl_json_chart") or at.get("plotly_chart"), "nothing was drawn"
     assert any(toy.summary in c.value for c in at.caption)
