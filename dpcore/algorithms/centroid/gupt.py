@@ -303,8 +303,8 @@ class GkM(DPClusterer):
     reference = "Su et al. 2016, §4.1.2 (Eq. 3); Mohan et al. 2012 (GUPT)"
     summary = "Sample-and-aggregate: k-means on N^0.4 data blocks, centres averaged plus Laplace noise."
     colour = "#9467bd"
-    #: Every row goes to a random block (a draw whose size is the data's): the exact-sums audit cannot
-    #: couple two fits, and checks the block average's sensitivity in a test of its own.
+    # Every row goes to a random block (a draw whose size is the data's): the exact-sums audit cannot
+    # couple two fits, and checks the block average's sensitivity in a test of its own.
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner"),), slow=True,
                       coupled=False)
 

@@ -337,7 +337,7 @@ class ZCDPLloyd(DPClusterer):
     needs_delta = True
     family = "centroids"
     colour = "#7b3294"
-    #: (epsilon, delta)-DP: the claim the privacy audit checks is the estimator's own delta.
+    # (epsilon, delta)-DP: the claim the privacy audit checks is the estimator's own delta.
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(delta=1e-3),
                                            delta=1e-3),))
 

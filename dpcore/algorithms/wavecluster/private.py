@@ -83,7 +83,7 @@ class PrivQT(WaveCluster):
     reference = "Chen, Yu & Chirkova 2015, §4.2 (Alg. 2)"
     summary = "Laplace noise on the grid counts, then WaveCluster: noise turns about half the empty cells positive."
     private = True
-    #: ~5 ms a fit on a 16 x 16 grid: 800 CI runs a side.
+    # ~5 ms a fit on a 16 x 16 grid: 800 CI runs a side.
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(num_grid=16),
                                            ci_runs=800, n_runs=4000),),
                       structural=dict(num_grid=8), exact_sums=dict(num_grid=8), sources=dict(num_grid=16))
@@ -279,7 +279,7 @@ class PrivTHREM(PrivQT):
     reference = "Chen, Yu & Chirkova 2015, §4.4 (Alg. 4)"
     summary = ("Laplace noise on the grid counts; the density threshold itself chosen privately by the "
                "exponential mechanism on the rank of the true values (70 % / 30 % budget).")
-    #: 3000 CI runs: this case caught threshold_rank_ counting TRUE values (fixed: counted on released ones).
+    # 3000 CI runs: this case caught threshold_rank_ counting TRUE values (fixed: counted on released ones).
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(num_grid=16),
                                            ci_runs=3000, n_runs=4000),),
                       structural=dict(num_grid=8), exact_sums=dict(num_grid=8), sources=dict(num_grid=16))
@@ -390,7 +390,7 @@ class PrivBasic(WaveCluster):
     summary = ("Publishes a noisy grid synopsis, draws synthetic points from it (negative counts become 0), "
                "then runs WaveCluster on them.")
     private = True
-    #: ~5 ms a fit on a 16 x 16 grid: 800 CI runs a side.
+    # ~5 ms a fit on a 16 x 16 grid: 800 CI runs a side.
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(num_grid=16),
                                            ci_runs=800, n_runs=4000),),
                       structural=dict(num_grid=8), exact_sums=dict(num_grid=8), sources=dict(num_grid=16))
