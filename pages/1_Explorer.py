@@ -27,14 +27,7 @@ large = W.is_large(ds)   # rows where they lie (DuckDB, Spark, a database): neve
 sees_raw = W.sees_raw(ds)   # the data owner, or public data: the non-private comparison may be shown
 extra = {}
 with st.sidebar.expander("Algorithm settings"):
-    if algo == "dplloyd":
-        n_iter = st.selectbox("Iterations", ["auto", 5, 10], key="n_iter",
-                              help="'auto': the journal version's rule (2–7 iterations, tuned split); "
-                                   "5: the CODASPY paper and PINQ.")
-        extra["n_iter"] = n_iter
-    if algo in ("eugkm", "hybrid"):
-        extra["theta"] = float(st.number_input("θ (grid-size constant of Eq. 4)", 1.0, 100.0, 10.0, key="theta",
-                                               help=help_for("θ")))
+    extra.update(W.algorithm_settings(algo))   # the controls the algorithm's class declares
     if not sees_raw:
         show_raw = False
     elif large:

@@ -180,7 +180,9 @@ if sees_raw:
         "not private (the sidebar's advisor uses a public size)."])
     with facts:
         if dpcore.ALGORITHMS[algo].family != "centroids":
-            st.caption("The advisor covers DPLloyd, EUGkM and Hybrid (k-means centroids).")
+            st.caption("The advisor covers the algorithms that release k-means centres: "
+                       + ", ".join(c.display_name for c in dpcore.ALGORITHMS.values()
+                                   if c.private and c.family == "centroids") + ".")
         else:
             # Person level: every sensitivity is L times one row's, so the advice is at ε / L (issue 23).
             adv = E.advise(n, d, k, eps, max_contributions=W.unit_params(ds).get("max_contributions") or 1)
@@ -200,5 +202,5 @@ if sees_raw:
                 table["measured_best"] = table["measured_best"].map(
                     lambda a: dpcore.ALGORITHMS[a].display_name if isinstance(a, str) else "–")
             elif curves:
-                st.caption("Add DPLloyd, EUGkM and Hybrid to the curve to check the prediction against measurement.")
+                st.caption("Add a second algorithm to the curve to check the prediction against measurement.")
             st.dataframe(table, hide_index=True)

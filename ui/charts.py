@@ -10,6 +10,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+import dpcore
+from dpcore.algorithms.base import DPClusterer
+
 from .maps import CLUSTER_PALETTE, NOT_PRIVATE
 
 
@@ -165,10 +168,10 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
     return fig
 
 
-#: One colour per algorithm on the curve and advisor charts.
-ALGO_COLOURS = {"dplloyd": "#1f77b4", "eugkm": "#d62728", "hybrid": "#2ca02c", "gkm": "#9467bd",
-                "gkm3k": "#8c564b", "pgkm": "#e377c2", "kmeans_guarantee": "#7f7f7f", "subcluster": "#bcbd22",
-                "coreset": "#17becf", "balcan": "#ff7f0e", "zcdp_lloyd": "#7b3294"}
+def algorithm_colour(key: str) -> str:
+    """An algorithm's colour on the curve and advisor charts: the one its class declares (``colour``)."""
+    cls = dpcore.ALGORITHMS.get(key)
+    return cls.colour if cls is not None else DPClusterer.colour
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -232,7 +235,7 @@ def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: f
         g = g.dropna(subset=["median"]).sort_values("epsilon")
         if g.empty:
             continue
-        _band(fig, g["epsilon"], g["q10"], g["median"], g["q90"], n=g["n"], colour=ALGO_COLOURS.get(algo, "#444444"),
+        _band(fig, g["epsilon"], g["q10"], g["median"], g["q90"], n=g["n"], colour=algorithm_colour(algo),
               label=f"{names.get(algo, algo)}: ", group=algo)
     fig.add_hline(y=reference_line, line=dict(color="rgb(8,48,107)", dash="dash", width=2),
                   annotation_text="non-private k-means" if measure != "UD" else "non-private WaveCluster",
@@ -269,14 +272,14 @@ def advice_figure(frame: pd.DataFrame, *, chosen_epsilon=None, height: int = 440
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=np.r_[f["epsilon"], f["epsilon"][::-1]],
                              y=np.r_[f["mse_eugkm"] + f["eugkm_bias2_bound"], f["mse_eugkm"][::-1]],
-                             fill="toself", fillcolor=_rgba(ALGO_COLOURS["eugkm"], 0.12), line=dict(width=0),
+                             fill="toself", fillcolor=_rgba(algorithm_colour("eugkm"), 0.12), line=dict(width=0),
                              mode="lines", hoverinfo="skip", name="EUGkM: + bias bound (Ineq. 10)"))
     for key, label in (("dplloyd", "DPLloyd (Eq. 7)"), ("eugkm", "EUGkM variance (Eq. 12)"),
                        ("hybrid", "Hybrid (Eq. 13 / falls back to EUGkM)"), ("zcdp_lloyd", "zCDP-Lloyd (last step)")):
         if f"mse_{key}" not in f:
             continue
         fig.add_trace(go.Scatter(x=f["epsilon"], y=f[f"mse_{key}"], mode="lines+markers", name=label,
-                                 line=dict(color=ALGO_COLOURS.get(key, "#7b3294"), width=2,
+                                 line=dict(color=algorithm_colour(key), width=2,
                                            dash="dot" if key == "hybrid" else None)))
     if "trivial_mse" in f:
         fig.add_hline(y=float(f["trivial_mse"].iloc[0]), line=dict(color="black", dash="dash", width=1.5),
@@ -395,6 +398,6 @@ def reference_strip_figure(marks: dict, deployments, *, height: int = 330) -> go
     return fig
 
 
-__all__ = ["scatter_figure", "ledger_frame", "label_grid_figure", "small_multiples_figure", "ALGO_COLOURS",
+__all__ = ["scatter_figure", "ledger_frame", "label_grid_figure", "small_multiples_figure", "algorithm_colour",
            "utility_curve_figure", "accuracy_figure", "advice_figure", "privacy_bounds_figure", "center_images_figure",
            "inertia_reference_figure", "reference_strip_figure"]

@@ -6,7 +6,6 @@ import math
 import streamlit as st
 
 import dpcore
-from dpcore.algorithms.registry import SCALABLE
 from dpcore.explain import PRIVACY_LEVELS, cap_words, large_epsilon_warning, level_for, odds_words
 from dpcore.glossary import help_for
 
@@ -60,7 +59,7 @@ def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", defau
     """
     where = st.sidebar if sidebar else st
     keys = [k for k, cls in dpcore.ALGORITHMS.items() if cls.family == family and cls.private
-            and (not scalable_only or k in SCALABLE)]
+            and (not scalable_only or cls.accepts_source)]
     start = url_default("algorithm", default, str, valid=lambda a: a in keys)
     algo = where.selectbox("Algorithm", keys, index=keys.index(start) if start in keys else 0, key=key,
                            format_func=lambda k: dpcore.ALGORITHMS[k].display_name or k)
@@ -70,6 +69,27 @@ def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", defau
         where.caption("On a large source only the algorithms that run where the data lie are offered; the "
                       "others need the rows in memory (fit them on a sample: see the README).")
     return algo
+
+
+def algorithm_settings(algo: str) -> dict:
+    """The controls of the algorithm's own parameters that its class declares (``controls``).
+
+    Returns
+    -------
+    dict
+        Parameter name -> the value chosen (a select box's option, or a float), to pass to the estimator.
+    """
+    out: dict = {}
+    for c in dpcore.ALGORITHMS[algo].controls:
+        help_text = help_for(c.glossary) if c.glossary else (c.help or None)
+        if c.options:
+            out[c.param] = st.selectbox(c.label, list(c.options), key=c.param, help=help_text)
+        else:
+            lo, hi = c.bounds or (0.0, 1.0)
+            out[c.param] = float(st.number_input(c.label, float(lo), float(hi), float(c.default if c.default is not None
+                                                                                      else lo),
+                                                 key=c.param, help=help_text))
+    return out
 
 
 def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:

@@ -49,7 +49,7 @@ class PrivacyUnitMixin:
             raise ValueError(f"contribution_bounding must be 'sample' or 'weight', got {how!r}")
         if how == "weight" and not self.supports_weighting:
             raise TypeError(f"{name} supports contribution_bounding='sample' only (its aggregates are not "
-                            "weighted); weighting is available for DPLloyd, EUGkM and Hybrid")
+                            f"weighted); weighting is available for {_weighting_names()}")
         if n_rows is not None and np.shape(privacy_id) != (n_rows,):
             raise ValueError(f"privacy_id must give one unit id per row: {n_rows} rows, "
                              f"{np.shape(privacy_id)} ids")
@@ -116,3 +116,14 @@ def _unit_name(privacy_id) -> str:
     """What the unit column is called (a pandas Series' name), for the release's privacy unit."""
     name = getattr(privacy_id, "name", None)
     return str(name) if name is not None else "privacy_id"
+
+
+def _weighting_names() -> str:
+    """The display names of the estimators that declare ``supports_weighting``, from the classes themselves."""
+    names, todo = [], list(PrivacyUnitMixin.__subclasses__())
+    while todo:
+        cls = todo.pop(0)
+        if cls.__dict__.get("key") and cls.supports_weighting and cls.display_name not in names:
+            names.append(cls.display_name)
+        todo.extend(cls.__subclasses__())
+    return ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1] if names else "no estimator"

@@ -25,6 +25,7 @@ from ._docs import document
 from ._docs import fit_doc as fit_doc  # re-exported: estimators mark their fit with it
 from ._units import PrivacyUnitMixin
 from .regime import Regime
+from .traits import AuditCase, Control
 
 
 class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
@@ -43,6 +44,14 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         True for (epsilon, delta)-DP algorithms.
     family : str
         ``"centroids"`` or ``"grid clusters"``.
+    accepts_source : bool
+        ``fit`` accepts any :class:`~dpcore.sources.DataSource` as well as an array.
+    colour : str
+        The estimator's colour in the app's charts (a hex string).
+    audit : AuditCase
+        How the test suites exercise it (:class:`~dpcore.algorithms.traits.AuditCase`).
+    controls : tuple of Control
+        Page controls of its own parameters (:class:`~dpcore.algorithms.traits.Control`).
     calibrated : bool
         The advisor's calibration table measures this key (opt-in, :mod:`dpcore.advisor.model`).
 
@@ -78,6 +87,11 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
     #: Tag: ``fit`` accepts any :class:`~dpcore.sources.DataSource` (exact aggregates where the data
     #: live) as well as an array.  :data:`dpcore.algorithms.registry.SCALABLE` is derived from it.
     accepts_source: ClassVar[bool] = False
+    colour: ClassVar[str] = "#444444"
+    #: How the privacy, structural and exact-sums audits and the sources test exercise it
+    #: (a subclass inherits its parent's; an estimator without cases shows as an explicit skip).
+    audit: ClassVar[AuditCase] = AuditCase()
+    controls: ClassVar[tuple[Control, ...]] = ()
     #: Opt-in: the advisor's calibration table measures this key (``python -m
     #: benchmarks.advisor_calibration --add KEY``), so the advisor ranks it and checks its verdicts
     #: against the measurements; False is valid (the advice says "not calibrated").  Declared on the

@@ -1,8 +1,10 @@
 """The registry: every algorithm the package offers, by its stable key (CONTRACT.md), from plain imports.
 
-Each estimator class declares its own ``key``, its ``accepts_source`` tag and its ``regime`` rule;
-this module only gathers them, so adding an algorithm is one import and one line here
-(docs/ARCHITECTURE.md, "Where to add an algorithm").
+Each estimator class declares everything the app, the tests and the docs need to know about it (its
+``key``, ``family``, ``accepts_source`` tag, ``regime`` rule, display name, colour, page controls and
+audit case: :mod:`~dpcore.algorithms.traits`); this module only gathers them, so adding an algorithm
+is its module, one import and one :func:`register` line here (docs/ARCHITECTURE.md, "Where to add an
+algorithm").
 """
 from __future__ import annotations
 
@@ -25,18 +27,66 @@ from .regime import Regime, public_inputs
 from .wavecluster.private import PrivBasic, PrivQT, PrivTHR, PrivTHREM
 from .wavecluster.wavecluster import WaveCluster
 
-_CLASSES: tuple[type[DPClusterer], ...] = (
-    KMeans, DPLloyd, EUGkM, Hybrid, GkM, GkM3K, PGkM, KMeansGuarantee, SubClustering, PrivateKMeans,
-    BalcanKMeans, DPM, ZCDPLloyd, AutoKMeans, WaveCluster, PrivBasic, PrivQT, PrivTHR, PrivTHREM)
-
 #: dict[str, type]: every algorithm the package offers, keyed by a stable id (CONTRACT.md).
-ALGORITHMS: dict[str, type[DPClusterer]] = {cls.key: cls for cls in _CLASSES}
+ALGORITHMS: dict[str, type[DPClusterer]] = {}
+
+
+def register(cls: type[DPClusterer]) -> type[DPClusterer]:
+    """Offer an estimator class under its ``key``: the pickers, the advisor and every test suite that
+    covers "each estimator" find it from here.
+
+    Parameters
+    ----------
+    cls : type
+        A :class:`~dpcore.algorithms.base.DPClusterer` subclass with a ``key`` of its own.
+
+    Returns
+    -------
+    type
+        ``cls`` (so ``register`` can also decorate a class).
+
+    Raises
+    ------
+    TypeError
+        ``cls`` is not a DPClusterer subclass.
+    ValueError
+        It has no key, or its key is another class's.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, DPClusterer)):
+        raise TypeError(f"register takes a DPClusterer subclass, got {cls!r}")
+    key = cls.__dict__.get("key")
+    if not key:
+        raise ValueError(f"{cls.__name__} declares no key of its own (a subclass must not reuse its parent's)")
+    if ALGORITHMS.get(key, cls) is not cls:
+        raise ValueError(f"key {key!r} is already {ALGORITHMS[key].__name__}'s")
+    ALGORITHMS[key] = ESTIMATORS[key] = cls
+    return cls
+
+
+register(KMeans)
+register(DPLloyd)
+register(EUGkM)
+register(Hybrid)
+register(GkM)
+register(GkM3K)
+register(PGkM)
+register(KMeansGuarantee)
+register(SubClustering)
+register(PrivateKMeans)
+register(BalcanKMeans)
+register(DPM)
+register(ZCDPLloyd)
+register(AutoKMeans)
+register(WaveCluster)
+register(PrivBasic)
+register(PrivQT)
+register(PrivTHR)
+register(PrivTHREM)
 
 #: Registry keys of the estimators whose ``fit`` accepts any :class:`~dpcore.sources.DataSource`
-#: (derived from the ``accepts_source`` tag of each class).
+#: (derived from the ``accepts_source`` tag of each class registered above; code that must also see
+#: classes registered later reads the tag itself).
 SCALABLE: tuple[str, ...] = tuple(key for key, cls in ALGORITHMS.items() if cls.accepts_source)
-
-ESTIMATORS.update(ALGORITHMS)
 
 
 def releasable(key: str) -> type[DPClusterer]:

@@ -15,9 +15,9 @@ Ways in
 * a database table (PostgreSQL, ...): ``sources.from_table("postgresql://...", "trips", columns=[...])``;
 * any Ibis table: :func:`from_ibis`.
 
-Estimators that accept a source: :data:`SCALABLE` (DPLloyd, EUGkM, Hybrid, the
-non-private k-means baseline, WaveCluster and its private variants).  Others
-raise :func:`unsupported_error`.
+Estimators that accept a source declare it (``accepts_source = True``; the registry's
+:data:`~dpcore.algorithms.registry.SCALABLE` lists their keys).  Others raise
+:func:`~dpcore.algorithms.base.unsupported_error`, which names them.
 """
 from __future__ import annotations
 

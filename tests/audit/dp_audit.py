@@ -37,7 +37,6 @@ private is private SGD? NeurIPS (the empirical epsilon lower bound reported here
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import numbers
 import time
@@ -869,11 +868,6 @@ def quantile_sampler(epsilon: float, cls=NoiseSource, q: float = 0.5):
 # Registry estimators
 # ---------------------------------------------------------------------------------------
 
-#: Non-private baselines in the registry: nothing to audit (they take epsilon=None).
-NON_PRIVATE = {"kmeans": "non-private baseline (scikit-learn k-means)",
-               "wavecluster": "non-private baseline (WaveCluster)"}
-
-
 def corner_data(n: int, d: int, at: float = -1.0) -> np.ndarray:
     """``n`` records stacked on one corner of ``[-1, 1]^d``."""
     return np.full((n, d), float(at))
@@ -883,119 +877,52 @@ def _add(X, row):
     return np.vstack([X, np.atleast_2d(np.asarray(row, dtype=float))])
 
 
-def _cases_dplloyd(cls, eps):
-    D = corner_data(20, 1)
-    D2 = corner_data(20, 2)
-    return [
-        EstimatorCase("dplloyd: k=1, one iteration, record at the far corner",
-                      lambda random_state: cls(1, epsilon=eps, bounds=(-1, 1), n_iter=1, init=np.zeros((1, 1)),
-                                               random_state=random_state),
-                      D, _add(D, [1.0]), eps, n_runs=20_000, ci_runs=6000,
-                      why="20 records at -1 and one at +1: the added record moves the count by 1 and the sum by the "
-                          "full d r, so the centre and the released (count, sum) show any mis-scaled noise"),
-        EstimatorCase("dplloyd: default n_iter='auto' (noisy size, count/sum split), k=2, d=2",
-                      lambda random_state: cls(2, epsilon=eps, bounds=(-1, 1), init=np.array([[-.5, -.5], [.5, .5]]),
-                                               random_state=random_state),
-                      D2, _add(D2, [1.0, 1.0]), eps, n_runs=8000, ci_runs=3000,
-                      why="the journal rule: a noisy dataset size, then counts and sums with separate shares "
-                          "(a fixed, data-independent init instead of sphere packing keeps runs fast)"),
-    ]
-
-
-def _cases_eugkm(cls, eps):
-    D = corner_data(22, 2)
-    return [
-        EstimatorCase("eugkm: record added in the corner cell, N near a grid-size boundary",
-                      lambda random_state: cls(1, epsilon=eps, bounds=(-1, 1), n_init=1, random_state=random_state),
-                      D, _add(D, [-1.0, -1.0]), eps, n_runs=10_000, ci_runs=4000,
-                      why="22 vs 23 records straddle round(sqrt(N eps / 10)) = 1 | 2 cells per side, so a grid "
-                          "size read from the true N shows; the corner cell count moves by 1 (n_init=1: the "
-                          "Lloyd restarts are post-processing)"),
-    ]
-
-
-def _cases_hybrid(cls, eps):
-    D = corner_data(20, 2)
-    return [
-        EstimatorCase("hybrid: refinement branch (public N=3000), record at the far corner",
-                      lambda random_state: cls(1, epsilon=eps, bounds=(-1, 1), n_init=1, n_samples=3000,
-                                               random_state=random_state),
-                      D, _add(D, [1.0, 1.0]), eps, n_runs=10_000, ci_runs=4000,
-                      why="a large public N forces the EUGkM + DPLloyd branch, so both halves of the budget are "
-                          "spent on 20 records; the far-corner record moves the refinement's count and sums"),
-        EstimatorCase("hybrid: default (noisy N), record in the corner cell",
-                      lambda random_state: cls(1, epsilon=eps, bounds=(-1, 1), n_init=1, random_state=random_state),
-                      D, _add(D, [-1.0, -1.0]), eps, n_runs=8000, ci_runs=3000,
-                      why="the EUGkM-only branch with the noisy dataset size choosing branch and grid"),
-    ]
-
-
 def _two_corners(n_each: int = 10, d: int = 2) -> np.ndarray:
     """Two tight groups near opposite corners of ``[-1, 1]^d`` (a deterministic layout)."""
     offs = np.linspace(-0.05, 0.05, n_each)[:, None] * np.ones((1, d))
     return np.vstack([-0.6 + offs, 0.6 + offs])
 
 
-def _generic_cases(label: str, ci_runs: int | None, n_runs: int, known_issue: str | None = None, **params):
-    """Two groups of 10 records near opposite corners; D' adds one at the corner (1, 1).
-
-    The added record lies outside both groups, so it pulls the nearer centre, adds to a
-    grid cell that was empty and moves every rank-based statistic by one.
-    """
-    def build(cls, eps):
-        D = _two_corners()
-        kw = dict(epsilon=eps, bounds=(-1, 1), **params)
-        if "n_clusters" in cls().get_params():
-            kw.setdefault("n_clusters", 2)
-        return [EstimatorCase(f"{label}: two groups, record added at the far corner",
-                              lambda random_state: cls(random_state=random_state, **kw),
-                              D, _add(D, [1.0, 1.0]), eps, n_runs=n_runs, ci_runs=ci_runs,
-                              why="20 records in two tight groups; the added record sits alone in the corner",
-                              known_issue=known_issue)]
-    return build
+def _case(key: str, cls, eps: float, spec) -> EstimatorCase:
+    """The :class:`EstimatorCase` a class's declared :class:`~dpcore.algorithms.traits.PrivacyCase` describes."""
+    D = corner_data(spec.n, spec.d) if spec.data == "corner" else _two_corners(d=spec.d)
+    kw = dict(epsilon=eps, bounds=(-1, 1), **spec.params)
+    if "n_clusters" in cls().get_params():
+        kw.setdefault("n_clusters", 2)
+    return EstimatorCase(f"{key}: {spec.name}", lambda random_state: cls(random_state=random_state, **kw),
+                         D, _add(D, spec.added), eps, delta=spec.delta, n_runs=spec.n_runs, ci_runs=spec.ci_runs,
+                         why=spec.why, known_issue=spec.known_issue)
 
 
-#: key -> function(estimator class, epsilon) -> list of EstimatorCase, or a string: the
-#: reason the key is not audited (shown as a skip).
-ESTIMATOR_CASES: dict = {
-    "dplloyd": _cases_dplloyd,
-    "eugkm": _cases_eugkm,
-    "hybrid": _cases_hybrid,
-    # DP WaveCluster family: ~5 ms a fit on a 16 x 16 grid.
-    "privbasic": _generic_cases("privbasic", 800, 4000, num_grid=16),
-    "privqt": _generic_cases("privqt", 800, 4000, num_grid=16),
-    "privthr": _generic_cases("privthr", 800, 4000, num_grid=16),
-    # 3000 CI runs: this case caught threshold_rank_ counting TRUE values (fixed: now counted on released ones).
-    "privthr_em": _generic_cases("privthr_em", 3000, 4000, num_grid=16),
-    # 3-35 ms a fit on 20 records since the chunked nearest-centre rewrite: in CI too.
-    "pgkm": _generic_cases("pgkm", 3000, 6000),
-    "gkm": _generic_cases("gkm", 3000, 6000),
-    "gkm3k": _generic_cases("gkm3k", 3000, 6000),
-    "balcan": _generic_cases("balcan", 3000, 6000, delta=1e-3),
-    # (epsilon, delta)-DP: the claim checked is the estimator's own delta.
-    "zcdp_lloyd": lambda cls, eps: [dataclasses.replace(c, delta=1e-3) for c in
-                                   _generic_cases("zcdp_lloyd", 3000, 6000, delta=1e-3)(cls, eps)],
-    "kmeans_guarantee": _generic_cases("kmeans_guarantee", 3000, 6000),
-    "subcluster": _generic_cases("subcluster", 1500, 4000),
-    "coreset": ("PRIVATE-K-MEAN is infeasible on a few dozen records at epsilon <= 1 (Feldman et al. 2017, "
-                "Alg. 1 line 2 needs about 2e4 points): no tiny neighbouring datasets exist for it"),
-}
+def not_audited(key: str) -> str | None:
+    """Why a registry key has no privacy-audit case (None: it has cases), from its class's declarations.
+
+    Non-private baselines are excluded (their ``private`` flag says so); a private estimator says why it
+    cannot be audited on tiny data, or has declared no case yet."""
+    import dpcore
+    cls = dpcore.ALGORITHMS[key]
+    privacy = cls.audit.privacy
+    if not cls.private:
+        return f"excluded: {privacy if isinstance(privacy, str) else 'non-private baseline'}"
+    if isinstance(privacy, str):
+        return f"skipped: {privacy}"
+    if not privacy:
+        return (f"skipped: no audit event defined yet for '{key}' (declare "
+                f"`audit = AuditCase(privacy=(PrivacyCase(...),))` on {cls.__name__})")
+    return None
 
 
 def estimator_cases(key: str, cls=None, epsilon: float = 1.0) -> list[EstimatorCase]:
-    """The audit cases of a registry key (``cls`` defaults to ``dpcore.ALGORITHMS[key]``).
+    """The audit cases a registry key's class declares (``cls`` defaults to ``dpcore.ALGORITHMS[key]``).
 
-    Raises
-    ------
-    KeyError
-        If no case is defined for ``key`` (see :func:`coverage`).
+    Empty for a key that is not audited (:func:`not_audited` says why).
     """
     import dpcore
     cls = cls or dpcore.ALGORITHMS[key]
-    spec = ESTIMATOR_CASES[key]
-    if isinstance(spec, str):
+    privacy = cls.audit.privacy
+    if not cls.private or not privacy or isinstance(privacy, str):
         return []
-    return spec(cls, epsilon)
+    return [_case(key, cls, epsilon, spec) for spec in privacy]
 
 
 def coverage() -> dict[str, str]:
@@ -1003,12 +930,7 @@ def coverage() -> dict[str, str]:
     import dpcore
     out = {}
     for key in dpcore.ALGORITHMS:
-        if key in NON_PRIVATE:
-            out[key] = f"excluded: {NON_PRIVATE[key]}"
-        elif isinstance(ESTIMATOR_CASES.get(key), str):
-            out[key] = f"skipped: {ESTIMATOR_CASES[key]}"
-        elif key in ESTIMATOR_CASES:
-            out[key] = "audited" if any(c.ci_runs for c in estimator_cases(key)) else "benchmark only (slow)"
-        else:
-            out[key] = f"skipped: no audit event defined yet for '{key}' (add cases to ESTIMATOR_CASES)"
+        reason = not_audited(key)
+        out[key] = reason or ("audited" if any(c.ci_runs for c in estimator_cases(key))
+                              else "benchmark only (slow)")
     return out

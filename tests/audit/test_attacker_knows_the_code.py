@@ -31,9 +31,7 @@ from dpcore.exceptions import InfeasibleBudgetError
 from dpcore.privacy import mechanisms
 from dpcore.privacy.mechanisms import NoiseSource
 
-from .dp_audit import NON_PRIVATE
-
-PRIVATE_KEYS = sorted(k for k in dpcore.ALGORITHMS if k not in NON_PRIVATE)
+PRIVATE_KEYS = sorted(k for k, cls in dpcore.ALGORITHMS.items() if cls.private)
 GUESSED_SEEDS = (0, 1, 42)
 
 

@@ -29,10 +29,6 @@ from .structure import NoiseTape, observe
 
 N = 2 ** 17
 BOUNDS = (0.0, 1.0)
-FAST = {"eugkm": dict(n_init=1), "hybrid": dict(n_init=1), "dplloyd": dict(n_iter=3),
-        "balcan": dict(delta=1e-3), "privbasic": dict(num_grid=8), "privqt": dict(num_grid=8),
-        "privthr": dict(num_grid=8), "privthr_em": dict(num_grid=8),
-        "coreset": dict(epsilon=20.0, delta=1e-6, n_init=1), "gkm": dict(), "gkm3k": dict()}
 PRIVATE_KEYS = sorted(k for k, cls in dpcore.ALGORITHMS.items() if cls.private)
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -57,7 +53,7 @@ def _maker(key, **extra):
         kw["n_clusters"] = 3
     if cls.needs_delta:
         kw["delta"] = 1e-6
-    kw.update(FAST.get(key, {}))
+    kw.update(cls.audit.exact_sums)   # the class's declared fast settings
     kw.update(extra)
     return lambda seed: cls(random_state=seed, **kw)
 
@@ -102,13 +98,14 @@ def pair():
     return X, X[1:]
 
 
-#: GkM and GkM-3K put every row in a random block (``rng.integers(n_blocks, size=n)``): a draw whose size is
-#: the data's, which the tape cannot couple between D and D' (their blocks would differ everywhere).  Their
-#: noised query, the exact sum of the blocks' quantised outputs, is checked block by block below.
-UNCOUPLED = {"gkm", "gkm3k"}
+#: Estimators that declare ``audit.coupled = False`` (GkM and GkM-3K put every row in a random block,
+#: ``rng.integers(n_blocks, size=n)``: a draw whose size is the data's, which the tape cannot couple
+#: between D and D', whose blocks would differ everywhere).  Their noised query, the exact sum of the
+#: blocks' quantised outputs, is checked block by block below.
+COUPLED_KEYS = [k for k in PRIVATE_KEYS if dpcore.ALGORITHMS[k].audit.coupled]
 
 
-@pytest.mark.parametrize("key", sorted(set(PRIVATE_KEYS) - UNCOUPLED))
+@pytest.mark.parametrize("key", COUPLED_KEYS)
 def test_every_noised_input_moves_by_at_most_its_sensitivity(key, pair, monkeypatch):
     X, Xp = pair
     a, b, mismatches = noised_queries(monkeypatch, _maker(key), X, Xp, key)

@@ -42,22 +42,10 @@ from dpcore.algorithms.coreset.private_kmeans import PrivateKMeans
 
 from .structure import coupled_pair, structural_differences, value_differences
 
-#: Small, fast settings per registry key (parameters a user could pick; all public).
-FAST = {
-    "eugkm": dict(n_init=1), "hybrid": dict(n_init=1),
-    "balcan": dict(delta=1e-3),
-    "privbasic": dict(num_grid=8), "privqt": dict(num_grid=8), "privthr": dict(num_grid=8),
-    "privthr_em": dict(num_grid=8),
-    # PRIVATE-K-MEAN needs thousands of points' worth of budget for a round: declare a public size
-    # and a large epsilon so that rounds run on tiny data (7 rounds for k = 2; k >= 4 is infeasible,
-    # which exercises the InfeasibleBudgetError path on both sides).
-    "coreset": dict(epsilon=100.0, delta=1e-6, n_samples=2000, n_init=1),
-}
-#: How many Hypothesis examples each estimator gets (the slow fits get fewer).
-EXAMPLES = {"coreset": 5, "gkm": 5, "gkm3k": 5, "subcluster": 5}
 BOUNDS = (-1.0, 1.0)
-#: Slow fits (0.05-0.2 s): fewer pairs; the sweep takes every third size.
-SLOW = {"coreset", "gkm", "gkm3k", "subcluster"}
+#: Hypothesis examples per estimator; a class that declares ``audit.slow`` (fits of 0.05-0.2 s) gets
+#: fewer, fewer threshold pairs and every third size of the sweep.
+EXAMPLES, SLOW_EXAMPLES = 10, 5
 
 PRIVATE_KEYS = sorted(k for k, cls in dpcore.ALGORITHMS.items() if cls.private)
 
@@ -69,7 +57,8 @@ pytestmark = ([pytest.mark.filterwarnings("ignore::dpcore.exceptions.SeededNoise
 
 def _maker(key, *, k=None, epsilon=1.0, public_n=None, **extra):
     """``make(seed)`` for a registry key: public bounds, k, epsilon, an optional public size;
-    the key's :data:`FAST` settings win over epsilon and the size, ``extra`` wins over all."""
+    the class's declared fast settings (``audit.structural``) win over epsilon and the size, ``extra``
+    wins over all."""
     cls = dpcore.ALGORITHMS[key]
     params = cls().get_params()
     kw = dict(epsilon=epsilon, bounds=BOUNDS)
@@ -79,9 +68,17 @@ def _maker(key, *, k=None, epsilon=1.0, public_n=None, **extra):
         kw["delta"] = 1e-6
     if public_n is not None and "n_samples" in params:
         kw["n_samples"] = public_n
-    kw.update(FAST.get(key, {}))
+    kw.update(cls.audit.structural)
     kw.update(extra)
     return lambda seed: cls(random_state=seed, **kw)
+
+
+def _slow(key):
+    return dpcore.ALGORITHMS[key].audit.slow
+
+
+def _k(key):
+    return dpcore.ALGORITHMS[key].audit.n_clusters
 
 
 def assert_same_structure(key, make, X, Xp, seed=0):
@@ -117,7 +114,8 @@ def neighbours(draw):
 
 @pytest.mark.parametrize("key", PRIVATE_KEYS)
 def test_structure_is_public_on_random_neighbours(key):
-    @settings(max_examples=EXAMPLES.get(key, 10), deadline=None, derandomize=True, database=None,
+    @settings(max_examples=SLOW_EXAMPLES if _slow(key) else EXAMPLES, deadline=None, derandomize=True,
+              database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(neighbours())
     def check(case):
@@ -158,10 +156,10 @@ def _generic_pairs(k=3):
 @pytest.mark.parametrize("key", PRIVATE_KEYS)
 @pytest.mark.parametrize("public_n", [None, 50], ids=["noisy-n", "public-n"])
 def test_structure_is_public_on_threshold_pairs(key, public_n):
-    if key in SLOW and public_n is None:
+    if _slow(key) and public_n is None:
         pytest.skip("slow fit: the public-size run covers its pairs (the sweep and Hypothesis cover the noisy size)")
     for label, X, Xp in _generic_pairs():
-        make = _maker(key, k=2 if key == "coreset" else 3, public_n=public_n)
+        make = _maker(key, k=_k(key), public_n=public_n)
         try:
             assert_same_structure(key, make, X, Xp, seed=7)
         except AssertionError as exc:
@@ -174,9 +172,9 @@ def test_structure_is_public_across_a_sweep_of_sizes(key):
     iteration count, a number of blocks, a threshold) changes somewhere in this range, and at
     epsilon = 20 the size rules' thresholds fall at small n (e.g. EUGkM's side sqrt(N eps / 10))."""
     X = _spread(31, seed=11)
-    step = 3 if key in SLOW else 1
-    for public_n in ((None,) if key in SLOW else (None, 30)):
-        make = _maker(key, k=2 if key == "coreset" else 3, epsilon=20.0, public_n=public_n)
+    step = 3 if _slow(key) else 1
+    for public_n in ((None,) if _slow(key) else (None, 30)):
+        make = _maker(key, k=_k(key), epsilon=20.0, public_n=public_n)
         for n in range(0, 30, step):
             a, b, mismatches = coupled_pair(make, X[:n], X[:n + 1], key, seed=n)
             diffs = structural_differences(a, b, mismatches)
@@ -201,7 +199,7 @@ def test_every_exported_value_comes_through_the_noise_module(key):
     ``laplace_above`` is replayed only when both sides pass the same explicit cubes, and the pairs
     here keep it so (tiny data in one or two cubes)."""
     for label, X, Xp in _generic_pairs():
-        make = _maker(key, k=2 if key == "coreset" else 3, public_n=None)
+        make = _maker(key, k=_k(key), public_n=None)
         try:
             assert_same_values(key, make, X, Xp, seed=3)
         except AssertionError as exc:
@@ -229,7 +227,7 @@ def coreset_boundary_pairs(n_samples=20000, k=2, epsilon=20.0, delta=1e-6, round
 
 def test_coreset_planned_weight_boundaries():
     make = _maker("coreset", k=2)
-    fast = FAST["coreset"]
+    fast = PrivateKMeans.audit.structural
     for c, X, Xp in coreset_boundary_pairs(fast["n_samples"], 2, fast["epsilon"], fast["delta"], rounds=(0, 1, 2, 6)):
         assert_same_structure("coreset", make, X, Xp, seed=c)
 
@@ -252,10 +250,8 @@ def test_coreset_issue_reproduction_size_and_ledger_identical_on_every_seed():
 @pytest.mark.parametrize("key", PRIVATE_KEYS)
 def test_k_larger_than_n_is_not_an_error(key):
     cls = dpcore.ALGORITHMS[key]
-    # PRIVATE-K-MEAN refuses k = 4 at its FAST epsilon for any n (the plan is public): give it enough.
-    make = _maker(key, k=4)
-    if key == "coreset":
-        make = lambda seed: cls(4, bounds=BOUNDS, random_state=seed, **dict(FAST[key], epsilon=300.0))  # noqa: E731
+    # A plan that refuses k = 4 at the fast epsilon for any n (PRIVATE-K-MEAN's is public) declares more.
+    make = _maker(key, k=4, **cls.audit.k_above_n)
     for n in (0, 1, 3):
         est = make(0).fit(_spread(n) if n else np.empty((0, 2)))
         assert np.asarray(est.cluster_centers_).shape[1] == 2
@@ -300,7 +296,7 @@ def test_the_audit_observes_a_real_fit(key):
     from .structure import NoiseTape, observe
     X = np.random.default_rng(0).uniform(-1, 1, size=(400, 2))
     tape = NoiseTape(0)
-    make = _maker(key, k=2, epsilon=FAST.get(key, {}).get("epsilon", 5.0))
+    make = _maker(key, k=2, epsilon=5.0)   # a declared fast epsilon wins
     out = observe(lambda: make(0), X, tape, key)
     assert out["outcome"] == "fitted", out["outcome"]
     assert tape.calls, "no mechanism call was taped"

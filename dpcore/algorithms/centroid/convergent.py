@@ -53,6 +53,7 @@ from .._blocks.lloyd import noisy_counts_and_sums
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
 from ..regime import check_fit
+from ..traits import AuditCase, PrivacyCase
 
 
 def _ball_candidates(centre: np.ndarray, radius: float, n: int, rng: np.random.Generator,
@@ -172,6 +173,8 @@ class KMeansGuarantee(DPClusterer):
     reference = "Lu & Shen 2020, as described by Joshi & Thakkar 2022 §4.1"
     summary = ("Lloyd steps whose new centres are sampled by the exponential mechanism in a random "
                "half of the convergent zone; Laplace noise at the end.")
+    colour = "#7f7f7f"
+    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner"),))
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, lap_share=0.5, n_iter=10, n_candidates=100,
                  radius=0.25, radius_decay=0.75, random_state=None,
@@ -319,6 +322,9 @@ class SubClustering(KMeansGuarantee):
     reference = "Joshi & Thakkar 2022, Algorithms 1-2"
     summary = ("KMeans-Guarantee whose sampling zone is the sub-cluster of the convergent zone "
                "that attracts most points, chosen privately.")
+    colour = "#bcbd22"
+    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", ci_runs=1500, n_runs=4000),),
+                      slow=True)
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, lap_share=0.5, n_iter=10, n_candidates=100,
                  radius=0.25, radius_decay=0.75, internalK=5, select_share=0.3, random_state=None,

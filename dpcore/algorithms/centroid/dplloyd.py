@@ -31,6 +31,7 @@ from .._blocks.size import public_or_noisy_size
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
 from ..regime import Regime, check_fit
+from ..traits import AuditCase, Control, PrivacyCase
 
 #: Share of DPLloyd's budget that ``init="auto"`` spends on the noisy grid it starts from.  Measured on
 #: the taxi data (k = 5, 10 seeds, epsilon 0.05-2): 0.2 with the journal's iteration rule gave NICV
@@ -124,6 +125,24 @@ class DPLloyd(DPClusterer):
     supports_weighting = True
     reference = "Su et al. 2016, §4.1.1 (iteration rule: Su et al. 2017)"
     summary = "Lloyd's k-means with Laplace noise on each iteration's cluster counts and sums."
+    colour = "#1f77b4"
+    audit = AuditCase(
+        privacy=(
+            PrivacyCase("k=1, one iteration, record at the far corner",
+                        dict(n_clusters=1, n_iter=1, init=np.zeros((1, 1))), data="corner", n=20, d=1,
+                        added=(1.0,), n_runs=20_000, ci_runs=6000,
+                        why="20 records at -1 and one at +1: the added record moves the count by 1 and the sum "
+                            "by the full d r, so the centre and the released (count, sum) show any mis-scaled "
+                            "noise"),
+            PrivacyCase("default n_iter='auto' (noisy size, count/sum split), k=2, d=2",
+                        dict(n_clusters=2, init=np.array([[-.5, -.5], [.5, .5]])), data="corner", n=20,
+                        added=(1.0, 1.0), n_runs=8000, ci_runs=3000,
+                        why="the journal rule: a noisy dataset size, then counts and sums with separate shares "
+                            "(a fixed, data-independent init instead of sphere packing keeps runs fast)")),
+        exact_sums=dict(n_iter=3), sources=dict(n_clusters=4))
+    controls = (Control("n_iter", "Iterations", options=("auto", 5, 10),
+                        help="'auto': the journal version's rule (2–7 iterations, tuned split); "
+                             "5: the CODASPY paper and PINQ."),)
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_iter="auto", init="auto",
                  n_samples=None, n_share=0.02, random_state=None,

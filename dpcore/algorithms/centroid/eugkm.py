@@ -19,6 +19,7 @@ from .._blocks.grid_kmeans import _grid_synopsis, eugkm_fit
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
 from ..regime import Regime, check_fit
+from ..traits import AuditCase, Control, PrivacyCase
 
 
 class EUGkM(DPClusterer):
@@ -86,6 +87,17 @@ class EUGkM(DPClusterer):
     supports_weighting = True
     reference = "Su et al. 2016, §4.2.1 (Eq. 4)"
     summary = "Publishes a noisy uniform-grid synopsis, then runs k-means on the cells (non-interactive)."
+    colour = "#d62728"
+    audit = AuditCase(
+        privacy=(PrivacyCase("record added in the corner cell, N near a grid-size boundary",
+                             dict(n_clusters=1, n_init=1), data="corner", n=22, added=(-1.0, -1.0),
+                             n_runs=10_000, ci_runs=4000,
+                             why="22 vs 23 records straddle round(sqrt(N eps / 10)) = 1 | 2 cells per side, so a "
+                                 "grid size read from the true N shows; the corner cell count moves by 1 "
+                                 "(n_init=1: the Lloyd restarts are post-processing)"),),
+        structural=dict(n_init=1), exact_sums=dict(n_init=1), sources=dict(n_clusters=4, n_init=5))
+    controls = (Control("theta", "θ (grid-size constant of Eq. 4)", bounds=(1.0, 100.0), default=10.0,
+                        glossary="θ"),)
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
                  n_share=0.02, max_cells=MAX_CELLS, random_state=None,

@@ -29,6 +29,7 @@ from .._blocks.size import public_or_noisy_size
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
 from ..regime import check_fit
+from ..traits import AuditCase, PrivacyCase
 
 #: Above this many blocks, the per-block k-means is the vectorised batched Lloyd below
 #: (scikit-learn costs about 15 ms a call, i.e. ~50 s for GkM-3K's 3,000+ blocks on Adult).
@@ -302,6 +303,11 @@ class GkM(DPClusterer):
     display_name = "GkM (GUPT)"
     reference = "Su et al. 2016, §4.1.2 (Eq. 3); Mohan et al. 2012 (GUPT)"
     summary = "Sample-and-aggregate: k-means on N^0.4 data blocks, centres averaged plus Laplace noise."
+    colour = "#9467bd"
+    # Every row goes to a random block (a draw whose size is the data's): the exact-sums audit cannot
+    # couple two fits, and checks the block average's sensitivity in a test of its own.
+    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner"),), slow=True,
+                      coupled=False)
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_samples=None, n_share=0.02,
                  range_quantiles=(0.05, 0.95), align="match", solver="auto", random_state=None,
@@ -379,6 +385,7 @@ class GkM3K(GkM):
     display_name = "GkM-3K"
     reference = "Su et al. 2016, §4.1.2 and §5.2 (blocks of 3k points)"
     summary = "GkM with many small blocks of 3k points each: less noise, better averaged centres."
+    colour = "#8c564b"
 
     def _n_blocks(self, n_est: float, k: int) -> int:
         """l = N / (3k), rounded, at least 1."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 from .._blocks.grid import MAX_CELLS
 from .._blocks.lloyd import RHO, noisy_lloyd_step
 from ..base import fit_doc
+from ..traits import AuditCase, PrivacyCase
 from .eugkm import EUGkM
 
 
@@ -82,6 +83,18 @@ class Hybrid(EUGkM):
     display_name = "Hybrid"
     reference = "Su et al. 2016, §6.3 (Inequality 15)"
     summary = "EUGkM's centres refined by one DPLloyd iteration when the data are numerous enough."
+    colour = "#2ca02c"
+    audit = AuditCase(
+        privacy=(
+            PrivacyCase("refinement branch (public N=3000), record at the far corner",
+                        dict(n_clusters=1, n_init=1, n_samples=3000), data="corner", n=20, added=(1.0, 1.0),
+                        n_runs=10_000, ci_runs=4000,
+                        why="a large public N forces the EUGkM + DPLloyd branch, so both halves of the budget "
+                            "are spent on 20 records; the far-corner record moves the refinement's count and sums"),
+            PrivacyCase("default (noisy N), record in the corner cell", dict(n_clusters=1, n_init=1),
+                        data="corner", n=20, added=(-1.0, -1.0), n_runs=8000, ci_runs=3000,
+                        why="the EUGkM-only branch with the noisy dataset size choosing branch and grid")),
+        structural=dict(n_init=1), exact_sums=dict(n_init=1), sources=dict(n_clusters=4, n_init=5))
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
                  n_share=0.02, max_cells=MAX_CELLS, rho=RHO, random_state=None,

@@ -22,6 +22,7 @@ import numpy as np
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
 from ..regime import Regime, check_fit
+from ..traits import AuditCase, PrivacyCase
 
 #: x and m' of Su et al. §4.1.3 ("empirically set to 1.25e-3 and 10").
 X_FACTOR = 1.25e-3
@@ -182,6 +183,8 @@ class PGkM(DPClusterer):
     display_name = "PGkM (PrivGene)"
     reference = "Su et al. 2016, §4.1.3; Zhang et al. 2013 (PrivGene)"
     summary = "Genetic algorithm: exponential-mechanism selection of candidate centre sets, crossover, mutation."
+    colour = "#e377c2"
+    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner"),))
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_candidates=N_CANDIDATES,
                  n_selected=N_SELECTED, x=X_FACTOR, n_rounds=None, mutation_scale=0.5, n_samples=None,

@@ -69,6 +69,7 @@ from ...synopsis import CoresetSynopsis
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
 from ..regime import OutOfRegimeError, Regime, check_fit
+from ..traits import AuditCase
 from .plan import CONSTANTS, DEFAULT_SPLIT, MAX_GRID_CELLS, CoresetPlan, grid_side, min_feasible_epsilon, plan_coreset
 from .small_ball import _CellSet, good_center, good_radius
 
@@ -216,6 +217,15 @@ class PrivateKMeans(DPClusterer):
     summary = ("Releases a small weighted private coreset (ball centres found one by one), "
                "then runs ordinary k-means on it.")
     needs_delta = True
+    colour = "#17becf"
+    audit = AuditCase(
+        privacy=("PRIVATE-K-MEAN is infeasible on a few dozen records at epsilon <= 1 (Feldman et al. 2017, "
+                 "Alg. 1 line 2 needs about 2e4 points): no tiny neighbouring datasets exist for it"),
+        # Rounds need thousands of points' worth of budget: a public size and a large epsilon let them run
+        # on tiny data (7 rounds for k = 2; k >= 4 is infeasible, which exercises InfeasibleBudgetError).
+        structural=dict(epsilon=100.0, delta=1e-6, n_samples=2000, n_init=1),
+        exact_sums=dict(epsilon=20.0, delta=1e-6, n_init=1), slow=True, n_clusters=2,
+        k_above_n=dict(epsilon=300.0))
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-8, bounds=None, beta=0.1, split=DEFAULT_SPLIT,
                  radius_growth=1.1, box_factor=2.0, budget="paper", constants="proved", n_samples=None,

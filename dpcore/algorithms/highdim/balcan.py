@@ -63,6 +63,7 @@ from ...utils.nearest import assign
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
 from ..regime import check_fit
+from ..traits import AuditCase, PrivacyCase
 
 #: Edler (2023) §5.2: candidate, localswap, recover, private k-means, selection.
 DEFAULT_SHARES = (0.7, 0.01, 0.04, 0.2, 0.05)
@@ -424,6 +425,9 @@ class BalcanKMeans(DPClusterer):
                "then maps back with noisy means and three private Lloyd steps.")
     needs_delta = False
     family = "centroids"
+    colour = "#ff7f0e"
+    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(delta=1e-3)),),
+                      structural=dict(delta=1e-3), exact_sums=dict(delta=1e-3))
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=0.1, bounds=None,
                  budget_shares=DEFAULT_SHARES, n_candidate_runs=3, n_lloyd=3, n_samples=None, n_share=0.02,

@@ -75,6 +75,7 @@ from ...privacy.mechanisms import NoiseSource
 from ...utils.fixedpoint import SUM_BITS, label_sums
 from ..base import DPClusterer, fit_doc
 from ..regime import check_fit
+from ..traits import AuditCase, PrivacyCase
 
 #: Share of rho for step 1, the DP mean (it decides nothing by itself: 2 % is plenty at n in the thousands).
 MEAN_SHARE = 0.02
@@ -336,6 +337,10 @@ class ZCDPLloyd(DPClusterer):
                "Gaussian noise on counts and sums, composed in zero-concentrated DP.")
     needs_delta = True
     family = "centroids"
+    colour = "#7b3294"
+    # (epsilon, delta)-DP: the claim the privacy audit checks is the estimator's own delta.
+    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(delta=1e-3),
+                                           delta=1e-3),))
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_iter_per_split="auto",
                  n_final_iter="auto", split_scale=0.005, min_count=10.0, shrink=True, random_state=None,

@@ -61,6 +61,7 @@ import numpy as np
 
 from ...synopsis import WaveletGridSynopsis
 from ..base import DPClusterer, fit_doc
+from ..traits import AuditCase
 from .transform import (
     MAX_CELLS,
     cell_index,
@@ -171,6 +172,7 @@ class WaveCluster(DPClusterer):
                "clusters = connected dense cells. The reference the private versions are measured against.")
     private = False
     family = "grid clusters"
+    audit = AuditCase(privacy="non-private baseline (WaveCluster)", sources=dict(epsilon=None, num_grid=16))
 
     def __init__(self, *, epsilon=None, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", random_state=None):
