@@ -23,8 +23,8 @@ import pytest
 from conftest import shared_data_dir
 
 import dpcore
+from dpcore.advisor.plan import ESTIMATORS
 from dpcore.algorithms import registry
-from dpcore.algorithms.regime import ESTIMATORS
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "toy_lloyd"
