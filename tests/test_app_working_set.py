@@ -146,10 +146,26 @@ def _page(page: str, **params) -> AppTest:
 
 
 def test_wavecluster_shows_the_three_spirals_at_its_default_and_says_what_it_needs_on_mnist():
+    import dpcore
+    from dpcore import datasets
+    from sklearn.metrics import adjusted_rand_score
     at = _page("4_WaveCluster.py", dataset="spirals")
     assert not at.exception, [e.value for e in at.exception]
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Clusters, non-private"] == "3"      # it found one cluster at 50 cells / 10 %
+    assert metrics["Clusters, non-private"] == "3"
+    # Three clusters that ARE the three arms (a blob and two specks also make 3): the page's grid settings,
+    # non-private, against the generator's arm labels.
+    grid = {s.key: s.value for s in at.sidebar.slider}
+    ds = datasets.load("spirals")
+    base = dpcore.ALGORITHMS["wavecluster"](num_grid=grid["num_grid"], density_threshold=grid["density"] / 100,
+                                             bounds=ds.bounds).fit(ds.X)
+    assert adjusted_rand_score(ds.labels, base.labels_) > 0.9
+    # Coming from the taxi map (100 cells / 50 %), the spirals get their own defaults, not the taxi's.
+    at = _page("4_WaveCluster.py", dataset="nyc_taxi_sample")
+    assert at.sidebar.slider(key="num_grid").value == 100
+    at.sidebar.selectbox(key="dataset").set_value("spirals").run()
+    assert at.sidebar.slider(key="num_grid").value == grid["num_grid"]
+    assert at.sidebar.slider(key="density").value == grid["density"]
     at = _page("4_WaveCluster.py", dataset="mnist_sample")
     assert not at.exception and not at.error
     assert any("needs at most 3 columns" in i.value for i in at.info)
