@@ -146,9 +146,10 @@ def _page(page: str, **params) -> AppTest:
 
 
 def test_wavecluster_shows_the_three_spirals_at_its_default_and_says_what_it_needs_on_mnist():
+    from sklearn.metrics import adjusted_rand_score
+
     import dpcore
     from dpcore import datasets
-    from sklearn.metrics import adjusted_rand_score
     at = _page("4_WaveCluster.py", dataset="spirals")
     assert not at.exception, [e.value for e in at.exception]
     metrics = {m.label: m.value for m in at.metric}
@@ -208,3 +209,22 @@ def test_the_explorers_expected_error_on_private_data_says_what_the_lookalike_la
     assert not at.exception, [e.value for e in at.exception]
     text = next(c.value for c in at.caption if c.value.startswith("Expected error at ε = 1"))
     assert "look-alike carries neither this data's shape" in text and "L = 5 rows per person" in text
+
+
+def test_delta_chosen_on_one_page_is_the_delta_of_every_page_and_of_its_draw():
+    """Issue 56: δ is in the working set with the data set, algorithm, k and ε."""
+    at = _app(dataset="nyc_taxi_sample")
+    at.switch_page("pages/3_Private_coresets.py").run()
+    assert at.sidebar.select_slider(key="delta").value == 1e-8          # the page's default until someone chooses
+    at.sidebar.select_slider(key="delta").set_value(1e-6).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.query_params["delta"] == "1e-06"
+    at.switch_page("pages/7_Explain.py").run()
+    assert at.select_slider(key="delta").value == 1e-6
+    at.switch_page("pages/3_Private_coresets.py").run()
+    assert at.sidebar.select_slider(key="delta").value == 1e-6
+    button = next(b for b in at.button if str(b.key).startswith("draw_") and "δ" in b.label)   # the coreset's
+    assert button.label.endswith("δ = 1e-06")
+    button.click().run()
+    (rec,) = ReleaseStore().releases("nyc_taxi_sample")
+    assert 1e-8 < rec.delta <= 1e-6      # drawn under the chosen δ (it may spend less), beyond the old fixed 1e-8

@@ -133,7 +133,12 @@ def account_panel(ds, *, where=None) -> None:
             frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.strftime("%Y-%m-%d %H:%M:%S")
         frame = frame.rename(columns=HISTORY_COLUMNS)
         where.markdown(f"**History** ({len(frame)} release(s) recorded on *{ds.title}*)")
-        where.dataframe(frame, hide_index=True, width="stretch", key="history")
+        # The budget first: in the Release page's narrow column the ε columns were off to the right (issue 56).
+        first = [HISTORY_COLUMNS[c] for c in ("id", "epsilon", "total_epsilon", "cap_epsilon", "delta", "total_delta",
+                                              "cap_delta", "algorithm")]
+        order = [c for c in first if c in frame] + [c for c in frame if c not in first]
+        where.dataframe(frame, hide_index=True, width="stretch", key="history", column_order=order,
+                        column_config={c: st.column_config.Column(width="small") for c in first[:7] if c in frame})
     else:
         where.caption("No release of this data has been recorded yet.")
     caps = store.cap_history(name)
@@ -178,4 +183,7 @@ def show_ledger(est, *, where=None) -> None:
              if getattr(est, "preview", False) else "**Privacy budget of this draw:** spent")
     where.markdown(f"{spent} ε = {eps:.4g} of {ledger.epsilon:.4g} granted to it"
                    + (f", δ = {dl:.3g} of {ledger.delta:.3g}" if ledger.delta else ""))
-    where.dataframe(ledger_frame(ledger), hide_index=True, width="stretch")
+    frame = ledger_frame(ledger)
+    # ε beside the step: in a page's narrow column the mechanism names pushed it out of sight (issue 56).
+    order = [c for c in ("step", "ε", "δ", "share", "mechanism", "sensitivity") if c in frame]
+    where.dataframe(frame, hide_index=True, width="stretch", column_order=order)

@@ -19,6 +19,7 @@ from .accuracy import DEFAULT_PUBLIC_N, accuracy_section, expected_error_caption
 from .controls import (
     EPSILON_VALUES,
     algorithm_picker,
+    delta_input,
     epsilon_label,
     epsilon_slider,
     n_clusters_input,
@@ -66,7 +67,7 @@ __all__ = ["DEFAULT_PUBLIC_N", "accuracy_section", "expected_error_caption", "Re
            "account_caption",
            "account_panel", "reference_strip", "publish_buttons",
            "show_ledger",
-           "EPSILON_VALUES", "algorithm_picker", "epsilon_label", "epsilon_slider", "n_clusters_input",
+           "EPSILON_VALUES", "algorithm_picker", "delta_input", "epsilon_label", "epsilon_slider", "n_clusters_input",
            "release_controls", "sidebar_total", "utility_curves", "UPLOAD",
            "columns_words", "teach_toggle", "dataset_picker", "engine_name",
            "exact_rows", "fit_data", "is_large", "load_dataset", "pass_progress", "unit_params", "unit_phrase",
