@@ -179,7 +179,7 @@ def test_release_downloads_are_the_recorded_release_with_its_ledger_and_no_input
     rec = ReleaseStore().releases("s1_like")
     assert len(rec) == 1 and rec[0].who.endswith(" · Release page")     # recorded before the page showed it
     assert len(at.get("download_button")) == 3
-    assert metric(at, "ε spent so far (every draw)") == "0.5"
+    assert metric(at, "ε spent so far") == "0.5"
     js = next(v for k, v in captured.items() if k.endswith(".json"))
     rel = json.loads(js)
     assert rel == rec[0].release                               # the download is exactly what the store holds
@@ -231,21 +231,21 @@ def test_a_refused_new_draw_shows_the_refusal_and_nothing_of_the_draw(captured):
     assert len(at.dataframe) == 2
     assert "release" in at.dataframe[0].value.columns and len(at.dataframe[0].value) == 1
     assert at.dataframe[1].value["set by"].str.endswith("· Release page").all()
-    assert ReleaseStore().releases("s1_like") == before and metric(at, "ε spent so far (every draw)") == "1"
+    assert ReleaseStore().releases("s1_like") == before and metric(at, "ε spent so far") == "1"
 
 
 def test_the_account_survives_a_reload_and_refuses_over_the_total():
     at = page("8_Release.py", algorithm="dplloyd", k="15", epsilon="1.0")
     set_total(at, 1.5)
     again = page("8_Release.py", algorithm="dplloyd", k="15", epsilon="1.0")   # a reload: same draw, same account
-    assert metric(again, "ε spent so far (every draw)") == "1" and metric(again, "ε left") == "0.5"
+    assert metric(again, "ε spent so far") == "1" and metric(again, "ε left") == "0.5"
     assert any("release #1 in the release store" in c.value for c in again.caption)
     again.select_slider(key="epsilon").set_value(2.0)   # 1 + 2 > 1.5: refused before any fit
     run(again)
     assert again.error and again.error[0].value.startswith("Refused, to protect privacy")
     again.select_slider(key="epsilon").set_value(0.5)   # fits under the total: drawn and recorded
     run(again)
-    assert not again.error and metric(again, "ε spent so far (every draw)") == "1.5"
+    assert not again.error and metric(again, "ε spent so far") == "1.5"
     assert [r.epsilon for r in ReleaseStore().releases("s1_like")] == [1.0, 0.5]
 
 

@@ -109,7 +109,8 @@ def account_panel(ds, *, where=None) -> None:
     spent_e, spent_d = store.spent(name)
     cap = store.cap(name)
     c1, c2 = where.columns(2)
-    c1.metric("ε spent so far (every draw)", f"{spent_e:.4g}")
+    # A short label: in the Release page's narrow column "(every draw)" was cut to "(every d…" (issue 56).
+    c1.metric("ε spent so far", f"{spent_e:.4g}", help="Every draw counts, published or not.")
     if spent_d:
         c1.caption(f"δ spent so far: {spent_d:.3g}")
     if cap:
@@ -159,7 +160,7 @@ def _cap_form(store, name: str, cap, where) -> None:
         # Starts at the current total, or empty: never at the amount spent (submitting that would freeze the account).
         total = a.number_input("Total ε", min_value=0.001, max_value=1000.0,
                                value=float(cap[0]) if cap else None, step=0.1, format="%.3f", key="cap_eps",
-                               placeholder="no total set")
+                               placeholder="none")   # a longer word was cut in the narrow column
         total_delta = b.number_input("Total δ", min_value=0.0, max_value=0.1, value=float(cap[1]) if cap else 1e-6,
                                      format="%.1e", key="cap_delta")
         set_it = st.form_submit_button("Set the total")
