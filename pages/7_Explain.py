@@ -64,12 +64,20 @@ st.plotly_chart(F.privacy_bounds_figure(grid, [X.posterior_bound(e, 0.5) for e i
 st.caption("Both lines are upper bounds that hold for every unit and every conclusion drawn from one release.")
 
 st.subheader("Several releases add up")
-n_rel = int(st.number_input("Releases of the same data at this ε", 1, 50, 3, key="n_releases"))
-tot, _ = X.sequential_total([eps] * n_rel)
-st.markdown(f"{n_rel} release(s) at ε = {eps:g} together give ε = **{tot:g}** (sequential composition): odds can "
-            f"change by at most {X.odds_ratio_bound(tot):.3g}× and belief from 50 % can reach "
-            f"{X.posterior_bound(tot):.1%}. Looking at many ε or draws on the real data and picking one counts too. "
-            "The Release page keeps this account per dataset.")
+
+
+@st.fragment
+def several_releases(eps: float) -> None:
+    """A fragment (issue 56): changing the number of releases redraws this sentence only, not the page's figures."""
+    n_rel = int(st.number_input("Releases of the same data at this ε", 1, 50, 3, key="n_releases"))
+    tot, _ = X.sequential_total([eps] * n_rel)
+    st.markdown(f"{n_rel} release(s) at ε = {eps:g} together give ε = **{tot:g}** (sequential composition): odds "
+                f"can change by at most {X.odds_ratio_bound(tot):.3g}× and belief from 50 % can reach "
+                f"{X.posterior_bound(tot):.1%}. Looking at many ε or draws on the real data and picking one counts "
+                "too. The Release page keeps this account per dataset.")
+
+
+several_releases(eps)
 
 st.subheader("What is not private")
 st.markdown(f"Some figures in this app are computed on the raw data to help the data owner judge a release: "

@@ -66,6 +66,10 @@ def test_explain_gives_numbers_for_the_chosen_epsilon():
     assert at.query_params["epsilon"] == "10.0"
     # no unsourced level name: the odds bound, and real deployments with their units beside it
     assert any("22,026×" in i.value and "U.S. Census Bureau" in i.value and "per person" in i.value for i in at.info)
+    # The releases' sum (a fragment of its own): 4 releases at ε = 10 compose to ε = 40.
+    at.number_input(key="n_releases").set_value(4)
+    run(at)
+    assert any("4 release(s) at ε = 10 together give ε = **40**" in t for t in texts(at))
 
 
 # -- Compare ------------------------------------------------------------------------------------
