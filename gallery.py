@@ -124,7 +124,7 @@ def gallery() -> None:
         centres = G.synopsis_centres(rel, k)
     kind, fig = G.release_view(rel, centres=centres)
     if kind == "map":
-        st.pydeck_chart(fig, height=520)
+        st.pydeck_chart(fig, height=G.MAP_HEIGHT)
         legend = G.legend_html(rel)    # the colour scale of the cells, from the released counts
         if legend is not None:
             st.html(legend)

@@ -14,7 +14,6 @@ from ui import figures as F
 from ui import widgets as W
 
 HIGHDIM = ("zcdp_lloyd", "balcan")
-DELTA = 1e-6
 
 W.page_setup(__file__)
 st.title("High-dimensional clustering")
@@ -39,9 +38,10 @@ if chosen is not None and not own:
 st.sidebar.caption(f"{dpcore.ALGORITHMS[algo].summary} *Source: {dpcore.ALGORITHMS[algo].reference}.*",
                    help=help_for("zCDP") if algo == "zcdp_lloyd" else None)
 eps = W.epsilon_slider()
+DELTA = W.delta_input(1e-6) if dpcore.ALGORITHMS[algo].needs_delta else None   # the working set's δ (issue 56)
 W.sidebar_total(ds)
 k = int(st.sidebar.slider("Number of clusters (k)", 2, 32, W.url_default("k", 10, int, valid=lambda v: 2 <= v <= 32), key="k"))
-W.set_url(dataset=ds.name, algorithm=algo if own else None, epsilon=eps, k=k)
+W.set_url(dataset=ds.name, algorithm=algo if own else None, epsilon=eps, k=k, delta=DELTA)
 
 X = ds.X
 n, d = X.shape

@@ -31,7 +31,8 @@ if ds.bounds is None:
 st.warning("Looking at many ε on the real data is itself a use of the data: every panel below is a real release, "
            "recorded in this dataset's account before it is shown. Choose ε on public or synthetic data where you can.",
            icon="⚠️")
-delta = {"delta": 1e-8} if dpcore.ALGORITHMS[algo].needs_delta else {}
+delta = {"delta": W.delta_input(1e-8)} if dpcore.ALGORITHMS[algo].needs_delta else {}   # the working set's δ
+W.set_url(**delta)
 
 # -- small multiples ---------------------------------------------------------------------------
 st.subheader("Side by side")

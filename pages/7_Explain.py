@@ -18,16 +18,18 @@ st.caption("Differential privacy promises every *unit* of the data the same thin
 
 eps = W.epsilon_slider("Privacy level (ε)", sidebar=False)
 c1, c2 = st.columns(2)
-delta = float(c1.select_slider("δ (only for (ε, δ) algorithms such as the private coreset)",
-                               options=[0.0, 1e-10, 1e-8, 1e-6, 1e-4], value=0.0, key="delta",
-                               format_func=lambda v: "0 (pure ε-DP)" if v == 0 else f"{v:g}"))
+with c1:   # the working set's δ (issue 56), 0 until someone chooses one
+    delta = W.delta_input(0.0, label="δ (only for (ε, δ) algorithms such as the private coreset)", sidebar=False,
+                          allow_zero=True)
 prior = c2.slider("Someone's belief before the release (%)", 1, 99, 50, key="prior") / 100
-W.set_url(epsilon=eps)
+W.set_url(epsilon=eps, delta=delta or None)
 
 statements = X.epsilon_statements(eps, delta, prior=prior)
 cols = st.columns(3)
 for col, s in zip(cols, statements[:3]):
-    col.metric(s.title, s.value)
+    # A metric cuts a long value ("62.2% (fro…", issue 56): the bound as the figure, its context in the label.
+    value, _, context = s.value.partition(" (")
+    col.metric(s.title + (f" ({context}" if context else ""), value.replace("at most ", "≤ "))
 for s in statements:
     st.markdown(f"**{s.title}: {s.value}.** {s.sentence}  \n<small>Formula: `{s.formula}`</small>",
                 unsafe_allow_html=True)
@@ -42,7 +44,7 @@ table = pd.DataFrame([{"ε": ", ".join(f"{e:g}" for e in r["epsilons"]), "odds c
                        "belief from 50 % at most": f"{r['posterior']:.1%}",
                        "beside real deployments": X.deployments_sentence(max(r["epsilons"]))}
                       for r in X.levels_table()])
-st.dataframe(table, hide_index=True, width="stretch")
+st.table(table.set_index("ε"))   # a static table wraps its text; a data frame cut the deployments column (issue 56)
 st.caption("Each row is one point of the slider. Above ε = 5 an attacker's advantage can exceed 98 % and odds can "
            "change more than 148-fold; the deployments column places each ε beside published uses and their units.")
 
@@ -51,8 +53,8 @@ st.markdown(explain_markdown())
 
 st.subheader("Glossary")
 st.caption("The same plain words appear as ⓘ tooltips where a term is first used on a page.")
-st.dataframe(pd.DataFrame([{"term": t, "in plain words": d} for t, d in GLOSSARY.items()]), hide_index=True,
-             width="stretch", key="glossary")
+# Text that wraps: a table's cells cut every definition to its first words (issue 56).
+st.markdown("\n".join(f"- **{term}**: {words}" for term, words in GLOSSARY.items()))
 
 st.subheader("How belief can move")
 grid = np.geomspace(0.01, 10, 121)
@@ -62,12 +64,20 @@ st.plotly_chart(F.privacy_bounds_figure(grid, [X.posterior_bound(e, 0.5) for e i
 st.caption("Both lines are upper bounds that hold for every unit and every conclusion drawn from one release.")
 
 st.subheader("Several releases add up")
-n_rel = int(st.number_input("Releases of the same data at this ε", 1, 50, 3, key="n_releases"))
-tot, _ = X.sequential_total([eps] * n_rel)
-st.markdown(f"{n_rel} release(s) at ε = {eps:g} together give ε = **{tot:g}** (sequential composition): odds can "
-            f"change by at most {X.odds_ratio_bound(tot):.3g}× and belief from 50 % can reach "
-            f"{X.posterior_bound(tot):.1%}. Looking at many ε or draws on the real data and picking one counts too. "
-            "The Release page keeps this account per dataset.")
+
+
+@st.fragment
+def several_releases(eps: float) -> None:
+    """A fragment (issue 56): changing the number of releases redraws this sentence only, not the page's figures."""
+    n_rel = int(st.number_input("Releases of the same data at this ε", 1, 50, 3, key="n_releases"))
+    tot, _ = X.sequential_total([eps] * n_rel)
+    st.markdown(f"{n_rel} release(s) at ε = {eps:g} together give ε = **{tot:g}** (sequential composition): odds "
+                f"can change by at most {X.odds_ratio_bound(tot):.3g}× and belief from 50 % can reach "
+                f"{X.posterior_bound(tot):.1%}. Looking at many ε or draws on the real data and picking one counts "
+                "too. The Release page keeps this account per dataset.")
+
+
+several_releases(eps)
 
 st.subheader("What is not private")
 st.markdown(f"Some figures in this app are computed on the raw data to help the data owner judge a release: "

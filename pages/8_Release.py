@@ -24,7 +24,8 @@ if not W.publishable(ds):
 
 left, right = st.columns([3, 2], gap="large")
 with left:   # drawn (and recorded) first, so the account beside it includes it
-    delta = {"delta": 1e-8} if dpcore.ALGORITHMS[algo].needs_delta else {}
+    delta = {"delta": W.delta_input(1e-8)} if dpcore.ALGORITHMS[algo].needs_delta else {}   # the working set's δ
+    W.set_url(**delta)
     fits = W.draw_on_click(ds, fp, algo, eps, who="Release page", preview=False, n_clusters=k, **delta)
 with right:  # shown even after a refusal, so the data owner can set or raise the total
     W.account_panel(ds)

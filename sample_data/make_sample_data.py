@@ -11,7 +11,7 @@ formatting), so running it again gives byte-identical files.
     standard deviations 25,000 to 45,000 so the clusters overlap a little.
     ``label`` is the generating cluster, 1..15.
 ``spirals.csv``
-    3 interleaved noisy spirals, 1,500 points in 2-D, columns ``x,y,label``,
+    3 interleaved noisy spirals, 6,000 points in 2-D, columns ``x,y,label``,
     inside the public box ``[-10, 10]^2`` (rounded to 1e-4). ``label`` 1..3.
 
 Points that a Gaussian would put outside the box are rejected and redrawn
@@ -33,7 +33,9 @@ SEED = 20160101          # any fixed number; changing it changes the committed f
 S1_BOX = (0, 1_000_000)  # public box of s1_like, both coordinates
 S1_N, S1_K = 5000, 15
 SPIRAL_BOX = (-10.0, 10.0)  # public box of spirals, both coordinates
-SPIRAL_N_PER_ARM, SPIRAL_ARMS = 500, 3
+# 2,000 points an arm, 3/4 of a turn, noise 0.25: dense enough for a grid to keep the arms apart, at ε = 1
+# too (1,500 points on 1¼ turns, noise 0.35, merged into one cluster even without privacy; issue 56).
+SPIRAL_N_PER_ARM, SPIRAL_ARMS = 2000, 3
 
 
 def _inside(P: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -60,15 +62,15 @@ def make_s1_like(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 
 
 def make_spirals(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Return points (1500, 2) rounded to 1e-4 and labels 1..3."""
+    """Return points (6000, 2) rounded to 1e-4 and labels 1..3."""
     pts, labs = [], []
     for j in range(SPIRAL_ARMS):
         t = rng.uniform(0.0, 1.0, size=2 * SPIRAL_N_PER_ARM)
-        theta = np.pi / 3 + t * 2.5 * np.pi          # a bit over one turn
-        r = 1.0 + 7.5 * t
+        theta = np.pi / 3 + t * 1.5 * np.pi          # three quarters of a turn
+        r = 2.0 + 6.5 * t
         phase = 2 * np.pi * j / SPIRAL_ARMS
         P = np.c_[r * np.cos(theta + phase), r * np.sin(theta + phase)]
-        P = np.round(P + rng.normal(0.0, 0.35, size=P.shape), 4)
+        P = np.round(P + rng.normal(0.0, 0.25, size=P.shape), 4)
         P = P[_inside(P, *SPIRAL_BOX)][:SPIRAL_N_PER_ARM]
         assert len(P) == SPIRAL_N_PER_ARM
         pts.append(P)

@@ -146,10 +146,27 @@ def _page(page: str, **params) -> AppTest:
 
 
 def test_wavecluster_shows_the_three_spirals_at_its_default_and_says_what_it_needs_on_mnist():
+    from sklearn.metrics import adjusted_rand_score
+
+    import dpcore
+    from dpcore import datasets
     at = _page("4_WaveCluster.py", dataset="spirals")
     assert not at.exception, [e.value for e in at.exception]
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Clusters, non-private"] == "3"      # it found one cluster at 50 cells / 10 %
+    assert metrics["Clusters, non-private"] == "3"
+    # Three clusters that ARE the three arms (a blob and two specks also make 3): the page's grid settings,
+    # non-private, against the generator's arm labels.
+    grid = {s.key: s.value for s in at.sidebar.slider}
+    ds = datasets.load("spirals")
+    base = dpcore.ALGORITHMS["wavecluster"](num_grid=grid["num_grid"], density_threshold=grid["density"] / 100,
+                                             bounds=ds.bounds).fit(ds.X)
+    assert adjusted_rand_score(ds.labels, base.labels_) > 0.9
+    # Coming from the taxi map (100 cells / 50 %), the spirals get their own defaults, not the taxi's.
+    at = _page("4_WaveCluster.py", dataset="nyc_taxi_sample")
+    assert at.sidebar.slider(key="num_grid").value == 100
+    at.sidebar.selectbox(key="dataset").set_value("spirals").run()
+    assert at.sidebar.slider(key="num_grid").value == grid["num_grid"]
+    assert at.sidebar.slider(key="density").value == grid["density"]
     at = _page("4_WaveCluster.py", dataset="mnist_sample")
     assert not at.exception and not at.error
     assert any("needs at most 3 columns" in i.value for i in at.info)
@@ -206,3 +223,22 @@ def test_the_expected_error_on_private_data_comes_only_from_a_recorded_draw(shar
     assert "Simulated from release #" in text and "at most 5 rows per person" in text, text
     assert "costs no ε" in text and re.search(r"uncertain by about ×\d", text), text
     assert "look-alike of" not in text
+
+
+def test_delta_chosen_on_one_page_is_the_delta_of_every_page_and_of_its_draw():
+    """Issue 56: δ is in the working set with the data set, algorithm, k and ε."""
+    at = _app(dataset="nyc_taxi_sample")
+    at.switch_page("pages/3_Private_coresets.py").run()
+    assert at.sidebar.select_slider(key="delta").value == 1e-8          # the page's default until someone chooses
+    at.sidebar.select_slider(key="delta").set_value(1e-6).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.query_params["delta"] == "1e-06"
+    at.switch_page("pages/7_Explain.py").run()
+    assert at.select_slider(key="delta").value == 1e-6
+    at.switch_page("pages/3_Private_coresets.py").run()
+    assert at.sidebar.select_slider(key="delta").value == 1e-6
+    button = next(b for b in at.button if str(b.key).startswith("draw_") and "δ" in b.label)   # the coreset's
+    assert button.label.endswith("δ = 1e-06")
+    button.click().run()
+    (rec,) = ReleaseStore().releases("nyc_taxi_sample")
+    assert 1e-8 < rec.delta <= 1e-6      # drawn under the chosen δ (it may spend less), beyond the old fixed 1e-8

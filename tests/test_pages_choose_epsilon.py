@@ -47,13 +47,16 @@ def texts(at):
 def test_explain_gives_numbers_for_the_chosen_epsilon():
     at = page("7_Explain.py", epsilon="2")
     m = {x.label: x.value for x in at.metric}
-    assert m["Odds ratio"] == f"at most {math.exp(2):.3g}×"
-    assert m["Attacker's advantage"] == f"at most {(math.exp(2) - 1) / (math.exp(2) + 1):.1%}"
-    assert m["Belief after seeing the release"].startswith(f"at most {math.exp(2) / (1 + math.exp(2)):.1%}")
+    # Short figures a metric shows whole (issue 56: "at most 62.2% (fro…"), their context in the label.
+    assert m["Odds ratio"] == f"≤ {math.exp(2):.3g}×"
+    assert m["Attacker's advantage"] == f"≤ {(math.exp(2) - 1) / (math.exp(2) + 1):.1%}"
+    assert m["Belief after seeing the release (from 50%)"] == f"≤ {math.exp(2) / (1 + math.exp(2)):.1%}"
     assert any("pure ε-DP" in t for t in texts(at))
-    assert len(at.dataframe) == 2                       # each ε of the slider in numbers, and the glossary
-    glossary = at.dataframe[1].value
-    assert {"NICV", "θ (theta)", "zCDP", "DCOM", "δ (delta)"} <= set(glossary["term"])
+    assert len(at.table) == 1 and "10" in at.table[0].value.index.astype(str)   # each ε of the slider in numbers
+    # The glossary in text that wraps (a table cut every definition): each term with its whole definition.
+    from dpcore.glossary import GLOSSARY
+    for term in ("NICV", "θ (theta)", "zCDP", "DCOM", "δ (delta)"):
+        assert any(f"**{term}**: {GLOSSARY[term]}" in t for t in texts(at)), term
     assert any(NOT_PRIVATE in t for t in texts(at))
     at.select_slider(key="delta").set_value(1e-6)
     run(at)
@@ -63,6 +66,10 @@ def test_explain_gives_numbers_for_the_chosen_epsilon():
     assert at.query_params["epsilon"] == "10.0"
     # no unsourced level name: the odds bound, and real deployments with their units beside it
     assert any("22,026×" in i.value and "U.S. Census Bureau" in i.value and "per person" in i.value for i in at.info)
+    # The releases' sum (a fragment of its own): 4 releases at ε = 10 compose to ε = 40.
+    at.number_input(key="n_releases").set_value(4)
+    run(at)
+    assert any("4 release(s) at ε = 10 together give ε = **40**" in t for t in texts(at))
 
 
 # -- Compare ------------------------------------------------------------------------------------
@@ -176,7 +183,7 @@ def test_release_downloads_are_the_recorded_release_with_its_ledger_and_no_input
     rec = ReleaseStore().releases("s1_like")
     assert len(rec) == 1 and rec[0].who.endswith(" · Release page")     # recorded before the page showed it
     assert len(at.get("download_button")) == 3
-    assert metric(at, "ε spent so far (every draw)") == "0.5"
+    assert metric(at, "ε spent so far") == "0.5"
     js = next(v for k, v in captured.items() if k.endswith(".json"))
     rel = json.loads(js)
     assert rel == rec[0].release                               # the download is exactly what the store holds
@@ -228,21 +235,21 @@ def test_a_refused_new_draw_shows_the_refusal_and_nothing_of_the_draw(captured):
     assert len(at.dataframe) == 2
     assert "release" in at.dataframe[0].value.columns and len(at.dataframe[0].value) == 1
     assert at.dataframe[1].value["set by"].str.endswith("· Release page").all()
-    assert ReleaseStore().releases("s1_like") == before and metric(at, "ε spent so far (every draw)") == "1"
+    assert ReleaseStore().releases("s1_like") == before and metric(at, "ε spent so far") == "1"
 
 
 def test_the_account_survives_a_reload_and_refuses_over_the_total():
     at = page("8_Release.py", algorithm="dplloyd", k="15", epsilon="1.0")
     set_total(at, 1.5)
     again = page("8_Release.py", algorithm="dplloyd", k="15", epsilon="1.0")   # a reload: same draw, same account
-    assert metric(again, "ε spent so far (every draw)") == "1" and metric(again, "ε left") == "0.5"
+    assert metric(again, "ε spent so far") == "1" and metric(again, "ε left") == "0.5"
     assert any("release #1 in the release store" in c.value for c in again.caption)
     again.select_slider(key="epsilon").set_value(2.0)   # 1 + 2 > 1.5: refused before any fit
     run(again)
     assert again.error and again.error[0].value.startswith("Refused, to protect privacy")
     again.select_slider(key="epsilon").set_value(0.5)   # fits under the total: drawn and recorded
     run(again)
-    assert not again.error and metric(again, "ε spent so far (every draw)") == "1.5"
+    assert not again.error and metric(again, "ε spent so far") == "1.5"
     assert [r.epsilon for r in ReleaseStore().releases("s1_like")] == [1.0, 0.5]
 
 

@@ -109,7 +109,8 @@ def account_panel(ds, *, where=None) -> None:
     spent_e, spent_d = store.spent(name)
     cap = store.cap(name)
     c1, c2 = where.columns(2)
-    c1.metric("ε spent so far (every draw)", f"{spent_e:.4g}")
+    # A short label: in the Release page's narrow column "(every draw)" was cut to "(every d…" (issue 56).
+    c1.metric("ε spent so far", f"{spent_e:.4g}", help="Every draw counts, published or not.")
     if spent_d:
         c1.caption(f"δ spent so far: {spent_d:.3g}")
     if cap:
@@ -133,7 +134,12 @@ def account_panel(ds, *, where=None) -> None:
             frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.strftime("%Y-%m-%d %H:%M:%S")
         frame = frame.rename(columns=HISTORY_COLUMNS)
         where.markdown(f"**History** ({len(frame)} release(s) recorded on *{ds.title}*)")
-        where.dataframe(frame, hide_index=True, width="stretch", key="history")
+        # The budget first: in the Release page's narrow column the ε columns were off to the right (issue 56).
+        first = [HISTORY_COLUMNS[c] for c in ("id", "epsilon", "total_epsilon", "cap_epsilon", "delta", "total_delta",
+                                              "cap_delta", "algorithm")]
+        order = [c for c in first if c in frame] + [c for c in frame if c not in first]
+        where.dataframe(frame, hide_index=True, width="stretch", key="history", column_order=order,
+                        column_config={c: st.column_config.Column(width="small") for c in first[:7] if c in frame})
     else:
         where.caption("No release of this data has been recorded yet.")
     caps = store.cap_history(name)
@@ -154,7 +160,7 @@ def _cap_form(store, name: str, cap, where) -> None:
         # Starts at the current total, or empty: never at the amount spent (submitting that would freeze the account).
         total = a.number_input("Total ε", min_value=0.001, max_value=1000.0,
                                value=float(cap[0]) if cap else None, step=0.1, format="%.3f", key="cap_eps",
-                               placeholder="no total set")
+                               placeholder="none")   # a longer word was cut in the narrow column
         total_delta = b.number_input("Total δ", min_value=0.0, max_value=0.1, value=float(cap[1]) if cap else 1e-6,
                                      format="%.1e", key="cap_delta")
         set_it = st.form_submit_button("Set the total")
@@ -178,4 +184,7 @@ def show_ledger(est, *, where=None) -> None:
              if getattr(est, "preview", False) else "**Privacy budget of this draw:** spent")
     where.markdown(f"{spent} ε = {eps:.4g} of {ledger.epsilon:.4g} granted to it"
                    + (f", δ = {dl:.3g} of {ledger.delta:.3g}" if ledger.delta else ""))
-    where.dataframe(ledger_frame(ledger), hide_index=True, width="stretch")
+    frame = ledger_frame(ledger)
+    # ε beside the step: in a page's narrow column the mechanism names pushed it out of sight (issue 56).
+    order = [c for c in ("step", "ε", "δ", "share", "mechanism", "sensitivity") if c in frame]
+    where.dataframe(frame, hide_index=True, width="stretch", column_order=order)

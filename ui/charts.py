@@ -384,8 +384,11 @@ def reference_strip_figure(marks: dict, deployments, *, height: int = 330) -> go
             hovertext=f"{d.organization}, {d.product}<br>ε = {d.epsilon:g} per {d.unit}"
                       + (f", δ = {d.delta:g}" if d.delta else "") + f" ({d.model} DP)<br>{d.source}",
             hoverinfo="text", showlegend=False))
-        fig.add_annotation(x=math.log10(d.epsilon), y=0, ay=-32 * y, ax=0, showarrow=True, arrowcolor="#999",
-                           text=f"{d.organization}<br>{d.epsilon:g} / {d.unit}", font=dict(size=10, color="#555"))
+        # Near labels lean left, far ones right: a far label's arrow then passes beside its neighbour's label.
+        fig.add_annotation(x=math.log10(d.epsilon), y=0, ay=-32 * y, ax=-24 if abs(y) < 2 else 24, showarrow=True,
+                           arrowcolor="#999",
+                           text=f"{d.organization}<br>{d.epsilon:g} / {d.unit}", font=dict(size=10, color="#555"),
+                           bgcolor="rgba(255,255,255,0.92)")   # lines pass behind a label, never through it
     colours = ("rgb(215,48,31)", "rgb(8,48,107)", "rgb(120,120,120)")
     for (label, eps), colour in zip([(k, v) for k, v in marks.items() if v], colours):
         fig.add_vline(x=float(eps), line=dict(color=colour, width=3, dash="solid" if colour != colours[2] else "dash"))

@@ -15,11 +15,19 @@ from .page import kept_widget, url_default
 from .store import release_store
 
 EPSILON_VALUES = [lv.epsilon for lv in PRIVACY_LEVELS]
+#: The δ an (ε, δ) algorithm may take here: far below 1/n for every data set in the app.
+DELTA_VALUES = [1e-10, 1e-8, 1e-6, 1e-5]
 
 
 # -- inputs -------------------------------------------------------------------
 def epsilon_label(eps: float) -> str:
     return f"ε = {eps:g} · {level_for(eps).name}"
+
+
+def _slider_value(eps: float) -> str:
+    # Short: the slider prints its two end values under the track, where "ε = 10 · odds ≤ 22,026×" ran over
+    # the caption (issue 56); the odds are the caption's first words.
+    return f"ε = {eps:g}"
 
 
 def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", default: float = 1.0,
@@ -28,13 +36,33 @@ def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", d
     start = url_default("epsilon", default, float)
     start = min(EPSILON_VALUES, key=lambda v: abs(math.log(v) - math.log(start if start > 0 else default)))
     where = st.sidebar if sidebar else st
-    eps = where.select_slider(label, options=EPSILON_VALUES, value=start, format_func=epsilon_label, key=key,
+    eps = where.select_slider(label, options=EPSILON_VALUES, value=start, format_func=_slider_value, key=key,
                               help=help_for("ε", "privacy unit", "sequential composition"))
     where.caption(level_for(eps).guidance)
     warning = large_epsilon_warning(float(eps))
     if warning:
         where.warning(warning)
     return float(eps)
+
+
+def delta_input(default: float = 1e-8, *, label: str = "δ (for (ε, δ) algorithms)", key: str = "delta",
+                sidebar: bool = True, allow_zero: bool = False) -> float:
+    """δ, the chance the ε bound may fail, for (ε, δ) algorithms; one value across pages, synced with ``?delta=``.
+
+    Part of the working set (issue 56): δ chosen on one page is the δ of every page that draws with one (a
+    page's own ``default`` applies only until someone chooses).  ``allow_zero`` adds 0 (pure ε-DP), for
+    the Explain page's statements; a page that draws then falls back to its ``default``.
+
+    Returns
+    -------
+    float, one of :data:`DELTA_VALUES` (or 0.0 when ``allow_zero``).
+    """
+    options = ([0.0] if allow_zero else []) + DELTA_VALUES
+    start = url_default("delta", default, float, valid=lambda v: v in options)
+    where = st.sidebar if sidebar else st
+    return float(where.select_slider(label, options=options, value=start, key=key,
+                                     format_func=lambda v: "0 (pure ε-DP)" if v == 0 else f"{v:g}",
+                                     help=help_for("δ")))
 
 
 def teach_toggle(ds) -> bool:

@@ -17,6 +17,8 @@ from .page import UPLOAD, forget_kept, friendly_errors, kept_widget, url_default
 from .store import release_store
 
 NO_UNIT = "none: each row is its own unit"
+#: Characters of a data set's name the sidebar's select box shows whole (Streamlit's 300 px sidebar).
+LABEL_FITS = 30
 
 
 @st.cache_data(show_spinner="Loading data…", max_entries=8)
@@ -60,6 +62,9 @@ def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only
     preferred = url_default("dataset", default or _default_dataset(names), str, valid=lambda v: v in options)
     index = options.index(preferred) if preferred in options else 0
     choice = where.selectbox("Dataset", options, index=index, key=key, format_func=_dataset_label)
+    if len(_dataset_label(choice)) > LABEL_FITS:
+        # A select box is one line (an input field): a long name ends in "…trips, e" there (issue 56); in full here.
+        where.caption(_dataset_label(choice))
     if choice == UPLOAD:
         return _upload(where, key)
     meta = datasets.info(choice)

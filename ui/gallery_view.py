@@ -40,6 +40,11 @@ def legend_html(release: dict) -> str | None:
                              signed=True)
 
 
+#: The gallery map's height (px); the map's zoom fits the public box into it (a zoom fitted to another height
+#: cropped the taxi box's south end, issue 56).
+MAP_HEIGHT = 520
+
+
 def release_view(release: dict, centres=None):
     """The picture of a release: ``("map", pydeck.Deck)`` on lon/lat data, else ``("plot", plotly Figure)``.
 
@@ -74,7 +79,7 @@ def release_view(release: dict, centres=None):
         elif kind in ("coreset", "points"):
             kw = dict(coreset_points=np.asarray(syn["points"], dtype=float)[:, :2],
                       coreset_weights=np.asarray(syn["weights"], dtype=float))
-        return "map", map_deck(bounds=bounds, private_centers=centres, **kw)
+        return "map", map_deck(bounds=bounds, private_centers=centres, height=MAP_HEIGHT, **kw)
     cols = release["dataset"]["columns"]
     title = f"{release['algorithm']['name']}, ε = {release['privacy']['epsilon']:g}"
     if "labels" in syn and two_d:

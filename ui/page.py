@@ -78,8 +78,9 @@ def friendly_errors(what: str = "This step"):
 
 
 # -- URL state ----------------------------------------------------------------
-#: Settings that follow the person across pages (issue 31): one value in the session, mirrored in the URL.
-SHARED = ("dataset", "algorithm", "k", "epsilon")
+#: Settings that follow the person across pages (issue 31; δ since issue 56): one value in the session,
+#: mirrored in the URL.
+SHARED = ("dataset", "algorithm", "k", "epsilon", "delta")
 #: The dataset picker's choice for an upload; an upload's own name never enters a URL (issue 56).
 UPLOAD = "Upload a file…"
 
@@ -91,7 +92,7 @@ def _shared() -> dict:
 def url_default(name: str, default, cast=str, valid=None):
     """A widget default: the page URL's ``?name=value``, else the session's shared setting, else ``default``.
 
-    The shared settings (:data:`SHARED`: dataset, algorithm, k, ε) live in one session state, so ε
+    The shared settings (:data:`SHARED`: dataset, algorithm, k, ε, δ) live in one session state, so ε
     chosen on one page is the ε on every other; a link with them in its URL reproduces the view.
     ``valid``, when given, is a predicate on the cast value (e.g. a widget's min/max): a hand-edited
     URL, or a setting another page allows and this one does not, falls back to ``default`` instead of

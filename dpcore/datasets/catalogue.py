@@ -68,7 +68,7 @@ _SAMPLES = {
         label_col="label", n_clusters_hint=15, path=_sample_path("s1_like.csv")),
     "spirals": _Spec(
         "spirals", "sample", "Three spirals (synthetic)",
-        "1,500 synthetic 2-D points on 3 interleaved noisy spirals (k-means cannot separate them; "
+        "6,000 synthetic 2-D points on 3 interleaved noisy spirals (k-means cannot separate them; "
         "grid/density methods can), made by sample_data/make_sample_data.py (fixed seed); public box "
         "[-10, 10]². Licence: part of this repository.",
         bounds=(np.array([-10.0, -10.0]), np.array([10.0, 10.0])), columns=("x", "y"),
