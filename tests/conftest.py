@@ -4,8 +4,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
-import pytest
+# One compute thread per test process.  The README's command runs two xdist workers on a two-core
+# machine; OpenMP (scikit-learn's k-means) and BLAS would each start a thread per core in each worker,
+# and the spin-waiting threads of one worker starve the other: GkM-3K's privacy audit took 199 s with
+# them and 32 s without.  Set before the libraries load (and inherited by the app servers the browser
+# tests start); threadpool_limits below covers any already loaded by a plugin.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+_ONE_THREAD = threadpool_limits(1)
 
 REPO = Path(__file__).resolve().parents[1]
 TAXI_BOUNDS = (np.array([-74.1, 40.7]), np.array([-73.9, 40.9]))  # Feldman et al. 2017, §5.1

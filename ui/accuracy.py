@@ -103,9 +103,13 @@ def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, 
         elif not previewable(fit.release):
             where.caption(NO_SYNOPSIS)
         else:
-            with where.spinner("Simulating releases from this draw's synopsis for the expected error…"):
-                pv = _preview(_release_key(fit), float(eps), geo, _release=fit)
-            where.caption(pv.sentence())
+            try:
+                with where.spinner("Simulating releases from this draw's synopsis for the expected error…"):
+                    pv = _preview(_release_key(fit), float(eps), geo, _release=fit)
+            except ValueError as err:    # e.g. a noisy size below k: say why there is no figure
+                where.caption(f"No expected error for this draw: {err}.")
+            else:
+                where.caption(pv.sentence())
         return
     with where.spinner("Simulating releases for the expected error…"):
         ans = _simulate(ds, fp, algo, k, params, 1.0, on_raw=False, n=DEFAULT_PUBLIC_N, epsilons=(float(eps),))
@@ -162,12 +166,16 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> Non
         st.caption("Answers with the smallest ε whose simulated releases put the centres within your error in 90 % "
                    f"of cases, and the error band at every ε, simulated on {where}.")
         return
-    with st.spinner("Simulating releases at each ε…"):
-        if source is None:
-            ans = _simulate(ds, fp, algo, k, params, target, on_raw=on_raw, n=DEFAULT_PUBLIC_N)
-        else:
-            ans = _answer_from_release(_release_key(source), float(target), geo, tuple(ACCURACY_EPSILONS),
-                                       _release=source)
+    try:
+        with st.spinner("Simulating releases at each ε…"):
+            if source is None:
+                ans = _simulate(ds, fp, algo, k, params, target, on_raw=on_raw, n=DEFAULT_PUBLIC_N)
+            else:
+                ans = _answer_from_release(_release_key(source), float(target), geo, tuple(ACCURACY_EPSILONS),
+                                           _release=source)
+    except ValueError as err:     # e.g. a recorded draw whose noisy size is below k
+        st.warning(f"No answer from {where}: {err}.")
+        return
     (st.success if ans.epsilon is not None else st.warning)(ans.sentence())
     if source is not None:
         st.caption("Simulated on points drawn from a recorded release, which is itself noisy: read the answer as "

@@ -229,6 +229,10 @@ def _prepare(fit: ReleasedFit, algorithm, n_clusters, params, random_state):
     bounds = (fit.bounds_.lower, fit.bounds_.upper)
     rng = np.random.default_rng(random_state)
     X, size = synopsis_points(fit.synopsis_, bounds, noise_scale=cell_noise_scale(fit.budget_), random_state=rng)
+    if min(X.shape[0], size) < k:
+        # k-means on fewer points than centres has no answer to compare a simulated release with.
+        raise ValueError(f"the release's noisy size ({size:,}) is below k = {k}: too few points to preview "
+                         "its error; choose a smaller k or draw on more data")
     return cls, k, L, p, bounds, rng, X, size
 
 
@@ -299,8 +303,8 @@ def release_preview(release, epsilon: float | None = None, *, algorithm: str | N
     Raises
     ------
     ValueError
-        The release holds no synopsis with mass (:func:`previewable` is False), a bad ε, too few
-        releases, or an algorithm that is not private.
+        The release holds no synopsis with mass (:func:`previewable` is False), a noisy size below
+        k, a bad ε, too few releases, or an algorithm that is not private.
     TypeError
         ``release`` is neither a release dict nor a :class:`~dpcore.release.view.ReleasedFit`.
 
