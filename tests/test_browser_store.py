@@ -46,7 +46,7 @@ def _open_release_page(browser, url, shot: Path):
 
 
 def _published_so_far(text: str) -> str:
-    return re.search(r"ε spent so far \(every draw\)\s*\n\s*([\d.]+)", text).group(1)
+    return re.search(r"ε spent so far\s*\n\s*([\d.]+)", text).group(1)
 
 
 def test_publish_restart_reload_same_history(tmp_path):
