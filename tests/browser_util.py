@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -22,6 +23,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pytest
@@ -131,6 +133,25 @@ def settled(page, timeout_s: float) -> None:
                  && !document.querySelector('[data-testid="stSkeleton"]');
            }""",
         timeout=timeout_s * 1000, polling=250)
+
+
+def upload_on_explorer(page, url: str, csv: Path, bounds: str, *, step_s: float, query: str = ""):
+    """Open the Explorer on its upload box, upload ``csv`` and enter its public ``bounds`` (one
+    "lower, upper" line per column); return the sidebar's locator.  ``query``: more URL settings
+    ("&k=5&epsilon=1.0")."""
+    page.set_default_timeout(step_s * 1000)
+    page.goto(f"{url}/?dataset={quote('Upload a file…')}{query}")        # straight to the upload box
+    page.get_by_role("heading", name="Private k-means explorer").first.wait_for()
+    settled(page, step_s)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    page.locator('input[type="file"]').set_input_files(str(csv))
+    page.get_by_text(re.compile("looks like an identifier")).first.wait_for()    # its id column was seen
+    settled(page, step_s)
+    box = sidebar.locator("textarea").first
+    box.fill(bounds)
+    box.press("Control+Enter")
+    settled(page, step_s)
+    return sidebar
 
 
 def no_errors(page, log_path: Path) -> None:

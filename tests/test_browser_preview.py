@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import os
 import re
-from urllib.parse import quote
 
 import numpy as np
-from browser_util import BROWSER_MARKS, chromium, no_errors, settled, streamlit_server
+from browser_util import BROWSER_MARKS, chromium, no_errors, settled, streamlit_server, upload_on_explorer
 
 pytestmark = BROWSER_MARKS
 STEP_S = 180
@@ -30,18 +29,8 @@ def test_an_upload_shows_no_preview_before_a_draw_and_one_from_the_draw_after(tm
     log = tmp_path / "server.log"
     with chromium() as browser, streamlit_server("app.py", env=env, log_path=log) as url:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.set_default_timeout(STEP_S * 1000)
-        page.goto(f"{url}/?dataset={quote('Upload a file…')}&k=5&epsilon=1.0")
-        page.get_by_role("heading", name="Private k-means explorer").first.wait_for()
-        settled(page, STEP_S)
-        sidebar = page.locator('[data-testid="stSidebar"]')
-        page.locator('input[type="file"]').set_input_files(str(_csv(tmp_path / "checkins_private.csv")))
-        page.get_by_text(re.compile("looks like an identifier")).first.wait_for()
-        settled(page, STEP_S)
-        box = sidebar.locator("textarea").first
-        box.fill("-74.3, -73.65\n40.45, 40.95")
-        box.press("Control+Enter")
-        settled(page, STEP_S)
+        sidebar = upload_on_explorer(page, url, _csv(tmp_path / "checkins_private.csv"), "-74.3, -73.65\n40.45, 40.95",
+                                     step_s=STEP_S, query="&k=5&epsilon=1.0")
         sidebar.locator('[data-testid="stSelectbox"]').filter(has_text="Person column").first.locator(
             "input").first.click()
         page.keyboard.type("user_id")

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import os
 import re
-from urllib.parse import quote
 
 import numpy as np
-from browser_util import BROWSER_MARKS, chromium, no_errors, settled, streamlit_server
+from browser_util import BROWSER_MARKS, chromium, no_errors, settled, streamlit_server, upload_on_explorer
 
 from dpcore.store import ReleaseStore
 
@@ -33,18 +32,8 @@ def test_an_upload_survives_explorer_compare_explorer_and_never_enters_the_url(t
     log = tmp_path / "server.log"
     with chromium() as browser, streamlit_server("app.py", env=env, log_path=log) as url:
         page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.set_default_timeout(STEP_S * 1000)
-        page.goto(f"{url}/?dataset={quote('Upload a file…')}")            # straight to the upload box
-        page.get_by_role("heading", name="Private k-means explorer").first.wait_for()
-        settled(page, STEP_S)
-        sidebar = page.locator('[data-testid="stSidebar"]')
-        page.locator('input[type="file"]').set_input_files(str(_csv(tmp_path / "trips_private.csv")))
-        page.get_by_text(re.compile("looks like an identifier")).first.wait_for()
-        settled(page, STEP_S)
-        box = sidebar.locator("textarea").first
-        box.fill("-74.0, -73.95\n40.7, 40.8")
-        box.press("Control+Enter")
-        settled(page, STEP_S)
+        sidebar = upload_on_explorer(page, url, _csv(tmp_path / "trips_private.csv"), "-74.0, -73.95\n40.7, 40.8",
+                                     step_s=STEP_S)
         page.get_by_role("button", name=re.compile(r"^Draw: spends")).first.click()
         page.get_by_text(re.compile(r"release #\d+ in the release store")).first.wait_for()
         settled(page, STEP_S)
