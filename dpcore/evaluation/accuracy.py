@@ -286,10 +286,32 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
                 errors[i, s] = centre_error(est.cluster_centers_, reference, geo=geo, bounds=bounds)
                 if progress is not None:
                     progress((i * errors.shape[1] + s + 1) / total)
+    return answer_from_errors(errors, eps, target, confidence=confidence, geo=geo,
+                              source=source if label is None else label)
+
+
+def answer_from_errors(errors: np.ndarray, eps: np.ndarray, target: float, *, confidence: float, geo: bool,
+                       source: str) -> AccuracyAnswer:
+    """The smallest ε whose simulated releases meet ``target`` in a ``confidence`` share, from their errors.
+
+    Parameters
+    ----------
+    errors : ndarray (len(eps), n_releases), centre errors (NaN where a release refused)
+    eps : ndarray (len(eps),), increasing
+    target : float, the error asked for (metres when ``geo``, else data units)
+    confidence : float in (0, 1]
+    geo : bool
+    source : str, what the releases were simulated on (for the sentence)
+
+    Returns
+    -------
+    AccuracyAnswer (its band: each ε's 10 / 50 / 90 % quantiles).  Post-processing of simulated
+    errors: no privacy cost of its own.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)    # an ε where every release refused: NaN band
         band = np.nanquantile(errors, [0.1, 0.5, 0.9], axis=1).T
     within = np.where(np.isnan(errors), 0.0, errors <= target).mean(axis=1)
     ok = np.flatnonzero(within >= float(confidence))
     return AccuracyAnswer(float(eps[ok[0]]) if ok.size else None, target, "m" if geo else "data units", eps, band,
-                          within, float(confidence), int(n_releases), source if label is None else label)
+                          within, float(confidence), int(errors.shape[1]), source)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..exceptions import InfeasibleBudgetError, PrivacyLeakWarning
 from ..release.view import ReleasedFit
-from .accuracy import ACCURACY_EPSILONS, AccuracyAnswer, centre_error, check_target, quantity
+from .accuracy import ACCURACY_EPSILONS, AccuracyAnswer, answer_from_errors, centre_error, check_target, quantity
 
 #: Synopsis kinds a look-alike can be drawn from (they carry the data's shape as noisy mass).
 SHAPED_KINDS = ("grid", "points", "coreset")
@@ -414,10 +414,6 @@ def epsilon_for_accuracy_from_release(release, target: float, *, algorithm: str 
     eps = np.asarray(sorted(float(e) for e in epsilons))
     errors = np.stack([_errors(cls, X, L, k=k, epsilon=float(e), bounds=bounds, params=p, geo=geo,
                                n_releases=n_releases, size=size, rng=rng) for e in eps])
-    band = np.stack([_band(row) for row in errors])
-    within = np.where(np.isnan(errors), 0.0, errors <= target).mean(axis=1)
-    ok = np.flatnonzero(within >= float(confidence))
     rid = fit.release_id
     source = f"points drawn from release #{rid}'s synopsis" if rid is not None else "points drawn from the release"
-    return AccuracyAnswer(float(eps[ok[0]]) if ok.size else None, target, "m" if geo else "data units", eps, band,
-                          within, float(confidence), int(n_releases), source)
+    return answer_from_errors(errors, eps, target, confidence=float(confidence), geo=geo, source=source)
