@@ -121,23 +121,30 @@ class GridAccumulator:
 
 
 @numba.njit(inline="always", cache=True)
+def _nearest(z, C):  # pragma: no cover - compiled
+    """(index, squared distance) of the centre in ``C`` (k, d) nearest the point ``z`` (d,); ties: lowest index."""
+    best = 0
+    bd = np.inf
+    for c in range(C.shape[0]):
+        u = z[0] - C[c, 0]
+        t = u * u
+        for j in range(1, z.shape[0]):
+            u = z[j] - C[c, j]
+            t += u * u
+        if t < bd:
+            bd = t
+            best = c
+    return best, bd
+
+
+@numba.njit(inline="always", cache=True)
 def _add_nearest(X, i, lower, upper, centre, scale, C, z, cnt, sm):  # pragma: no cover - compiled
     """Add row i to its nearest centre's count ``cnt`` (k,) and fixed-point sums ``sm`` (k, d)."""
     d = X.shape[1]
     for j in range(d):
         x = _clip(X[i, j], lower[j], upper[j])
         z[j] = (x - centre[j]) * scale[j]
-    best = 0
-    bd = np.inf
-    for c in range(C.shape[0]):
-        u = z[0] - C[c, 0]
-        t = u * u
-        for j in range(1, d):
-            u = z[j] - C[c, j]
-            t += u * u
-        if t < bd:
-            bd = t
-            best = c
+    best, _ = _nearest(z, C)
     cnt[best] += 1
     for j in range(d):
         sm[best, j] += np.int64(math.floor(z[j] * SUM_SCALE + 0.5))
@@ -309,17 +316,7 @@ def cells_to_clusters(mids, cnt, qs, C, out_cnt, out_sm):  # pragma: no cover - 
     """Add each occupied cell's count and fixed-point sums to the centre nearest its middle (ties: lowest)."""
     p, d = mids.shape
     for i in range(p):
-        best = 0
-        bd = np.inf
-        for c in range(C.shape[0]):
-            u = mids[i, 0] - C[c, 0]
-            t = u * u
-            for j in range(1, d):
-                u = mids[i, j] - C[c, j]
-                t += u * u
-            if t < bd:
-                bd = t
-                best = c
+        best, _ = _nearest(mids[i], C)
         out_cnt[best] += cnt[i]
         for j in range(d):
             out_sm[best, j] += qs[i, j]
@@ -335,17 +332,7 @@ def cells_inertia(mids, cnt, offs, ss, C):  # pragma: no cover - compiled
     p, d = mids.shape
     total = 0.0
     for i in range(p):
-        best = 0
-        bd = np.inf
-        for c in range(C.shape[0]):
-            u = mids[i, 0] - C[c, 0]
-            t = u * u
-            for j in range(1, d):
-                u = mids[i, j] - C[c, j]
-                t += u * u
-            if t < bd:
-                bd = t
-                best = c
+        best, bd = _nearest(mids[i], C)
         cross = 0.0
         for j in range(d):
             cross += (mids[i, j] - C[best, j]) * offs[i, j]
