@@ -73,6 +73,21 @@ def recorded_person_unit(ds) -> str | None:
     return protected_unit(rels[-1].release)
 
 
+def recorded_releases(ds) -> list:
+    """The store's recorded releases of ``ds`` (StoredRelease, oldest first), parsed once per new release.
+
+    [] for data without public bounds (never recorded) or with no release yet.  A dataset name in the
+    store is tied to one content fingerprint, so these are all releases of the same data.
+    """
+    if not publishable(ds):
+        return []
+    store = release_store()
+    hist = store.history(ds.name)
+    if not hist:
+        return []
+    return _stored_releases(store, os.environ.get("DPCORE_STORE") or "", ds.name, hist[-1]["id"])
+
+
 def _recorded(store, s: D.Settings) -> list:
     """The store's draws of exactly these settings, oldest first; release bodies parsed once per new release."""
     url = os.environ.get("DPCORE_STORE") or ""

@@ -1,0 +1,101 @@
+"""Previews for every algorithm on private data, in the app (issue 56, point 3).
+
+A draw that releases only centres (DPLloyd) carries no picture of the data's shape.  Its expected
+error is simulated on the synopsis of another recorded release of the same data (an EUGkM grid, a
+sanitized database); when there is none the page says so and offers, on a click, a look-alike for
+previews: a sanitized database at a tenth of the draw's ε, recorded in the account as its own release.
+Nothing is charged without that click, and the sentence names which draw the figure comes from.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_metadata_choices import _run, _uploaded
+
+from dpcore.store import ReleaseStore
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+GOWALLA = "gowalla_nyc_checkins"
+
+
+def _explorer(**params) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _click(at: AppTest, key: str) -> AppTest:
+    at.button(key=key).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _expected(at: AppTest) -> list[str]:
+    return [c.value for c in at.caption if c.value.startswith("Expected error at ε")]
+
+
+def test_a_centres_only_draw_is_previewed_on_a_look_alike_drawn_only_on_a_click(shared_data, monkeypatch):
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    at = _click(_explorer(dataset=GOWALLA, algorithm="dplloyd", k="5", epsilon="1.0"), "draw_Explorer")
+    store = ReleaseStore()
+    assert store.spent(GOWALLA)[0] == pytest.approx(1.0)
+    # No synopsis of this data is recorded: no number, the offer names its cost, nothing more is spent.
+    assert not _expected(at)
+    said = [c.value for c in at.caption if "No accuracy preview yet" in c.value]
+    assert said and "ε = 0.1" in said[0] and "releases only centres" in said[0], said
+    assert at.button(key="lookalike_explorer").label == "Draw a look-alike for previews: spends ε = 0.1"
+    at.run()
+    assert store.spent(GOWALLA)[0] == pytest.approx(1.0)      # a rerun draws nothing
+    at = _click(at, "lookalike_explorer")
+    assert store.spent(GOWALLA)[0] == pytest.approx(1.1)
+    look = [r for r in store.releases(GOWALLA) if r.release["algorithm"]["key"] == "sanitize"]
+    assert len(look) == 1 and look[0].epsilon == pytest.approx(0.1)
+    assert look[0].release["privacy_unit"]["person_level"]    # the per-person sensitivity, as the draw's
+    text = _expected(at)
+    assert text, [c.value for c in at.caption]
+    assert (f"setting (DPLloyd) on release #{look[0].id}'s synopsis (sanitized database at ε = 0.1" in text[0]
+            and "at most 5 rows per person" in text[0] and "costs no ε" in text[0]), text[0]
+    assert re.search(r"sit [\d.,]+–[\d.,]+ (m|km) from", text[0]), text[0]
+    assert not [b for b in at.button if b.key == "lookalike_explorer"]
+
+
+def test_a_centres_only_draw_uses_a_synopsis_already_recorded_at_no_cost(shared_data, monkeypatch):
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    at = _click(_explorer(dataset=GOWALLA, algorithm="eugkm", k="5", epsilon="0.5"), "draw_Explorer")
+    grid = ReleaseStore().releases(GOWALLA)[-1]
+    at = _click(_explorer(dataset=GOWALLA, algorithm="dplloyd", k="5", epsilon="0.5"), "draw_Explorer")
+    assert ReleaseStore().spent(GOWALLA)[0] == pytest.approx(1.0)     # 0.5 + 0.5: no look-alike was needed
+    text = _expected(at)
+    assert text and f"on release #{grid.id}'s synopsis (EUGkM at ε = 0.5" in text[0], text
+    assert not [b for b in at.button if b.key == "lookalike_explorer"]
+
+
+def test_compare_answers_for_a_centres_only_algorithm_on_an_upload_from_its_look_alike(monkeypatch):
+    """Compare's "ε from the accuracy you need" for DPLloyd panels: the look-alike offer, then an answer naming it."""
+    import ui.accuracy as accuracy
+    monkeypatch.setattr(accuracy, "ACCURACY_EPSILONS", (1.0, 10.0))      # two ε: seconds, not minutes
+    at = _uploaded("6_Compare.py", algorithm="dplloyd", k="3")
+    at.button(key="draw_panels").click()
+    _run(at)
+    store = ReleaseStore()
+    spent = store.spent("upload:checkins.csv")[0]
+    chosen = max(r.epsilon for r in store.releases("upload:checkins.csv"))    # the panel with the largest ε
+    assert not [b for b in at.button if b.key == "acc_go"]
+    offer = at.button(key="lookalike_compare")
+    assert offer.label == f"Draw a look-alike for previews: spends ε = {0.1 * chosen:g}"
+    offer.click()
+    _run(at)
+    assert store.spent("upload:checkins.csv")[0] == pytest.approx(spent + 0.1 * chosen)
+    assert any("on the synopsis of release #" in c.value and "sanitized database" in c.value for c in at.caption)
+    at.number_input(key="acc_target").set_value(20_000.0)
+    _run(at)
+    at.button(key="acc_go").click()
+    _run(at)
+    said = [s.value for s in at.success] + [w.value for w in at.warning if "No ε up to" in w.value]
+    assert said and "setting (DPLloyd)" in said[0] and "sanitized database" in said[0], said
