@@ -99,3 +99,33 @@ def test_compare_answers_for_a_centres_only_algorithm_on_an_upload_from_its_look
     _run(at)
     said = [s.value for s in at.success] + [w.value for w in at.warning if "No ε up to" in w.value]
     assert said and "setting (DPLloyd)" in said[0] and "sanitized database" in said[0], said
+
+
+def test_the_sanitized_database_preview_is_the_apps_one_preview_mechanism(monkeypatch):
+    """Issue 56: one preview mechanism.  The coreset page's synopsis preview was a seeded fit of its own;
+    it is now ui.releases.public_preview's (fresh noise, one per setting, never recorded), as every page's."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    import ui.releases as releases
+    import ui.sanitized as sanitized
+    seen = []
+    real = releases._fit_private
+
+    def spy(ds, algorithm, params, **kw):
+        seen.append((algorithm, dict(params)))
+        return real(ds, algorithm, params, **kw)
+
+    monkeypatch.setattr(releases, "_fit_private", spy)
+    X = np.random.default_rng(0).uniform([-74.0, 40.7], [-73.9, 40.8], (2000, 2))
+    ds = SimpleNamespace(name="one-preview-test", X=X, bounds=(np.array([-74.1, 40.6]), np.array([-73.8, 40.9])),
+                         public=True, columns=["longitude", "latitude"], units=None, geo=True, title="t")
+    syn = sanitized.preview(ds, "fp", 0.7)
+    assert syn is not None and syn.kind == "points" and syn.size > 0
+    assert sanitized.preview(ds, "fp", 0.7) is syn                      # one per setting: a rerun shows the same
+    assert seen == [("sanitize", {"epsilon": 0.7})]                     # fitted once, never seeded
+    est = releases.public_preview(ds, "fp", "sanitize", {"epsilon": 0.7})
+    assert est.synopsis_ is syn and est.preview and est.release_id is None
+    assert ReleaseStore().releases() == []                             # never recorded
+    assert sanitized.preview(SimpleNamespace(**{**vars(ds), "public": False}), "fp", 0.7) is None

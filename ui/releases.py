@@ -328,10 +328,13 @@ MAX_PREVIEWS = 8
 def public_preview(ds, fingerprint: str, algorithm: str, params: dict):
     """A preview of one setting on public data: a private fit never recorded, never counted, never published.
 
-    Drawn once per setting for the server with fresh, unpredictable noise (a rerun, a reload or another
-    session shows the same preview: the data are public), with the same privacy unit as a recorded draw
-    would use.  Only for data that is already
-    public (:func:`is_public`): a fit of anything else is a use of the data and goes through the store.
+    The app's one preview mechanism (issue 56): every page that shows a level before a draw on public
+    data calls this, whatever it fits (a registry algorithm, or ``"sanitize"`` for the sanitized
+    database).  Drawn once per setting for the server with fresh, unpredictable noise, never seeded (a
+    rerun, a reload or another session shows the same preview: the data are public), with the same
+    privacy unit as a recorded draw would use.  Only for data that is already public
+    (:func:`is_public`): a fit of anything else is a use of the data and goes through the store; a
+    preview on private data is :func:`ui.accuracy.expected_error_caption`'s, from a recorded draw.
 
     Returns
     -------
@@ -340,7 +343,7 @@ def public_preview(ds, fingerprint: str, algorithm: str, params: dict):
     if not is_public(ds):
         raise ValueError("a preview that is not recorded is only for public data")
     p = {k: v for k, v in params.items() if k != "random_state"}
-    if dpcore.ALGORITHMS[algorithm].private:
+    if releasable(algorithm).private:
         p.update(unit_params(ds))
     key = _settings(ds, fingerprint, algorithm, p).key
     return _shared_preview(key, ds, algorithm, p)
