@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 from test_metadata_choices import _run, _uploaded
@@ -106,8 +107,6 @@ def test_the_sanitized_database_preview_is_the_apps_one_preview_mechanism(monkey
     it is now ui.releases.public_preview's (fresh noise, one per setting, never recorded), as every page's."""
     from types import SimpleNamespace
 
-    import numpy as np
-
     import ui.releases as releases
     import ui.sanitized as sanitized
     seen = []
@@ -129,3 +128,44 @@ def test_the_sanitized_database_preview_is_the_apps_one_preview_mechanism(monkey
     assert est.synopsis_ is syn and est.preview and est.release_id is None
     assert ReleaseStore().releases() == []                             # never recorded
     assert sanitized.preview(SimpleNamespace(**{**vars(ds), "public": False}), "fp", 0.7) is None
+
+
+def test_the_curve_for_an_analyst_on_private_data_is_simulated_on_a_recorded_synopsis(shared_data, monkeypatch):
+    """Issue 56: the non-owner curve ran on a public look-alike (bounds and k alone).  Now: none before a
+    recorded synopsis of the data (a sentence says so), then one on points drawn from it, naming it."""
+    import json
+
+    from test_app_raw_for_owner_only import ANALYST, OWNER, PAGES, SECRETS, TAXI
+    from test_pages_choose_epsilon import arr
+
+    from ui.curves import NO_CURVE_YET
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+
+    def run(page, who, **params):
+        at = AppTest.from_file(str(PAGES / page), default_timeout=300)
+        for section, values in SECRETS.items():
+            at.secrets[section] = values
+        at.user = {"is_logged_in": True, "email": who}
+        for k, v in {"dataset": TAXI, "k": "5", "epsilon": "1.0", **params}.items():
+            at.query_params[k] = v
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    _click(run("1_Explorer.py", OWNER, algorithm="dplloyd"), "draw_Explorer")     # centres only: no synopsis
+    at = run("6_Compare.py", ANALYST, algorithm="dplloyd", curve="1")
+    assert [i.value for i in at.info if i.value == NO_CURVE_YET]
+    assert not [c for c in at.get("plotly_chart") if "curve" in c.proto.id]
+    _click(run("1_Explorer.py", OWNER, algorithm="eugkm"), "draw_Explorer")
+    grid = ReleaseStore().releases(TAXI)[-1]
+    at = run("6_Compare.py", ANALYST, algorithm="dplloyd", curve="1")
+    at.multiselect(key="curve_eps").set_value([0.5, 5.0])
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [c.value for c in at.caption if "points drawn from the synopsis of release" in c.value]
+    assert said and f"release #{grid.id} (a recorded release of this data at ε = 1)" in said[0], said
+    curve = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "curve" in c.proto.id)
+    med = next(t for t in curve["data"] if "median" in (t.get("name") or ""))
+    y = arr(med["y"])
+    assert np.isfinite(y).all() and y[1] < y[0]           # more ε, closer to non-private
+    assert ReleaseStore().spent(TAXI)[0] == pytest.approx(2.0)    # the curve spends nothing

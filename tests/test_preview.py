@@ -237,3 +237,15 @@ def test_the_accuracy_chart_draws_only_finite_bands_and_nothing_when_there_are_n
     assert set(xs) == {5.0}                                    # only the finite ε is drawn
     lo, hi = fig.layout.yaxis.range
     assert np.isfinite([lo, hi]).all() and lo < np.log10(100.0) and hi > np.log10(400.0)
+
+
+def test_a_person_level_curve_on_look_alike_points_is_noisier_than_a_row_level_one():
+    """compare_curves(max_contributions=L): persons of L consecutive rows, so every noise is the person's."""
+    from dpcore.evaluation import compare_curves
+    X = np.random.default_rng(6).normal([-74.0, 40.8], 0.02, (3000, 2)).clip(TAXI_BOUNDS[0], TAXI_BOUNDS[1])
+    kw = dict(epsilons=[1.0], n_seeds=6, n_clusters=3, random_state=0)
+    row = compare_curves(X, TAXI_BOUNDS, ["dplloyd"], **kw)[0]
+    person = compare_curves(X, TAXI_BOUNDS, ["dplloyd"], max_contributions=10, **kw)[0]
+    assert np.median(person.values) > np.median(row.values) > 1.0
+    with pytest.raises(ValueError, match="at least 1"):
+        compare_curves(X, TAXI_BOUNDS, ["dplloyd"], max_contributions=0, **kw)
