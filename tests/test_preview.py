@@ -249,3 +249,17 @@ def test_a_person_level_curve_on_look_alike_points_is_noisier_than_a_row_level_o
     assert np.median(person.values) > np.median(row.values) > 1.0
     with pytest.raises(ValueError, match="at least 1"):
         compare_curves(X, TAXI_BOUNDS, ["dplloyd"], max_contributions=0, **kw)
+
+
+def test_a_look_alike_for_a_setting_not_drawn_yet_matches_its_bounds_and_unit():
+    X = np.random.default_rng(7).uniform(TAXI_BOUNDS[0], TAXI_BOUNDS[1], (2000, 2))
+    ids = np.arange(2000) // 4
+    rels = [build_release(_draw(X, TAXI_BOUNDS, ids if L else None, L, s, "eugkm", e), algorithm="eugkm",
+                          dataset="t", simulation=True) for s, (L, e) in enumerate(((None, 0.5), (None, 2.0), (5, 1.0)))]
+    row = lookalike_source(None, rels, bounds=TAXI_BOUNDS, person_level=False)
+    person = lookalike_source(None, rels, bounds=TAXI_BOUNDS, person_level=True)
+    assert row.release is rels[1] and person.release is rels[2]
+    assert lookalike_source(None, rels, bounds=(TAXI_BOUNDS[0], TAXI_BOUNDS[1] + 1), person_level=False) is None
+    assert lookalike_source(None, rels, bounds=(np.zeros(3), np.ones(3)), person_level=False) is None
+    with pytest.raises(ValueError, match="bounds and the unit"):
+        lookalike_source(None, rels)

@@ -12,7 +12,6 @@ import threading
 import warnings
 from collections import OrderedDict
 
-import numpy as np
 import streamlit as st
 
 import dpcore
@@ -64,27 +63,14 @@ def curve_lookalike(ds):
     -------
     dpcore.release.view.ReleasedFit (with its ``release_id``) or None
     """
-    from dpcore.evaluation import previewable
-    from dpcore.release.view import ReleasedFit
+    from dpcore.evaluation import lookalike_source
 
     from .data_picker import unit_params
     from .releases import recorded_releases
     if ds.bounds is None:
         return None
-    person = unit_params(ds).get("max_contributions") is not None
-    lo, hi = (np.broadcast_to(np.asarray(b, dtype=float), (ds.X.shape[1],)) for b in ds.bounds)
-    best = None
-    for rec in recorded_releases(ds):
-        if not previewable(rec.release):
-            continue
-        fit = ReleasedFit(rec.release, rec.id)
-        if (bool((rec.release.get("privacy_unit") or {}).get("person_level")) != person
-                or np.shape(fit.bounds_.lower) != lo.shape
-                or not (np.allclose(fit.bounds_.lower, lo) and np.allclose(fit.bounds_.upper, hi))):
-            continue
-        if best is None or rec.epsilon > float(best.release["privacy"]["epsilon"]):
-            best = fit
-    return best
+    return lookalike_source(None, recorded_releases(ds), bounds=ds.bounds,
+                            person_level=unit_params(ds).get("max_contributions") is not None)
 
 
 def lookalike_words(shape, max_contributions: int | None) -> str:

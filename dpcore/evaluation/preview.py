@@ -206,46 +206,67 @@ def previewable(release) -> bool:
     return getattr(fit.synopsis_, "kind", None) in SHAPED_KINDS
 
 
-def _same_bounds(a: ReleasedFit, b: ReleasedFit) -> bool:
-    return (np.asarray(a.bounds_.lower, dtype=float).shape == np.asarray(b.bounds_.lower, dtype=float).shape
-            and np.allclose(a.bounds_.lower, b.bounds_.lower) and np.allclose(a.bounds_.upper, b.bounds_.upper))
+def _same_bounds(a: ReleasedFit, lower, upper) -> bool:
+    """Whether release ``a`` was drawn inside the public bounds (lower, upper): scalars or arrays (d,)."""
+    lo, hi = np.asarray(a.bounds_.lower, dtype=float), np.asarray(a.bounds_.upper, dtype=float)
+    try:
+        lower, upper = (np.broadcast_to(np.asarray(b, dtype=float), lo.shape) for b in (lower, upper))
+    except ValueError:       # another number of columns
+        return False
+    return bool(np.allclose(lo, lower) and np.allclose(hi, upper))
 
 
-def lookalike_source(release, candidates) -> ReleasedFit | None:
+def lookalike_source(release, candidates, *, bounds=None, person_level: bool | None = None) -> ReleasedFit | None:
     """The recorded release whose synopsis previews ``release``: its own, else the best among ``candidates``.
 
     Parameters
     ----------
-    release : dict or ReleasedFit, the draw to preview
+    release : dict, ReleasedFit or None
+        The draw to preview; None to choose for a setting not drawn yet (a curve), given by
+        ``bounds`` and ``person_level``.
     candidates : iterable of dict, ReleasedFit or StoredRelease
         Other recorded releases of the same data set (the store's, or the draws a page shows).
+    bounds : (lower, upper) or None
+        The public bounds to match when ``release`` is None (scalars or arrays (d,)).
+    person_level : bool or None
+        The unit to match when ``release`` is None (True: person level).
 
     Returns
     -------
     ReleasedFit or None
         ``release`` itself when it holds a grid, point or coreset synopsis; else, among the
         candidates that hold one, have the same public bounds and protect the same unit (person or
-        row level), the one drawn at the largest ε (its synopsis is the least noisy); None if there
-        is none.
+        row level), the one drawn at the largest ε (its synopsis is the least noisy), with its
+        store id when it has one; None if there is none.
+
+    Raises
+    ------
+    ValueError
+        ``release`` is None and ``bounds`` or ``person_level`` is missing.
 
     Notes
     -----
     **Privacy.** A choice among recorded releases by their public fields (ε, bounds, unit):
     post-processing, no further cost.
     """
-    fit = _release_view(release)
-    if previewable(fit):
-        return fit
-    person = bool((fit.release.get("privacy_unit") or {}).get("person_level"))
+    if release is None:
+        if bounds is None or person_level is None:
+            raise ValueError("without a release, give the bounds and the unit (person_level) to match")
+        lower, upper, person = bounds[0], bounds[1], bool(person_level)
+    else:
+        fit = _release_view(release)
+        if previewable(fit):
+            return fit
+        lower, upper = fit.bounds_.lower, fit.bounds_.upper
+        person = bool((fit.release.get("privacy_unit") or {}).get("person_level"))
     best, best_eps = None, -math.inf
     for c in candidates:
         rel = getattr(c, "release", c)
         if not previewable(rel):
             continue
-        cand = _release_view(c if isinstance(c, ReleasedFit) else rel)
-        if isinstance(rel, dict) and cand.release_id is None and getattr(c, "id", None) is not None:
-            cand = ReleasedFit(rel, c.id)      # a StoredRelease: keep its id for the sentence
-        if bool((cand.release.get("privacy_unit") or {}).get("person_level")) != person or not _same_bounds(fit, cand):
+        cand = c if isinstance(c, ReleasedFit) else ReleasedFit(rel, getattr(c, "id", None))
+        if bool((cand.release.get("privacy_unit") or {}).get("person_level")) != person \
+                or not _same_bounds(cand, lower, upper):
             continue
         eps = float(cand.release["privacy"]["epsilon"])
         if eps > best_eps:
@@ -297,7 +318,7 @@ def _prepare(fit: ReleasedFit, algorithm, n_clusters, params, random_state, look
         raise ValueError("this release holds no grid, point or coreset synopsis, so its shape cannot be previewed; "
                          "give another recorded release of the same data that holds one (EUGkM, Hybrid, a "
                          "sanitized database) as the look-alike")
-    if shape is not fit and not _same_bounds(fit, shape):
+    if shape is not fit and not _same_bounds(shape, fit.bounds_.lower, fit.bounds_.upper):
         raise ValueError("the look-alike release has other public bounds than the release previewed: it must be a "
                          "release of the same data with the same bounds")
     cls, k, L, p = _setting(fit, algorithm, n_clusters, params)
