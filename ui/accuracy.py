@@ -32,9 +32,6 @@ from .identity import may
 from .not_private import NOT_PRIVATE
 from .page import set_url
 
-#: The look-alike's public size when the person gives none.
-DEFAULT_PUBLIC_N = 10_000
-
 #: What to do on private data before a recorded draw: the one sentence shown instead of a number.
 DRAW_FIRST = ("No accuracy preview yet: on private data it is computed from a recorded draw. Draw once: the preview "
               "is then computed from that release at no extra cost.")
@@ -66,21 +63,19 @@ def _unit(ds) -> tuple[bool, str]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _answer(algo: str, target: float, lower: tuple, upper: tuple, k: int, geo: bool, params: tuple,
-            n: int | None, key: str, epsilons: tuple, source: str | None, _X=None):
-    """Cached simulations: ``key`` names the points (the look-alike's size, or the data's fingerprint)."""
+            key: str, epsilons: tuple, source: str | None, _X=None):
+    """Cached simulations on the data: ``key`` is the data's name and fingerprint."""
     return epsilon_for_accuracy(algo, target, bounds=(np.asarray(lower), np.asarray(upper)), n_clusters=k,
-                                X=_X, n=n, geo=geo, params=dict(params), epsilons=epsilons, source=source)
+                                X=_X, geo=geo, params=dict(params), epsilons=epsilons, source=source)
 
 
-def _simulate(ds, fp, algo, k, params, target, *, on_raw: bool, n: int, epsilons=ACCURACY_EPSILONS):
+def _simulate(ds, fp, algo, k, params, target, *, epsilons=ACCURACY_EPSILONS):
+    """Simulations on the data themselves: public data, or the raw data for the data owner (not private)."""
     geo, _ = _unit(ds)
     lower, upper = (tuple(np.ravel(b).tolist()) for b in ds.bounds)
-    public = bool(getattr(ds, "public", False))
-    points = ds.X if (on_raw or public) else None
-    key = f"data:{ds.name}:{fp}" if points is not None else f"lookalike:{n}"
-    source = "this public data" if public else None
+    source = "this public data" if getattr(ds, "public", False) else None
     return _answer(algo, float(target), lower, upper, int(k), geo, tuple(sorted(params.items())),
-                   None if points is not None else int(n), key, tuple(epsilons), source, _X=points)
+                   f"data:{ds.name}:{fp}", tuple(epsilons), source, _X=ds.X)
 
 
 def recorded(fit) -> bool:
@@ -163,7 +158,7 @@ def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, 
             where.caption(pv.sentence())
         return
     with where.spinner("Simulating releases for the expected error…"):
-        ans = _simulate(ds, fp, algo, k, params, 1.0, on_raw=False, n=DEFAULT_PUBLIC_N, epsilons=(float(eps),))
+        ans = _simulate(ds, fp, algo, k, params, 1.0, epsilons=(float(eps),))
     if np.isnan(ans.band[0][1]):
         return
     lo, mid, hi = (quantity(v) for v in ans.band[0])
@@ -234,7 +229,7 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> Non
     try:
         with st.spinner("Simulating releases at each ε…"):
             if source is None:
-                ans = _simulate(ds, fp, algo, k, params, target, on_raw=on_raw, n=DEFAULT_PUBLIC_N)
+                ans = _simulate(ds, fp, algo, k, params, target)     # public data, or the owner's raw data
             else:
                 ans = _answer_from_release(_release_key(source, shape), float(target), geo,
                                            tuple(ACCURACY_EPSILONS), _release=source,

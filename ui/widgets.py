@@ -15,7 +15,8 @@ and references), :mod:`ui.account` (the store account, downloads, ledger), :mod:
 from dpcore.release.view import ReleasedFit
 
 from .account import HISTORY_COLUMNS, account_caption, account_panel, publish_buttons, reference_strip, show_ledger
-from .accuracy import DEFAULT_PUBLIC_N, accuracy_section, expected_error_caption
+from .accuracy import accuracy_section, expected_error_caption
+from .advice import DEFAULT_PUBLIC_N
 from .controls import (
     EPSILON_VALUES,
     algorithm_picker,
