@@ -60,7 +60,8 @@ def test_a_centres_only_draw_is_previewed_on_a_look_alike_drawn_only_on_a_click(
     assert look[0].release["privacy_unit"]["person_level"]    # the per-person sensitivity, as the draw's
     text = _expected(at)
     assert text, [c.value for c in at.caption]
-    assert (f"setting (DPLloyd) on release #{look[0].id}'s synopsis (sanitized database at ε = 0.1" in text[0]
+    assert (f"release #{look[0].id}'s synopsis (sanitized database at ε = 0.1, recorded on the same data), for "
+            f"release #{store.releases(GOWALLA)[0].id}'s setting (DPLloyd)" in text[0]
             and "at most 5 rows per person" in text[0] and "costs no ε" in text[0]), text[0]
     assert re.search(r"sit [\d.,]+–[\d.,]+ (m|km) from", text[0]), text[0]
     assert not [b for b in at.button if b.key == "lookalike_explorer"]
@@ -73,7 +74,7 @@ def test_a_centres_only_draw_uses_a_synopsis_already_recorded_at_no_cost(shared_
     at = _click(_explorer(dataset=GOWALLA, algorithm="dplloyd", k="5", epsilon="0.5"), "draw_Explorer")
     assert ReleaseStore().spent(GOWALLA)[0] == pytest.approx(1.0)     # 0.5 + 0.5: no look-alike was needed
     text = _expected(at)
-    assert text and f"on release #{grid.id}'s synopsis (EUGkM at ε = 0.5" in text[0], text
+    assert text and f"from release #{grid.id}'s synopsis (EUGkM at ε = 0.5" in text[0], text
     assert not [b for b in at.button if b.key == "lookalike_explorer"]
 
 
@@ -99,7 +100,8 @@ def test_compare_answers_for_a_centres_only_algorithm_on_an_upload_from_its_look
     at.button(key="acc_go").click()
     _run(at)
     said = [s.value for s in at.success] + [w.value for w in at.warning if "No ε up to" in w.value]
-    assert said and "setting (DPLloyd)" in said[0] and "sanitized database" in said[0], said
+    assert said and "points drawn from release #" in said[0] and "setting (DPLloyd)" in said[0], said
+    assert "sanitized database" in said[0], said
 
 
 def test_the_sanitized_database_preview_is_the_apps_one_preview_mechanism(monkeypatch):

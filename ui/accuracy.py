@@ -37,12 +37,11 @@ DRAW_FIRST = ("No accuracy preview yet: on private data it is computed from a re
               "is then computed from that release at no extra cost.")
 
 #: Releases whose only output is centres (DPLloyd, zCDP-Lloyd, DPM) carry no picture of the data's shape.
-NO_SYNOPSIS = ("No accuracy preview yet for this draw: its algorithm releases only centres, and no recorded release "
-               "of this data holds a synopsis (noisy grid, point set or coreset) to simulate on. A look-alike for "
-               "previews is a sanitized database of this data drawn at {share:.0%} of this draw's ε (ε = {eps:g}), "
-               "recorded in its account as a release of its own; every later preview on this data is computed from "
-               "it at no further cost. An EUGkM or Hybrid draw, or a sanitized database drawn on the coreset page, "
-               "serves as well.")
+NO_SYNOPSIS = ("No accuracy preview yet: this algorithm releases only centres, and no recorded release of this data "
+               "holds a synopsis to simulate on. The button below draws a look-alike for previews: a sanitized "
+               "database of this data at {share:.0%} of this draw's ε (ε = {eps:g}), recorded in its account as a "
+               "release of its own. Every later preview on this data is computed from it at no further cost. A "
+               "recorded EUGkM or Hybrid draw serves as well.")
 
 #: The share of a centres-only draw's ε its look-alike for previews (a sanitized database) is drawn at, on a
 #: click.  Checked in tests/test_preview.py: DPLloyd's preview on a sanitized database at ε/10 covers 83–93 %
@@ -122,7 +121,7 @@ def lookalike_offer(ds, fp: str, fit, *, where=None, key: str = "lookalike") -> 
     from .releases import private_releases
     where = where or st
     eps = float(f"{LOOKALIKE_SHARE * float(fit.release['privacy']['epsilon']):.3g}")
-    where.caption(NO_SYNOPSIS.format(share=LOOKALIKE_SHARE, eps=eps))
+    where.caption(NO_SYNOPSIS.format(share=LOOKALIKE_SHARE, eps=eps).replace("%", " %"))
     if where.button(f"Draw a look-alike for previews: spends ε = {eps:g}", key=key,
                     help="A sanitized database of this data (PrivTree), recorded in its account as a release of its "
                          "own. Only its noisy synopsis is used for previews: post-processing, no further ε."):

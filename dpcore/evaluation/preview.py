@@ -67,8 +67,8 @@ class ReleasePreview:
         The release's L (person level), None for a row-level release.
     source : str
         The release(s) the preview was computed from, in words (``"release #12's synopsis"``, or
-        ``"release #12's setting (DPLloyd) on release #9's synopsis (sanitized database at ε = 0.1)"``
-        when the look-alike came from another release of the same data).
+        ``"release #9's synopsis (sanitized database at ε = 0.1, recorded on the same data), for release
+        #12's setting (DPLloyd)"`` when the look-alike came from another release of the same data).
     """
 
     epsilon: float
@@ -307,8 +307,8 @@ def _describe(fit: ReleasedFit, shape: ReleasedFit) -> str:
     from ..algorithms.registry import releasable
     what = lambda f: releasable(f.release["algorithm"]["key"]).display_name or f.release["algorithm"]["key"]  # noqa: E731
     algo = "sanitized database" if shape.release["algorithm"]["key"] == "sanitize" else what(shape)
-    return (f"{name(fit)}'s setting ({what(fit)}) on {name(shape)}'s synopsis ({algo} at ε = "
-            f"{float(shape.release['privacy']['epsilon']):g}, a recorded release of the same data)")
+    return (f"{name(shape)}'s synopsis ({algo} at ε = {float(shape.release['privacy']['epsilon']):g}, recorded on "
+            f"the same data), for {name(fit)}'s setting ({what(fit)})")
 
 
 def _prepare(fit: ReleasedFit, algorithm, n_clusters, params, random_state, lookalike=None):
