@@ -263,3 +263,16 @@ def test_a_look_alike_for_a_setting_not_drawn_yet_matches_its_bounds_and_unit():
     assert lookalike_source(None, rels, bounds=(np.zeros(3), np.ones(3)), person_level=False) is None
     with pytest.raises(ValueError, match="bounds and the unit"):
         lookalike_source(None, rels)
+
+
+def test_a_preview_of_an_algorithm_not_checked_against_real_draws_says_so():
+    X = np.random.default_rng(8).normal([-74.0, 40.8], 0.02, (3000, 2)).clip(TAXI_BOUNDS[0], TAXI_BOUNDS[1])
+    shape = build_release(_draw(X, TAXI_BOUNDS, None, None, 1, "sanitize", 0.5), algorithm="sanitize", dataset="t",
+                          simulation=True)
+    said = {}
+    for key in ("dplloyd", "dpm"):
+        rel = build_release(_draw(X, TAXI_BOUNDS, None, None, 2, key), algorithm=key, dataset="t", simulation=True)
+        p = release_preview(rel, lookalike=shape, geo=True, n_releases=3, n_checks=0, random_state=0)
+        said[key] = (p.checked, p.sentence())
+    assert said["dplloyd"][0] and "not checked" not in said["dplloyd"][1]
+    assert not said["dpm"][0] and "not checked against real draws yet" in said["dpm"][1]

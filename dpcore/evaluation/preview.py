@@ -39,6 +39,12 @@ FLOOR = 3.0
 #: released size and the noise is scaled to match (see :func:`synopsis_points`).
 MAX_LOOKALIKE_ROWS = 50_000
 
+#: Algorithms whose previews tests/test_preview.py checks against real draws (band covering >= 70 % of
+#: them on taxi, Gowalla at person level and an upload).  Measured but below that, so not listed: DPM on
+#: the taxi sample (33 %: its preview on a sanitized database is pessimistic, about twice the real
+#: median) and zCDP-Lloyd on the taxi sample (63 %); GkM reached 83 % but is not in the test.
+CHECKED = ("eugkm", "hybrid", "dplloyd")
+
 
 @dataclass(frozen=True)
 class ReleasePreview:
@@ -69,6 +75,9 @@ class ReleasePreview:
         The release(s) the preview was computed from, in words (``"release #12's synopsis"``, or
         ``"release #9's synopsis (sanitized database at ε = 0.1, recorded on the same data), for release
         #12's setting (DPLloyd)"`` when the look-alike came from another release of the same data).
+    checked : bool
+        Whether previews of this algorithm are checked against real draws (:data:`CHECKED`); the
+        sentence says so when they are not.
     """
 
     epsilon: float
@@ -80,6 +89,7 @@ class ReleasePreview:
     size: int
     max_contributions: int | None
     source: str
+    checked: bool = True
 
     def covers(self, errors) -> np.ndarray:
         """Which of ``errors`` (real draws' centre errors, same unit) fall inside the 80 % band."""
@@ -100,7 +110,9 @@ class ReleasePreview:
         return (f"Expected error at ε = {self.epsilon:g}: the private centres sit {lo}–{hi} {self.unit} from the "
                 f"non-private ones in 80 % of releases (median {mid} {self.unit}). Simulated from {self.source}: "
                 f"{self.n_releases} releases on points drawn from that synopsis at its noisy size (about "
-                f"{self.size:,} rows){who}; post-processing, it costs no ε.{unc}")
+                f"{self.size:,} rows){who}; post-processing, it costs no ε.{unc}"
+                + ("" if self.checked else " Previews of this algorithm are not checked against real draws yet (those "
+                   "of EUGkM, Hybrid and DPLloyd are): read the band as a rough guide."))
 
 
 def synopsis_points(synopsis, bounds, *, size: int | None = None, noise_scale: float | None = None,
@@ -446,7 +458,8 @@ def release_preview(release, epsilon: float | None = None, *, lookalike=None, al
     u = uncertainty if np.isfinite(uncertainty) else 1.0
     band = np.array([simulated[0] / u, simulated[1], simulated[2] * u])
     return ReleasePreview(eps, band, simulated, "m" if geo else "data units", uncertainty,
-                          int(np.isfinite(errors).sum()), int(size), L, _describe(fit, shape))
+                          int(np.isfinite(errors).sum()), int(size), L, _describe(fit, shape),
+                          (algorithm or fit.release["algorithm"]["key"]) in CHECKED)
 
 
 def _band(errors) -> np.ndarray:
