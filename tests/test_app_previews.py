@@ -94,7 +94,7 @@ def test_compare_answers_for_a_centres_only_algorithm_on_an_upload_from_its_look
     offer.click()
     _run(at)
     assert store.spent("upload:checkins.csv")[0] == pytest.approx(spent + 0.1 * chosen)
-    assert any("on the synopsis of release #" in c.value and "sanitized database" in c.value for c in at.caption)
+    assert any("drawn from the synopsis of release #" in c.value and "sanitized database" in c.value for c in at.caption)
     at.number_input(key="acc_target").set_value(20_000.0)
     _run(at)
     at.button(key="acc_go").click()

@@ -129,6 +129,15 @@ def lookalike_offer(ds, fp: str, fit, *, where=None, key: str = "lookalike") -> 
         st.rerun()
 
 
+def lookalike_words(shape, max_contributions: int | None) -> str:
+    """Where a curve on a recorded release's synopsis was simulated, in words (the page's caption)."""
+    kind = "sanitized database" if shape.release["algorithm"]["key"] == "sanitize" else "release"
+    who = f", persons of at most {max_contributions} rows" if max_contributions else ""
+    return (f"points drawn from the synopsis of release #{shape.release_id} (a recorded {kind} of this data at "
+            f"ε = {float(shape.release['privacy']['epsilon']):g}), at its noisy size{who}; post-processing, it "
+            "costs no ε")
+
+
 def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, *, fit=None, where=None) -> None:
     """Under a draw: the error band expected at this ε, in the units of the data (metres on a map).
 
@@ -215,12 +224,10 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> Non
             lookalike_offer(ds, fp, source, key="lookalike_compare")
         return
     own = shape is not None and shape.release is source.release
+    unit = (source.release.get("privacy_unit") or {}) if source is not None else {}
     where = ("this public data" if public else "the raw data" if on_raw else
-             f"the recorded draw at ε = {float(source.release['privacy']['epsilon']):g} ("
-             + ("its synopsis" if own else f"on the synopsis of release #{shape.release_id}, a recorded "
-                f"{'sanitized database' if shape.release['algorithm']['key'] == 'sanitize' else 'release'} of this "
-                f"data at ε = {float(shape.release['privacy']['epsilon']):g}")
-             + ", its noisy size and privacy unit; post-processing, it costs no ε)")
+             lookalike_words(shape, unit.get("max_contributions") if unit.get("person_level") else None)
+             + f", for the setting of the recorded draw at ε = {float(source.release['privacy']['epsilon']):g}")
     if not st.button("Find the smallest ε", key="acc_go"):
         st.caption("Answers with the smallest ε whose simulated releases put the centres within your error in 90 % "
                    f"of cases, and the error band at every ε, simulated on {where}.")

@@ -73,15 +73,6 @@ def curve_lookalike(ds):
                             person_level=unit_params(ds).get("max_contributions") is not None)
 
 
-def lookalike_words(shape, max_contributions: int | None) -> str:
-    """Where a curve on a recorded release's synopsis was simulated, in words (the page's caption)."""
-    kind = "sanitized database" if shape.release["algorithm"]["key"] == "sanitize" else "release"
-    who = f", persons of at most {max_contributions} rows" if max_contributions else ""
-    return (f"points drawn from the synopsis of release #{shape.release_id} (a recorded {kind} of this data at "
-            f"ε = {float(shape.release['privacy']['epsilon']):g}), at its noisy size{who}; post-processing, it "
-            "costs no ε")
-
-
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,
                    max_rows=None, progress=None, lookalike=None, on_partial=None):
     """Privacy-utility curves (``dpcore.evaluation.compare_curves``), cached on data fingerprint,

@@ -15,7 +15,7 @@ and references), :mod:`ui.account` (the store account, downloads, ledger), :mod:
 from dpcore.release.view import ReleasedFit
 
 from .account import HISTORY_COLUMNS, account_caption, account_panel, publish_buttons, reference_strip, show_ledger
-from .accuracy import accuracy_section, expected_error_caption
+from .accuracy import accuracy_section, expected_error_caption, lookalike_words
 from .advice import DEFAULT_PUBLIC_N
 from .controls import (
     EPSILON_VALUES,
@@ -29,7 +29,7 @@ from .controls import (
     sidebar_total,
     teach_toggle,
 )
-from .curves import NO_CURVE_YET, curve_lookalike, lookalike_words, utility_curves
+from .curves import NO_CURVE_YET, curve_lookalike, utility_curves
 from .data_picker import (
     UPLOAD,
     columns_words,
