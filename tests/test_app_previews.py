@@ -171,3 +171,22 @@ def test_the_curve_for_an_analyst_on_private_data_is_simulated_on_a_recorded_syn
     y = arr(med["y"])
     assert np.isfinite(y).all() and y[1] < y[0]           # more ε, closer to non-private
     assert ReleaseStore().spent(TAXI)[0] == pytest.approx(2.0)    # the curve spends nothing
+
+
+def test_compare_answers_for_a_setting_not_drawn_yet_from_the_datas_recorded_synopsis(shared_data, monkeypatch):
+    """No panel drawn, but an EUGkM draw of the data is recorded: Compare answers for its own setting from it."""
+    import ui.accuracy as accuracy
+    monkeypatch.setattr(accuracy, "ACCURACY_EPSILONS", (1.0, 10.0))      # two ε: seconds, not minutes
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    at = _click(_explorer(dataset=GOWALLA, algorithm="eugkm", k="5", epsilon="1.0"), "draw_Explorer")
+    grid = ReleaseStore().releases(GOWALLA)[-1]
+    at = _explorer(dataset=GOWALLA, algorithm="dplloyd", k="4", epsilon="1.0")
+    at.switch_page("pages/6_Compare.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [c.value for c in at.caption if "none of its draws is recorded yet" in c.value]
+    assert said and f"synopsis of release #{grid.id}" in said[0] and "(DPLloyd, k = 4;" in said[0], said
+    at.number_input(key="acc_target").set_value(20_000.0)
+    at = _click(at, "acc_go")
+    answer = [s.value for s in at.success] + [w.value for w in at.warning if "No ε up to" in w.value]
+    assert answer and f"points drawn from release #{grid.id}'s synopsis" in answer[0], answer
+    assert len(ReleaseStore().releases(GOWALLA)) == 1                  # the answer spends nothing

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from dpcore.algorithms.registry import releasable
 from dpcore.evaluation import (
     ACCURACY_EPSILONS,
     epsilon_for_accuracy,
@@ -96,8 +97,12 @@ def _preview(key: str, eps: float, geo: bool, _release=None, _lookalike=None):
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _answer_from_release(key: str, target: float, geo: bool, epsilons: tuple, _release=None, _lookalike=None):
-    return epsilon_for_accuracy_from_release(_release, target, lookalike=_lookalike, geo=geo, epsilons=epsilons)
+def _answer_from_release(key: str, target: float, geo: bool, epsilons: tuple, setting: tuple = (), _release=None,
+                         _lookalike=None):
+    """Cached :func:`epsilon_for_accuracy_from_release`; ``setting`` = (algorithm, k, parameters) or the release's."""
+    algorithm, k, params = setting or (None, None, ())
+    return epsilon_for_accuracy_from_release(_release, target, lookalike=_lookalike, algorithm=algorithm,
+                                             n_clusters=k, params=dict(params) or None, geo=geo, epsilons=epsilons)
 
 
 def lookalike_for(ds, fit):
@@ -179,12 +184,15 @@ def _source_fit(ds, fits):
     """The recorded draw an answer on private data is simulated from, and its look-alike release.
 
     The draw: the recorded one with the largest ε (least noise).  Its look-alike: :func:`lookalike_for`
-    (its own synopsis, else another recorded release of the same data).  ``(None, None)`` with no
-    recorded draw, ``(draw, None)`` when no synopsis of the data is recorded yet.
+    (its own synopsis, else another recorded release of the same data).  Without a recorded draw among
+    ``fits``: ``(None, look-alike)``, the largest-ε recorded synopsis of the data at the page's bounds
+    and unit (the page's setting is simulated on it), or ``(None, None)`` when there is none.
+    ``(draw, None)`` when the draw has no synopsis and none of the data is recorded yet.
     """
     cands = [f for f in fits if recorded(f)]
     if not cands:
-        return None, None
+        from .curves import curve_lookalike
+        return None, curve_lookalike(ds)
     fit = max(cands, key=lambda f: float(f.release["privacy"]["epsilon"]))
     return fit, lookalike_for(ds, fit)
 
@@ -223,19 +231,27 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> Non
         else:
             lookalike_offer(ds, fp, source, key="lookalike_compare")
         return
-    own = shape is not None and shape.release is source.release
-    unit = (source.release.get("privacy_unit") or {}) if source is not None else {}
+    private = not public and not on_raw
+    own = private and source is not None and shape.release is source.release
+    setting = source if source is not None else shape       # whose privacy unit the simulations take
+    punit = (setting.release.get("privacy_unit") or {}) if private else {}
     where = ("this public data" if public else "the raw data" if on_raw else
-             lookalike_words(shape, unit.get("max_contributions") if unit.get("person_level") else None)
-             + f", for the setting of the recorded draw at ε = {float(source.release['privacy']['epsilon']):g}")
+             lookalike_words(shape, punit.get("max_contributions") if punit.get("person_level") else None)
+             + (f", for the setting of the recorded draw at ε = {float(source.release['privacy']['epsilon']):g}"
+                if source is not None else
+                f", for this page's setting ({releasable(algo).display_name or algo}, k = {k}; none of its draws "
+                "is recorded yet)"))
     if not st.button("Find the smallest ε", key="acc_go"):
         st.caption("Answers with the smallest ε whose simulated releases put the centres within your error in 90 % "
                    f"of cases, and the error band at every ε, simulated on {where}.")
         return
     try:
         with st.spinner("Simulating releases at each ε…"):
-            if source is None:
+            if not private:
                 ans = _simulate(ds, fp, algo, k, params, target)     # public data, or the owner's raw data
+            elif source is None:     # the page's setting on the data's recorded synopsis
+                ans = _answer_from_release(_release_key(shape), float(target), geo, tuple(ACCURACY_EPSILONS),
+                                           (algo, int(k), tuple(sorted(params.items()))), _release=shape)
             else:
                 ans = _answer_from_release(_release_key(source, shape), float(target), geo,
                                            tuple(ACCURACY_EPSILONS), _release=source,
@@ -244,7 +260,7 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> Non
         st.warning(f"No answer from {where}: {err}.")
         return
     (st.success if ans.epsilon is not None else st.warning)(ans.sentence())
-    if source is not None:
+    if private:
         st.caption("Simulated on points drawn from a recorded release, which is itself noisy: read the answer as "
                    "a guide. The Explorer's expected error under that draw states how uncertain such a figure is.")
     if ans.source == "raw data" and not public:

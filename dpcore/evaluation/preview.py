@@ -301,7 +301,9 @@ def _setting(fit: ReleasedFit, algorithm, n_clusters, params, *, shape: bool = F
     unit = rel.get("privacy_unit") or {}
     L = int(unit["max_contributions"]) if unit.get("person_level") and unit.get("max_contributions") else None
     allowed = set(cls().get_params(deep=False))
-    p = {name: v for name, v in (rel["parameters"] or {}).items()
+    # Another algorithm than the release's: none of the release's parameters (a name may mean something else).
+    own = (rel["parameters"] or {}) if key == rel["algorithm"]["key"] else {}
+    p = {name: v for name, v in own.items()
          if name in allowed and name not in ("n_clusters", "epsilon", "bounds", "random_state", "max_contributions",
                                              "contribution_bounding")}
     p.update(params or {})
