@@ -123,8 +123,8 @@ W.set_url(curve=int(on))
 curves, complete = [], False
 if st.session_state.pop("curve_stopped", False):
     st.info("Stopped. Nothing was kept; switch the curve on again to restart.")
-# Anyone who may not see figures computed on the raw data gets the curve on a public look-alike (issue 31).
-lookalike_n = None if sees_raw else W.DEFAULT_PUBLIC_N
+# Anyone who may not see figures computed on the raw data gets the curve on a recorded synopsis (issue 56).
+lookalike = None if sees_raw else W.curve_lookalike(ds)
 names = {a: dpcore.ALGORITHMS[a].display_name or a for a in algos}
 curve_slot = st.empty()     # each ε is drawn here as soon as it is measured, then the whole curve
 
@@ -134,14 +134,14 @@ def _curve_figure(curves):
                                   chosen_epsilon=eps, names=names)
 
 
-if on and lookalike_n is not None and ds.bounds is None:
-    st.info("Enter public bounds first: the curve is simulated on a look-alike made from them.")
+if on and not sees_raw and lookalike is None:
+    st.info(W.NO_CURVE_YET)
 elif on and algos and grid:
     stop_slot = st.empty()
     stop_slot.button("Stop", key="curve_stop_btn", on_click=_stop, help="Stop the computation now.")
     bar = st.progress(0.0, text="Fitting releases…")
     curves, complete = W.utility_curves(ds, fp, algos, epsilons=sorted(grid), n_seeds=n_seeds, n_clusters=k,
-                                        params=delta, max_rows=max_rows, lookalike_n=lookalike_n,
+                                        params=delta, max_rows=max_rows, lookalike=lookalike,
                                         progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg) and None,
                                         on_partial=lambda c: curve_slot.plotly_chart(_curve_figure(c), width="stretch"))
     bar.empty()
@@ -155,10 +155,11 @@ if curves:
     rows_used = "all rows" if max_rows is None else f"a uniform sample of at most {max_rows:,} rows"
     st.caption(f"Median and 10–90 % band of {measure} over {n_seeds} releases per ε, each with fresh unpredictable "
                + (f"noise, on {rows_used}. Dashed: non-private. Dotted: your chosen ε. Computed on the raw data: "
-                  f"{NOT_PRIVATE}; never recorded or published." if lookalike_n is None else
-                  f"noise, on a public look-alike of {lookalike_n:,} points ({k} clusters inside the public bounds; "
-                  "it costs no ε). Dashed: non-private on the look-alike. Dotted: your chosen ε. The data owner "
-                  "can see the same curve on the data itself."))
+                  f"{NOT_PRIVATE}; never recorded or published." if lookalike is None else
+                  f"noise, on {rows_used} of "
+                  + W.lookalike_words(lookalike, W.unit_params(ds).get("max_contributions"))
+                  + ". Dashed: non-private on those points. Dotted: your chosen ε. The data owner can see the same "
+                    "curve on the data itself."))
     for c in curves:
         for e_fail, msg in c.failures.items():
             st.caption(f"{names[c.algorithm]} could not run at ε = {e_fail:g}: {msg}")

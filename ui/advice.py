@@ -11,8 +11,10 @@ from dpcore import evaluation as E
 from dpcore.advisor.model import TRIVIAL, WARN_SHARE, calibrated_keys, trivial_factor
 from dpcore.advisor.verdict import near_trivial_sentence
 
-from .accuracy import DEFAULT_PUBLIC_N
 from .data_picker import unit_params
+
+#: The public size the advice assumes when the person gives none (the true size of private data is private).
+DEFAULT_PUBLIC_N = 10_000
 
 #: Rows of the ranking shown (the rest is in the docs' calibration table).
 SHOWN = 6

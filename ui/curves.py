@@ -1,4 +1,11 @@
-"""Privacy-utility curves in the app: many releases per epsilon on the data owner's data, cancellable."""
+"""Privacy-utility curves in the app: many releases per epsilon, cancellable.
+
+On the data themselves for whoever may see figures computed on them (the data owner; anyone, on
+public data).  For everyone else on private data the curve is simulated on points drawn from a
+recorded release's synopsis (:func:`curve_lookalike`: the same look-alike the accuracy previews use,
+issue 56), at its noisy size and the page's privacy unit; before such a release there is no curve,
+and the page says so (:data:`NO_CURVE_YET`).
+"""
 from __future__ import annotations
 
 import threading
@@ -10,6 +17,12 @@ import streamlit as st
 import dpcore
 
 from .page import friendly_errors
+
+#: What someone who may not see raw figures reads on private data before any synopsis is recorded.
+NO_CURVE_YET = ("No curve yet: on private data, for anyone but the data owner, the curve is simulated on a recorded "
+                "release's synopsis (a noisy grid, point set or coreset: the data's shape at its noisy size), and "
+                "this data has none. Draw once with EUGkM or Hybrid, or the look-alike for previews offered under a "
+                "draw; the curve is then computed from it at no extra cost.")
 
 # -- privacy-utility curves ---------------------------------------------------------------------------
 #: Curves kept for the server (all sessions), newest last.
@@ -29,17 +42,39 @@ def _curve_cache() -> dict:
 
 
 def _compute(X, algorithms: tuple, epsilons: tuple, n_seeds: int, n_clusters, params: tuple, max_rows, bounds,
-             progress, on_partial=None):
+             progress, on_partial=None, max_contributions=None):
     from dpcore.evaluation import compare_curves
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         return compare_curves(X, bounds, list(algorithms), epsilons=list(epsilons), n_seeds=n_seeds,
                               n_clusters=n_clusters, params=dict(params), max_rows=max_rows, progress=progress,
-                              random_state=None, on_partial=on_partial)
+                              random_state=None, on_partial=on_partial, max_contributions=max_contributions)
+
+
+def curve_lookalike(ds):
+    """The recorded release whose synopsis a curve on private data is simulated on, or None.
+
+    Among the store's releases of ``ds`` (:func:`ui.releases.recorded_releases`) that hold a grid,
+    point or coreset synopsis, have the data's public bounds and protect the page's unit (person
+    or row level), the one drawn at the largest ε (least noise).  A choice by public fields of
+    recorded releases: post-processing.
+
+    Returns
+    -------
+    dpcore.release.view.ReleasedFit (with its ``release_id``) or None
+    """
+    from dpcore.evaluation import lookalike_source
+
+    from .data_picker import unit_params
+    from .releases import recorded_releases
+    if ds.bounds is None:
+        return None
+    return lookalike_source(None, recorded_releases(ds), bounds=ds.bounds,
+                            person_level=unit_params(ds).get("max_contributions") is not None)
 
 
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,
-                   max_rows=None, progress=None, lookalike_n: int | None = None, on_partial=None):
+                   max_rows=None, progress=None, lookalike=None, on_partial=None):
     """Privacy-utility curves (``dpcore.evaluation.compare_curves``), cached on data fingerprint,
     algorithms, ε grid, releases per ε, k, parameters and row limit.
 
@@ -48,9 +83,11 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
     data (not private, for the data owner's eyes only); only its summary is
     cached, never a release.
 
-    ``lookalike_n``: compute on a public look-alike of this many points instead
-    (:func:`dpcore.evaluation.accuracy.lookalike`: the public bounds and k only), for anyone who
-    may not see figures computed on the raw data (issue 31).  Needs public bounds.
+    ``lookalike``: a recorded release holding a synopsis (:func:`curve_lookalike`); the curve is
+    then simulated on points drawn from that synopsis at its noisy size
+    (:func:`dpcore.evaluation.synopsis_points`) and at the page's privacy unit (persons of L rows),
+    for anyone who may not see figures computed on the raw data (issue 56: a public look-alike of
+    the bounds and k alone was off by two orders of magnitude).  Post-processing of the release.
 
     ``progress(fraction, message)`` may return False to cancel; a cancelled
     computation is not cached.  ``on_partial(curves)`` is called as each ε is measured (not on a
@@ -59,10 +96,20 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
     bounds_key = None if ds.bounds is None else tuple(tuple(map(float, b)) for b in ds.bounds)
     args = (tuple(algorithms), tuple(float(e) for e in epsilons), int(n_seeds), n_clusters,
             tuple(sorted((params or {}).items())), max_rows)
-    if lookalike_n is not None:
-        from dpcore.evaluation.accuracy import lookalike
-        X = lookalike(ds.bounds, int(lookalike_n), int(n_clusters or 5), random_state=0)
-        what = f"lookalike:{lookalike_n}"
+    L = None
+    if lookalike is not None:
+        from dpcore.evaluation.preview import cell_noise_scale, synopsis_points
+
+        from .data_picker import unit_params
+        L = unit_params(ds).get("max_contributions")
+        # Seeded: the look-alike is post-processing of a recorded release, never a release itself.
+        X, _ = synopsis_points(lookalike.synopsis_, (lookalike.bounds_.lower, lookalike.bounds_.upper),
+                               noise_scale=cell_noise_scale(lookalike.budget_), random_state=0)
+        import hashlib
+        import json
+        digest = hashlib.blake2b(json.dumps(lookalike.release.get("synopsis"), sort_keys=True, default=str).encode(),
+                                 digest_size=16).hexdigest()      # release ids repeat across stores
+        what = f"release:{digest}:{L}"
     else:
         X, what = ds.X, f"{ds.name}:{fingerprint}"
     key = repr((what, bounds_key) + args)
@@ -73,7 +120,7 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
             cache["items"].move_to_end(key)
             return hit, True
     with friendly_errors("The privacy–utility curve"):
-        curves = _compute(X, *args, ds.bounds, progress, on_partial)
+        curves = _compute(X, *args, ds.bounds, progress, on_partial, max_contributions=L)
     if not curves or not curves[-1].complete or len(curves) < len(algorithms):
         return curves, False          # cancelled: a partial result is never kept
     with cache["lock"]:

@@ -73,6 +73,21 @@ def recorded_person_unit(ds) -> str | None:
     return protected_unit(rels[-1].release)
 
 
+def recorded_releases(ds) -> list:
+    """The store's recorded releases of ``ds`` (StoredRelease, oldest first), parsed once per new release.
+
+    [] for data without public bounds (never recorded) or with no release yet.  A dataset name in the
+    store is tied to one content fingerprint, so these are all releases of the same data.
+    """
+    if not publishable(ds):
+        return []
+    store = release_store()
+    hist = store.history(ds.name)
+    if not hist:
+        return []
+    return _stored_releases(store, os.environ.get("DPCORE_STORE") or "", ds.name, hist[-1]["id"])
+
+
 def _recorded(store, s: D.Settings) -> list:
     """The store's draws of exactly these settings, oldest first; release bodies parsed once per new release."""
     url = os.environ.get("DPCORE_STORE") or ""
@@ -313,10 +328,13 @@ MAX_PREVIEWS = 8
 def public_preview(ds, fingerprint: str, algorithm: str, params: dict):
     """A preview of one setting on public data: a private fit never recorded, never counted, never published.
 
-    Drawn once per setting for the server with fresh, unpredictable noise (a rerun, a reload or another
-    session shows the same preview: the data are public), with the same privacy unit as a recorded draw
-    would use.  Only for data that is already
-    public (:func:`is_public`): a fit of anything else is a use of the data and goes through the store.
+    The app's one preview mechanism (issue 56): every page that shows a level before a draw on public
+    data calls this, whatever it fits (a registry algorithm, or ``"sanitize"`` for the sanitized
+    database).  Drawn once per setting for the server with fresh, unpredictable noise, never seeded (a
+    rerun, a reload or another session shows the same preview: the data are public), with the same
+    privacy unit as a recorded draw would use.  Only for data that is already public
+    (:func:`is_public`): a fit of anything else is a use of the data and goes through the store; a
+    preview on private data is :func:`ui.accuracy.expected_error_caption`'s, from a recorded draw.
 
     Returns
     -------
@@ -325,7 +343,7 @@ def public_preview(ds, fingerprint: str, algorithm: str, params: dict):
     if not is_public(ds):
         raise ValueError("a preview that is not recorded is only for public data")
     p = {k: v for k, v in params.items() if k != "random_state"}
-    if dpcore.ALGORITHMS[algorithm].private:
+    if releasable(algorithm).private:
         p.update(unit_params(ds))
     key = _settings(ds, fingerprint, algorithm, p).key
     return _shared_preview(key, ds, algorithm, p)

@@ -4,7 +4,8 @@ Feldman et al. (2017, §6, Figure 8) end with the administrator choosing a priva
 publishing "the private sanitized database" for further analyses.  The page shows PRIVATE-K-MEAN's
 coreset beside :func:`dpcore.sanitize`'s point synopsis at the same ε.  The synopsis is drawn only
 when asked for (its own "Draw" button, recorded before it is shown, published by the page's usual
-"Publish"); on public embedded data a seeded preview, never recorded, shows the level before any spend.
+"Publish"); on public embedded data the app's one preview mechanism (:func:`ui.releases.public_preview`:
+fresh noise, never recorded) shows the level before any spend.
 """
 from __future__ import annotations
 
@@ -12,11 +13,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.algorithms.sanitize import Sanitizer
 from dpcore.release.view import point_synopsis
 from dpcore.synopsis import PointSynopsis
 
-from .releases import draw_on_click, is_public
+from .releases import draw_on_click, is_public, public_preview
 
 #: The registry-like key a synopsis release is recorded under (``dpcore.algorithms.registry.releasable``).
 ALGORITHM = "sanitize"
@@ -39,24 +39,17 @@ def synopsis_release(ds, fingerprint: str, epsilon: float, *, who: str):
     return None if fits is None else fits[0]
 
 
-@st.cache_data(show_spinner="Previewing the sanitized database (seeded, not recorded)…", max_entries=16)
-def _preview(_X: np.ndarray, data_key: str, epsilon: float, bounds: tuple) -> PointSynopsis:
-    est = Sanitizer(epsilon=epsilon, bounds=(np.asarray(bounds[0]), np.asarray(bounds[1])), random_state=0)
-    return est.fit(_X).synopsis_
-
-
 def preview(ds, fingerprint: str, epsilon: float) -> PointSynopsis | None:
-    """A seeded simulation of the synopsis on public embedded data (not a release, never recorded).
+    """The synopsis of a preview on public embedded data (not a release, never recorded).
 
     Only for data that is public already (:func:`ui.releases.is_public`) with public bounds; None
-    otherwise.  Its seed is fixed so that a rerun shows the same preview: it is labelled a preview,
-    spends nothing and is never offered for download or publication.
+    otherwise.  The app's one preview mechanism (:func:`ui.releases.public_preview`): a fit with
+    fresh noise, one per setting for the server so a rerun shows the same preview, labelled a
+    preview, spending nothing and never offered for download or publication.
     """
     if not is_public(ds) or ds.bounds is None:
         return None
-    bounds = tuple(tuple(np.ravel(np.broadcast_to(np.asarray(b, dtype=float), (ds.X.shape[1],))).tolist())
-                   for b in ds.bounds)
-    return _preview(ds.X, f"{ds.name}:{fingerprint}", float(epsilon), bounds)
+    return public_preview(ds, fingerprint, ALGORITHM, {"epsilon": float(epsilon)}).synopsis_
 
 
 def kmeans_cost(X: np.ndarray, centres: np.ndarray, weights: np.ndarray | None = None) -> float:
@@ -126,7 +119,7 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
         return
     is_preview = fit is None
     if is_preview:
-        st.info("PREVIEW, not a release: a seeded simulation on this public data, recorded nowhere and spending "
+        st.info("PREVIEW, not a release: a draw with fresh noise on this public data, recorded nowhere and spending "
                 "nothing, to choose the level. Press Draw above for the release you can publish.")
     centres = syn.kmeans(n_clusters, random_state=0)     # post-processing: any k, no spend
     view, side = st.columns([2, 1], gap="medium")
@@ -143,7 +136,7 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
         show_ledger(fit, where=side)
         draw_controls(fit, where=side, key="new_draw_synopsis")
     if sees_raw:
-        key = f"release {fit.release_id}" if not is_preview else f"preview {ds.name} {fingerprint} {epsilon:g}"
+        key = f"release {fit.release_id}" if not is_preview else f"preview {_digest(syn)}"
         errs = cost_errors(ds.X, syn, key)
         side.markdown("**Cost error on the data** (not private: raw data)",
                       help="For the centres k-means finds on the synopsis: |cost on the synopsis − cost on the "
@@ -312,12 +305,12 @@ def levels_figure(rows, *, bounds, columns, geo: bool = False, height: int = 640
 def _level_fits(ds, fingerprint: str, algorithm: str, params: dict, *, who: str) -> list:
     """One fit per level of :data:`LEVELS`, never a spend: previews on public data, else the draws already kept.
 
-    On public data (:func:`ui.releases.is_public`) each level is a preview (never recorded; the
-    synopsis' own seeded preview, the coreset's shared one), or for the coreset a sentence where it
+    On public data (:func:`ui.releases.is_public`) each level is a preview (never recorded,
+    :func:`ui.releases.public_preview` for both), or for the coreset a sentence where it
     cannot run; elsewhere only the draws already recorded for these settings are shown, and a level
     not drawn yet is None (nothing is fitted).  A synopsis level is its PointSynopsis (or None).
     """
-    from .releases import private_releases, public_preview
+    from .releases import private_releases
     public = is_public(ds)
     if algorithm == ALGORITHM:
         if public:

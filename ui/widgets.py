@@ -15,7 +15,8 @@ and references), :mod:`ui.account` (the store account, downloads, ledger), :mod:
 from dpcore.release.view import ReleasedFit
 
 from .account import HISTORY_COLUMNS, account_caption, account_panel, publish_buttons, reference_strip, show_ledger
-from .accuracy import DEFAULT_PUBLIC_N, accuracy_section, expected_error_caption
+from .accuracy import accuracy_section, expected_error_caption, lookalike_words
+from .advice import DEFAULT_PUBLIC_N
 from .controls import (
     EPSILON_VALUES,
     algorithm_picker,
@@ -28,7 +29,7 @@ from .controls import (
     sidebar_total,
     teach_toggle,
 )
-from .curves import utility_curves
+from .curves import NO_CURVE_YET, curve_lookalike, utility_curves
 from .data_picker import (
     UPLOAD,
     columns_words,
@@ -70,7 +71,8 @@ __all__ = ["DEFAULT_PUBLIC_N", "accuracy_section", "expected_error_caption", "Re
            "show_ledger",
            "EPSILON_VALUES", "algorithm_picker", "algorithm_settings", "delta_input", "epsilon_label", "epsilon_slider",
            "n_clusters_input",
-           "release_controls", "sidebar_total", "utility_curves", "UPLOAD",
+           "release_controls", "sidebar_total", "utility_curves", "NO_CURVE_YET", "curve_lookalike",
+           "lookalike_words", "UPLOAD",
            "columns_words", "teach_toggle", "dataset_picker", "engine_name",
            "exact_rows", "fit_data", "is_large", "load_dataset", "pass_progress", "unit_params", "unit_phrase",
            "RAW_FACTS",

@@ -44,6 +44,7 @@ from .curves import (
 from .preview import (
     ReleasePreview,
     epsilon_for_accuracy_from_release,
+    lookalike_source,
     previewable,
     release_preview,
     synopsis_points,
@@ -56,4 +57,4 @@ __all__ = ["noise_effect", "TRIVIAL",
            "UtilityCurve", "baseline_key", "compare_curves", "curves_frame", "fit_reference", "measure_for",
            "measured_best", "privacy_utility_curve", "subsample", "utility", "ACCURACY_EPSILONS", "AccuracyAnswer",
            "centre_error", "epsilon_for_accuracy", "lookalike", "ReleasePreview", "epsilon_for_accuracy_from_release",
-           "previewable", "release_preview", "synopsis_points"]
+           "lookalike_source", "previewable", "release_preview", "synopsis_points"]

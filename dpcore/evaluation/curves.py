@@ -194,7 +194,8 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
                           n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
                           sample_seed: int = 0, reference: Reference | None = None,
                           progress: Progress | None = None, random_state: int | None = None,
-                          on_epsilon=None, _done: int = 0, _total: int | None = None) -> UtilityCurve:
+                          on_epsilon=None, max_contributions: int | None = None, _done: int = 0,
+                          _total: int | None = None) -> UtilityCurve:
     """Utility against epsilon of one algorithm over ``n_seeds`` seeded releases per epsilon.
 
     Parameters
@@ -225,6 +226,12 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
         None: every release draws fresh unpredictable noise (as a real release
         would).  An int ``s``: release ``j`` uses seed ``s + j``, so the curve
         is reproducible (a simulation; tests, papers' figures).
+    max_contributions : int >= 1 or None
+        Simulate person-level releases protecting persons of up to this many rows: the rows are
+        taken as persons of exactly ``max_contributions`` consecutive rows each (for points drawn
+        independently, e.g. from a released synopsis: :func:`~dpcore.evaluation.synopsis_points`),
+        so every release's noise is scaled to the per-person sensitivity.  Ignored by algorithms
+        without a person-level mode.
 
     Returns
     -------
@@ -256,7 +263,14 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     kw = dict(params)
     if cls.family != "grid clusters":
         kw["n_clusters"] = n_clusters
+    if max_contributions is not None:
+        kw.update(max_contributions=int(max_contributions), contribution_bounding="sample")
     kw = _filter_params(cls, kw)
+    fit_kw = {}
+    if kw.get("max_contributions") is not None:
+        if int(kw["max_contributions"]) < 1:
+            raise ValueError(f"max_contributions must be at least 1, got {max_contributions}")
+        fit_kw["privacy_id"] = np.arange(Xs.shape[0]) // int(kw["max_contributions"])
     values = np.full((eps.size, n_seeds), np.nan)
     total = _total or eps.size * n_seeds
     done = _done
@@ -268,7 +282,7 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
             for s in range(n_seeds):
                 try:
                     seed = None if random_state is None else int(random_state) + s
-                    est = cls(epsilon=float(e), bounds=bounds, random_state=seed, **kw).fit(Xs)
+                    est = cls(epsilon=float(e), bounds=bounds, random_state=seed, **kw).fit(Xs, **fit_kw)
                     values[i, s] = utility(est, Xs, bounds, reference)
                 except InfeasibleBudgetError as exc:
                     failures[float(e)] = str(exc)
@@ -291,8 +305,11 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
 def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds: int = DEFAULT_SEEDS,
                    n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
                    sample_seed: int = 0, progress: Progress | None = None,
-                   random_state: int | None = None, on_partial=None) -> list[UtilityCurve]:
+                   random_state: int | None = None, on_partial=None,
+                   max_contributions: int | None = None) -> list[UtilityCurve]:
     """:func:`privacy_utility_curve` for several algorithms, sharing the reference and one progress bar.
+
+    ``max_contributions``: person-level simulations, as :func:`privacy_utility_curve`.
 
     ``on_partial(curves)``, if given, is called each time one more epsilon is measured, with the
     curves so far (the last one partial), so that a display can draw them as they come.
@@ -316,6 +333,7 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
         c = privacy_utility_curve(Xs, bounds, a, epsilons=epsilons, n_seeds=n_seeds, n_clusters=n_clusters,
                                   params=params, reference=refs[bkey], progress=progress, random_state=random_state,
                                   on_epsilon=None if on_partial is None else partial,
+                                  max_contributions=max_contributions,
                                   _done=j * len(list(epsilons)) * int(n_seeds), _total=total)
         out.append(c)
         if not c.complete:
