@@ -23,7 +23,6 @@ import pytest
 from conftest import shared_data_dir
 
 import dpcore
-from dpcore.advisor.plan import ESTIMATORS
 from dpcore.algorithms import registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,8 +64,8 @@ SUITES = {
 def write_toy(folder: Path) -> None:
     (folder / "toy_lloyd.py").write_text(textwrap.dedent(TOY_MODULE))
     # The registration, as registry.py would hold it: one line.
-    (folder / "toy_plugin.py").write_text("import toy_lloyd\nfrom dpcore.algorithms.registry import register\n\n"
-                                          "register(toy_lloyd.ToyLloyd)\n")
+    (folder / "toy_plugin.py").write_text("from dpcore.algorithms.registry import register\n\n"
+                                          'register("toy_lloyd:ToyLloyd")\n')
 
 
 @pytest.fixture
@@ -74,11 +73,9 @@ def toy(tmp_path, monkeypatch):
     """The toy class registered in this process (removed again afterwards)."""
     write_toy(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    import importlib
-    module = importlib.import_module("toy_lloyd")
-    registry.register(module.ToyLloyd)
-    yield module.ToyLloyd
-    del dpcore.ALGORITHMS[KEY], ESTIMATORS[KEY], sys.modules["toy_lloyd"]
+    cls = registry.register("toy_lloyd:ToyLloyd")     # the one line, as in registry.REGISTERED
+    yield cls
+    del dpcore.ALGORITHMS[KEY], registry.RELEASE_KINDS[KEY], sys.modules["toy_lloyd"]
 
 
 def test_every_suite_picks_up_a_registered_toy_algorithm(tmp_path):

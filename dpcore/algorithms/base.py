@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluster
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import euclidean_distances
 
+from ..advisor.plan import ALGORITHMS
 from ..preprocessing import warn_if_after_fitted_transformer
 from ..privacy.accountant import BudgetLedger
 from ..privacy.mechanisms import NoiseSource
@@ -54,6 +55,9 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         Page controls of its own parameters (:class:`~dpcore.algorithms.traits.Control`).
     calibrated : bool
         The advisor's calibration table measures this key (opt-in, :mod:`dpcore.advisor.model`).
+    offered : bool
+        The pickers and the advisor offer it as a clustering algorithm (:data:`dpcore.ALGORITHMS`);
+        False for a release kind that is drawn and recorded but not offered (the sanitized synopsis).
 
     Fitted attributes (set by ``fit``)
     ----------------------------------
@@ -98,6 +102,8 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
     #: class itself: a subclass under a new key is not calibrated until measured, so read it with
     #: ``vars(cls).get("calibrated", False)``.
     calibrated: ClassVar[bool] = False
+    #: False: registered as a release kind (``registry.releasable``) but not in ``dpcore.ALGORITHMS``.
+    offered: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -411,32 +417,18 @@ SAMPLING_NOTE = (
     "ignores the others (it says nothing about them, but the sample's selection may itself reveal them).")
 
 
-def estimator_classes() -> list[type[DPClusterer]]:
-    """Every :class:`DPClusterer` subclass that declares a registry ``key``, in definition order."""
-    out: list[type[DPClusterer]] = []
-    todo = list(DPClusterer.__subclasses__())
-    while todo:
-        cls = todo.pop(0)
-        if cls.__dict__.get("key"):
-            out.append(cls)
-        todo.extend(cls.__subclasses__())
-    return out
-
-
 def display_name(key: str) -> str:
     """The display name of the estimator registered under ``key``, for a sentence that names it.
 
-    Read from the classes' own ``key`` attributes, so the layers below the registry can name an
-    algorithm without importing it.
+    Read from the registry's dict (:data:`dpcore.advisor.plan.ALGORITHMS`, which lies beneath the
+    algorithms), so a rule can name another algorithm without importing it.
 
     Returns
     -------
     str, ``key`` itself when no class declares it.
     """
-    for cls in estimator_classes():
-        if cls.key == key:
-            return cls.display_name or key
-    return key
+    cls = ALGORITHMS.get(key)
+    return (cls.display_name or key) if cls is not None else key
 
 
 def unsupported_error(name: str) -> TypeError:
@@ -446,7 +438,7 @@ def unsupported_error(name: str) -> TypeError:
     -------
     TypeError, naming the estimators tagged ``accepts_source`` and how to sample.
     """
-    scalable = ", ".join(f"{c.display_name} ({c.key})" for c in estimator_classes() if c.accepts_source)
+    scalable = ", ".join(f"{c.display_name} ({c.key})" for c in ALGORITHMS.values() if c.accepts_source)
     return TypeError(
         f"{name} needs the data in memory and cannot run on a DataSource. The algorithms that run on any "
         f"source (numpy, DuckDB, Spark, PostgreSQL) are: {scalable}. " + SAMPLING_NOTE)

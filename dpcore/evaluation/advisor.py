@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..advisor.model import Prediction
-from ..advisor.plan import ESTIMATORS, SelectionPlan, advisor_plan, advisor_ranking
+from ..advisor.plan import ALGORITHMS, SelectionPlan, advisor_plan, advisor_ranking
 from ..advisor.verdict import within_words
 from ..algorithms._blocks.lloyd import RHO, auto_schedule
 from ..algorithms.centroid.hybrid import hybrid_min_epsilon
@@ -299,7 +299,7 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
 
 def auto_separation_share() -> float:
     """The share of auto's budget (after the size) its default separation read spends; 0 when off or absent."""
-    return float(ESTIMATORS["auto"]().get_params()["separation_share"]) if "auto" in ESTIMATORS else 0.0
+    return float(ALGORITHMS["auto"]().get_params()["separation_share"]) if "auto" in ALGORITHMS else 0.0
 
 
 def read_words() -> str:
