@@ -47,6 +47,8 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         ``"centroids"`` or ``"grid clusters"``.
     accepts_source : bool
         ``fit`` accepts any :class:`~dpcore.sources.DataSource` as well as an array.
+    high_dimensional : bool
+        Built for many columns (hundreds, such as images): the High-dimensional page offers it.
     colour : str
         The estimator's colour in the app's charts (a hex string).
     audit : AuditCase
@@ -91,6 +93,8 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
     #: Tag: ``fit`` accepts any :class:`~dpcore.sources.DataSource` (exact aggregates where the data
     #: live) as well as an array.  :data:`dpcore.algorithms.registry.SCALABLE` is derived from it.
     accepts_source: ClassVar[bool] = False
+    #: Tag: built for many columns (the High-dimensional page offers the classes that declare it).
+    high_dimensional: ClassVar[bool] = False
     colour: ClassVar[str] = "#444444"
     #: How the privacy, structural and exact-sums audits and the sources test exercise it
     #: (a subclass inherits its parent's; an estimator without cases shows as an explicit skip).

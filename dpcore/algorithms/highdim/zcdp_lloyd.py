@@ -337,6 +337,7 @@ class ZCDPLloyd(DPClusterer):
                "Gaussian noise on counts and sums, composed in zero-concentrated DP.")
     needs_delta = True
     family = "centroids"
+    high_dimensional = True
     colour = "#7b3294"
     # (epsilon, delta)-DP: the claim the privacy audit checks is the estimator's own delta.
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(delta=1e-3),
