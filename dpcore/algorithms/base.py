@@ -57,6 +57,9 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         Page controls of its own parameters (:class:`~dpcore.algorithms.traits.Control`).
     calibrated : bool
         The advisor's calibration table measures this key (opt-in, :mod:`dpcore.advisor.model`).
+    mse_formula : str
+        The label of its closed-form MSE prediction (``"Eq. 7"``), "" when it declares none
+        (:meth:`su_mse`, :meth:`formula_mse`: the advisor's formulas walk the registry for them).
     offered : bool
         The pickers and the advisor offer it as a clustering algorithm (:data:`dpcore.ALGORITHMS`);
         False for a release kind that is drawn and recorded but not offered (the sanitized synopsis).
@@ -106,6 +109,8 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
     #: class itself: a subclass under a new key is not calibrated until measured, so read it with
     #: ``vars(cls).get("calibrated", False)``.
     calibrated: ClassVar[bool] = False
+    #: The label of the closed-form MSE prediction it declares (:meth:`su_mse` or :meth:`formula_mse`).
+    mse_formula: ClassVar[str] = ""
     #: False: registered as a release kind (``registry.releasable``) but not in ``dpcore.ALGORITHMS``.
     offered: ClassVar[bool] = True
 
@@ -139,6 +144,60 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         the warning or refusal it leads to costs nothing and shows nothing of the rows.
         """
         return Regime(cls.key, "ok", "no regime rule for this algorithm.")
+
+    # -- closed-form error predictions (Su et al. 2016, §6), read by dpcore.evaluation.advise --------------
+    @classmethod
+    def su_mse(cls, n: float, d: int, k: int, epsilon: float, *, t: int, r: float, rho: float,
+               theta: float) -> float | None:
+        """Su et al. (2016, §6)'s predicted MSE of one centre, for their decision rule; None: no formula.
+
+        Parameters
+        ----------
+        n : float
+            A public or already-released noisy size (never the true n).
+        d, k : int
+        epsilon : float
+        t : int
+            DPLloyd's iterations in Eq. 7.
+        r, rho, theta : float
+            Half-width of the normalised domain, Eq. 6's normalised centroid coordinate, Eq. 4's
+            grid constant.
+
+        Returns
+        -------
+        float or None
+            Normalised units (data in ``[-r, r]^d``); None when the class declares no formula, or has
+            no prediction of its own at these inputs (the Hybrid below Inequality 15 runs as EUGkM).
+
+        Notes
+        -----
+        **Privacy.** Public inputs only: post-processing, no cost.
+        """
+        return None
+
+    @classmethod
+    def su_bias2_bound(cls, n: float, d: int, epsilon: float, *, r: float = 1.0, theta: float = 10.0) -> float | None:
+        """Upper bound on the squared bias :meth:`su_mse` leaves out (it is then a lower bound); None: none.
+
+        Returns
+        -------
+        float or None
+        """
+        return None
+
+    @classmethod
+    def formula_mse(cls, n: float, d: int, k: int, epsilon: float, *, t: int, delta: float, r: float, rho: float,
+                    theta: float) -> float | None:
+        """The closed-form MSE of one centre the advisor's formula pick compares (``Advice.formula_best``).
+
+        :meth:`su_mse` unless a class says otherwise (zCDP-Lloyd's last step; None where a class's
+        formula does not apply, such as a grid too coarse to resolve anything).
+
+        Returns
+        -------
+        float or None
+        """
+        return cls.su_mse(n, d, k, epsilon, t=t, r=r, rho=rho, theta=theta)
 
     # -- shared fit scaffolding --------------------------------------------
     def _begin_fit(self, X, *, min_samples: int = 1, privacy_id=None) -> tuple[np.ndarray, NoiseSource]:
