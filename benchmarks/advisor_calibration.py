@@ -77,6 +77,7 @@ from dpcore.advisor.model import (  # noqa: E402
     DELTA,
     EPSILONS,
     EQUAL_SOURCE,
+    TRIVIAL,
     WARN_SHARE,
 )
 from dpcore.advisor.separation_read import SOURCE_SIZES, mixture  # noqa: E402,F401  (the suite's law, re-exported)
@@ -412,7 +413,7 @@ def warm_up(keys):
     for d in (2, 5):
         X = mixture(3000, d, 3, 2.0, seed=0)
         for key in keys:
-            cls = dpcore.ALGORITHMS["zcdp_lloyd" if key == "trivial" else key]
+            cls = dpcore.ALGORITHMS["zcdp_lloyd" if key == TRIVIAL else key]
             kw = dict(bounds=(-1.0, 1.0), epsilon=1.0, random_state=0)
             if cls.needs_delta:
                 kw["delta"] = DELTA
@@ -433,8 +434,8 @@ def run_all(X, k, eps_list, keys, timeout, seed):
         while todo and len(running) < 2:
             key, e = todo.pop(0)
             a, b = ctx.Pipe(duplex=False)
-            kk = 1 if key == "trivial" else k
-            p = ctx.Process(target=_fit, args=("zcdp_lloyd" if key == "trivial" else key, X, kk, e, seed, b))
+            kk = 1 if key == TRIVIAL else k
+            p = ctx.Process(target=_fit, args=("zcdp_lloyd" if key == TRIVIAL else key, X, kk, e, seed, b))
             p.start()
             running.append((p, a, key, e, time.perf_counter()))
         time.sleep(0.01)
@@ -504,7 +505,7 @@ def main(argv=None):
     if args.add:
         return add_key(args.out, args.add, args.timeout, args.every)
     candidates = calibrated_classes()
-    keys = candidates + ["trivial"]
+    keys = candidates + [TRIVIAL]
     rows = []
     # (source, spec, separation, seed, fit_seed): the j-th data set of a run is drawn with seed
     # offset + j and fitted with random_state j; the mid supplement's seeds are fixed by mid_jobs.
@@ -554,7 +555,7 @@ def main(argv=None):
         ref = _reference(X, k)
         res = run_all(X, k, epsilons, keys, args.timeout, seed=fit_seed)
         for e in epsilons:
-            triv = res[("trivial", e)][0] / ref
+            triv = res[(TRIVIAL, e)][0] / ref
             for key in candidates:
                 cost, status, reg, sec = res[(key, e)]
                 rows.append(dict(source=source, n=n, d=d, k=k, separation=sep, epsilon=e, key=key,

@@ -66,8 +66,8 @@ def auto_measured(data: pd.DataFrame, n: float, d: int, k: int, epsilon: float, 
     """
     from dpcore.advisor.plan import auto_plan, read_matters
     from dpcore.advisor.separation_read import read_hypotheses
-    from dpcore.algorithms.registry import ALGORITHMS as ESTIMATORS
-    p = ESTIMATORS["auto"]().get_params()
+    from dpcore.algorithms.registry import ALGORITHMS
+    p = ALGORITHMS["auto"]().get_params()
     left = float(epsilon) * (1.0 - float(p["n_share"]))
     share = float(p["separation_share"])
     if share > 0 and not read_matters(n, d, k, left, DELTA, max_candidates=int(p["n_candidates"]),

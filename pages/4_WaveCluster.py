@@ -11,7 +11,6 @@ from ui import figures as F
 from ui import widgets as W
 
 WAVELETS = ["haar", "bior2.2", "bior1.3", "db2", "sym4", "coif1"]
-SPLIT_DEFAULT = {"privthr": 0.9, "privthr_em": 0.7}   # the paper's best splits
 # (num_grid, density %): the paper's 50 / 10 % suit its synthetic sets; on the taxi pickups they call most of
 # the city one cluster, 100 cells / 50 % separates Manhattan, Brooklyn and Queens.
 # On the three spirals (6,000 points) 56 cells / 30 % keeps the three arms apart, non-private (adjusted Rand
@@ -59,12 +58,9 @@ density = side.slider("Density threshold (%)", 0, 95, W.url_default("density", d
 wavelet = side.selectbox("Wavelet", WAVELETS, key="wavelet",
                          help="Haar is the paper's choice. Other wavelets spread one cell over several "
                               "transformed values, so the private threshold steps need more noise.")
-params = dict(num_grid=num_grid, density_threshold=density / 100, wavelet=wavelet)
-if algo in SPLIT_DEFAULT:
-    share = side.slider("Budget share for the grid counts (%)", 5, 95, int(SPLIT_DEFAULT[algo] * 100), key="split",
-                        help="The rest goes to the density threshold. The paper's best: 90 % (PrivTHR), "
-                             "70 % (PrivTHR_EM).")
-    params["quantization_share"] = share / 100
+grid = dict(num_grid=num_grid, density_threshold=density / 100, wavelet=wavelet)   # the non-private one's too
+with side:
+    params = dict(grid, **W.algorithm_settings(algo))   # + the controls its class declares (its budget split)
 W.set_url(dataset=ds.name, algorithm=algo, epsilon=eps, num_grid=num_grid, density=density)
 
 n, d = ds.X.shape
@@ -75,7 +71,7 @@ if ds.bounds is None:
 
 est = W.private_release(ds, fp, algo, who="WaveCluster", epsilon=eps, **params)
 sees_raw = W.sees_raw(ds)   # the non-private grid and the measures compare with the raw data
-base = (W.baseline(ds, fp, "wavecluster", epsilon=None, **{k: v for k, v in params.items() if k != "quantization_share"})
+base = (W.baseline(ds, fp, "wavecluster", epsilon=None, **grid)
         if sees_raw else None)
 name = dpcore.ALGORITHMS[algo].display_name
 
@@ -117,11 +113,10 @@ def show_measures():
     c2.metric("Dense cells, non-private", base.n_significant_)
     # Held-out points for the classifier measures (the paper's 90 / 10 split); seed 0, not private randomness.
     tr, te = train_test_indices(n, np.random.default_rng(0))
-    base_params = {k: v for k, v in params.items() if k != "quantization_share"}
     with W.friendly_errors("The measures"):
         # The refit on 90 % of the rows draws its own fresh noise (never the release's): kept, not shown.
         est_tr = W.private_refit(est, ds, fp, tr, algo, epsilon=eps, **params)
-        base_tr = W.baseline(W.rows_subset(ds, tr, "train90"), fp, "wavecluster", epsilon=None, **base_params)
+        base_tr = W.baseline(W.rows_subset(ds, tr, "train90"), fp, "wavecluster", epsilon=None, **grid)
         cm = classification_measures(ds.X[te], base_tr, est_tr)
         table = pd.DataFrame({
             "measure": ["UD", "DCOM", "DC2E", "F-measure"],

@@ -13,7 +13,7 @@ from dpcore.metrics import inertia
 from ui import figures as F
 from ui import widgets as W
 
-HIGHDIM = ("zcdp_lloyd", "balcan")
+DEFAULT = "zcdp_lloyd"
 
 W.page_setup(__file__)
 st.title("High-dimensional clustering")
@@ -26,9 +26,12 @@ if ds is None:
     st.stop()
 # The algorithm chosen on another page stays the working set's (issue 56): when it is not one for many
 # columns, this page uses its own choice, says so, and leaves the other pages' algorithm alone.
+# The algorithms for many columns: the classes that declare the ``high_dimensional`` tag.
+highdim = [key for key, cls in dpcore.ALGORITHMS.items() if cls.high_dimensional and cls.private]
 chosen = W.url_default("algorithm", None, str)
-own = chosen in HIGHDIM
-algo = st.sidebar.selectbox("Algorithm", HIGHDIM, index=HIGHDIM.index(chosen) if own else 0,
+own = chosen in highdim
+algo = st.sidebar.selectbox("Algorithm", highdim,
+                            index=highdim.index(chosen if own else DEFAULT if DEFAULT in highdim else highdim[0]),
                             format_func=lambda a: dpcore.ALGORITHMS[a].display_name,
                             key="algorithm" if own or chosen is None else "hd_algorithm")
 if chosen is not None and not own:

@@ -56,11 +56,11 @@ def test_every_class_declared_calibrated_is_in_the_table_and_nothing_else():
 def test_an_uncalibrated_key_is_valid_and_the_advice_says_so(monkeypatch):
     """A registered class that does not opt in (a subclass under a new key: the attribute is read on
     the class itself) fits, is not ranked, and a warning about it says it is not calibrated."""
-    from dpcore.advisor.plan import ESTIMATORS
+    from dpcore.advisor.plan import ALGORITHMS
     from dpcore.advisor.verdict import with_advice
     from dpcore.algorithms.regime import Regime
     toy = type("ToyLloyd", (dpcore.ALGORITHMS["dplloyd"],), {"key": "toy_lloyd", "__module__": __name__})
-    monkeypatch.setitem(ESTIMATORS, "toy_lloyd", toy)
+    monkeypatch.setitem(ALGORITHMS, "toy_lloyd", toy)
     assert "toy_lloyd" not in C.calibrated_keys()
     shape = dict(n=10_000, d=10, k=64, epsilon=1.0, delta=0.0)
     warned = with_advice(Regime("toy_lloyd", "warn", "the paper's rule warns."), **shape)

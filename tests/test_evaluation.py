@@ -8,6 +8,8 @@ import pytest
 from dpcore import evaluation as E
 from dpcore.advisor import model as C
 from dpcore.advisor import plan as P
+from dpcore.algorithms import DPLloyd, EUGkM, Hybrid
+from dpcore.algorithms._blocks.grid import grid_cells
 from dpcore.algorithms.centroid.hybrid import hybrid_min_epsilon
 
 
@@ -96,27 +98,46 @@ def test_curve_errors(blobs):
 
 
 # -- the advisor --------------------------------------------------------------------------------
+def mse_dplloyd(n, d, k, epsilon, t):
+    return DPLloyd.su_mse(n, d, k, epsilon, t=t)
+
+
+def var_eugkm(n, d, k, epsilon):
+    return EUGkM.su_mse(n, d, k, epsilon, t=1)     # t is DPLloyd's: EUGkM's variance ignores it
+
+
+def mse_hybrid(n, d, k, epsilon):
+    mse = Hybrid.su_mse(n, d, k, epsilon, t=2)
+    assert mse is not None, "Inequality 15 does not hold: the Hybrid runs as EUGkM, no Eq. 13"
+    return mse
+
+
 def test_formulas_match_the_paper():
+    """Each class declares its own formula (Eq. 7, Eq. 12, Eq. 13); the Hybrid has none below Inequality 15."""
     n, d, k = 1e5, 2, 5
     # Eq. 7 scales as 1/eps^2 and t^2; Eq. 12 as eps^(-4/(2+d)); Eq. 13 is Eq. 7 at t = 1, eps / 2.
-    assert E.mse_dplloyd(n, d, k, 0.1, 5) / E.mse_dplloyd(n, d, k, 1.0, 5) == pytest.approx(100)
-    assert E.mse_dplloyd(n, d, k, 1.0, 4) / E.mse_dplloyd(n, d, k, 1.0, 2) == pytest.approx(4)
+    assert mse_dplloyd(n, d, k, 0.1, 5) / mse_dplloyd(n, d, k, 1.0, 5) == pytest.approx(100)
+    assert mse_dplloyd(n, d, k, 1.0, 4) / mse_dplloyd(n, d, k, 1.0, 2) == pytest.approx(4)
     for dd in (2, 4, 8):
-        assert E.var_eugkm(n, dd, k, 0.1) / E.var_eugkm(n, dd, k, 1.0) == pytest.approx(10 ** (4 / (2 + dd)))
-    assert E.mse_hybrid(n, d, k, 1.0) == pytest.approx(E.mse_dplloyd(n, d, k, 0.5, 1))
+        assert var_eugkm(n, dd, k, 0.1) / var_eugkm(n, dd, k, 1.0) == pytest.approx(10 ** (4 / (2 + dd)))
+    assert mse_hybrid(n, d, k, 1.0) == pytest.approx(mse_dplloyd(n, d, k, 0.5, 1))
     # Eq. 7 by hand: 2 d (1 + (2 rho)^2) (k t (d + 1) / (N eps))^2 with rho = 0.225.
-    assert E.mse_dplloyd(1000, 2, 3, 1.0, 5) == pytest.approx(2 * 2 * (1 + 0.45 ** 2) * (3 * 5 * 3 / 1000) ** 2)
+    assert mse_dplloyd(1000, 2, 3, 1.0, 5) == pytest.approx(2 * 2 * (1 + 0.45 ** 2) * (3 * 5 * 3 / 1000) ** 2)
     # At Inequality 15's threshold, Eq. 13 equals Eq. 12.
     for n, d, k in itertools.product([1e4, 1e6], [2, 3, 6], [3, 10]):
         thr = hybrid_min_epsilon(n, d, k)
-        assert E.mse_hybrid(n, d, k, thr) == pytest.approx(E.var_eugkm(n, d, k, thr), rel=1e-9)
+        assert mse_hybrid(n, d, k, thr) == pytest.approx(var_eugkm(n, d, k, thr), rel=1e-9)
+        assert Hybrid.su_mse(n, d, k, 0.99 * thr, t=2) is None and Hybrid.su_mse(n, d, k, thr, t=1) is None
+    # EUGkM's variance leaves out its squared bias (Inequality 10); the others leave out nothing.
+    assert EUGkM.su_bias2_bound(n, d, 1.0) == pytest.approx(d / grid_cells(n, d, 1.0) ** (2 / d))
+    assert DPLloyd.su_bias2_bound(n, d, 1.0) is None and Hybrid.su_bias2_bound(n, d, 1.0) is None
 
 
 def test_advisor_follows_inequalities_14_and_15():
     for n, d, k, eps in itertools.product([1e3, 1e5, 1e7], [2, 5, 20], [3, 10], [0.01, 0.1, 1.0, 5.0]):
         a = E.advise(n, d, k, eps)
         thr = hybrid_min_epsilon(n, d, k)
-        assert a.hybrid_min_epsilon == pytest.approx(thr)
+        assert ("hybrid" in a.mse) == (eps >= thr)          # Eq. 13 only where Inequality 15 holds
         # outside a grid's regime (dpcore.algorithms.regime, public inputs) the formulas do not hold: never picked
         assert a.regime[a.su_best].status != "refuse"
         if any(r.status == "refuse" for r in a.regime.values()):
@@ -130,7 +151,7 @@ def test_advisor_follows_inequalities_14_and_15():
     # With one iteration DPLloyd can win: just below the threshold its MSE is a quarter of Eq. 13's.
     n, d, k = 1e4, 2, 5
     a = E.advise(n, d, k, 0.99 * hybrid_min_epsilon(n, d, k), t=1)
-    assert a.su_best == "dplloyd" and not a.hybrid_refines
+    assert a.su_best == "dplloyd" and "hybrid" not in a.mse
     # The taxi case: N ~ 181k, d = 2, k = 5.
     assert E.advise(181_000, 2, 5, 0.05).formula_best == "eugkm"
     assert E.advise(181_000, 2, 5, 1.0).formula_best == "hybrid"
@@ -148,7 +169,7 @@ def test_advisor_never_recommends_worse_than_the_dp_mean():
     for n, d, k, eps in itertools.product([1e2, 1e3, 1e5], [2, 20, 784], [3, 10], [0.01, 0.1, 1.0]):
         a = E.advise(n, d, k, eps)
         assert a.trivial_mse == pytest.approx(d)
-        grid_ok = E.grid_cells(n, d, eps) ** (1 / d) >= 2      # else EUGkM/Hybrid's Eq. 12 does not apply
+        grid_ok = grid_cells(n, d, eps) ** (1 / d) >= 2      # else EUGkM/Hybrid's Eq. 12 does not apply
         if a.formula_best == E.TRIVIAL:
             assert a.mse["zcdp_lloyd"] >= d and a.mse["dplloyd"] >= d
             assert not grid_ok or a.mse[a.su_best] >= d

@@ -1,14 +1,20 @@
 """An algorithm is one module (issue 58): a toy algorithm in a temporary module, registered with the one line
-``register(ToyLloyd)``, is picked up by every suite that covers "each estimator" and by the pages, with no
-other edit.
+``register("toy_lloyd:ToyLloyd")`` (as ``registry.REGISTERED`` lists every algorithm), is picked up by every
+suite that covers "each estimator", by the pages and by the advisor, with no other edit.
 
-The toy is a DPLloyd subclass under a new key that declares its own audit case, colour and page control
-(docs/ARCHITECTURE.md, "Where to add an algorithm").  Two checks:
+The toy is a DPLloyd subclass under a new key that declares its own audit case, colour, page control, the
+``high_dimensional`` tag and a Su et al.-style MSE formula; its module also holds a grid-cluster toy (a
+PrivTHR subclass) whose constructor states its own budget split (docs/ARCHITECTURE.md, "Where to add an
+algorithm").  The checks:
 
 * the suites, run in a fresh interpreter with the toy registered before collection (a ``-p`` plugin, as
   registry.py's line would be read at import): each must collect and pass tests for the toy's key.  A suite
   whose parameter list is written by hand (a list of keys) collects none and fails this test;
-* the Explorer page (AppTest, in this process) offers the toy, shows its declared control and draws it.
+* the Explorer page (AppTest, in this process) offers the toy, shows its declared control and draws it;
+* the High-dimensional page offers it (it declares ``high_dimensional``), the WaveCluster page shows the
+  grid toy's split control at its constructor's default, and the advisor's Su et al. walk predicts and
+  picks it (it declares the smallest formula).  A page or the advisor that keeps its own list of keys
+  misses the toy and fails these tests.
 """
 from __future__ import annotations
 
@@ -23,7 +29,6 @@ import pytest
 from conftest import shared_data_dir
 
 import dpcore
-from dpcore.advisor.plan import ESTIMATORS
 from dpcore.algorithms import registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +38,7 @@ KEY = "toy_lloyd"
 TOY_MODULE = '''
 """A toy algorithm: DPLloyd under a key of its own, with its own declarations (tests/test_toy_algorithm.py)."""
 from dpcore.algorithms.centroid.dplloyd import DPLloyd
+from dpcore.algorithms.wavecluster.private import PrivTHR
 from dpcore.algorithms.traits import AuditCase, Control, PrivacyCase
 
 
@@ -49,6 +55,27 @@ class ToyLloyd(DPLloyd):
                              data="corner", n=20, d=2, added=(1.0, 1.0), n_runs=2000, ci_runs=300),),
         structural=dict(n_iter=2, assignment="rows"), exact_sums=dict(n_iter=2), sources=dict(n_clusters=3, n_iter=2))
     controls = (Control("n_iter", "Toy iterations", options=(2, 3), help="Noisy Lloyd steps."),)
+    high_dimensional = True
+    mse_formula = "a toy's Eq. 7 / 100"
+
+    @classmethod
+    def su_mse(cls, n, d, k, epsilon, *, t, r=1.0, rho=0.225, theta=10.0):
+        return DPLloyd.su_mse(n, d, k, epsilon, t=t, r=r, rho=rho, theta=theta) / 100
+
+
+class ToyTHR(PrivTHR):
+    """PrivTHR under the key ``toy_thr`` with its own default budget split (Chen, Yu & Chirkova 2015, §4.3)."""
+
+    key = "toy_thr"
+    display_name = "Toy THR"
+
+    def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
+                 connectivity="full", quantization_share=0.6, random_state=None,
+                 max_contributions=None, contribution_bounding="sample"):
+        super().__init__(epsilon=epsilon, bounds=bounds, num_grid=num_grid, density_threshold=density_threshold,
+                         wavelet=wavelet, connectivity=connectivity, quantization_share=quantization_share,
+                         random_state=random_state, max_contributions=max_contributions,
+                         contribution_bounding=contribution_bounding)
 '''
 
 #: The suites that cover every registered estimator, and what each must run for the toy.
@@ -65,20 +92,21 @@ SUITES = {
 def write_toy(folder: Path) -> None:
     (folder / "toy_lloyd.py").write_text(textwrap.dedent(TOY_MODULE))
     # The registration, as registry.py would hold it: one line.
-    (folder / "toy_plugin.py").write_text("import toy_lloyd\nfrom dpcore.algorithms.registry import register\n\n"
-                                          "register(toy_lloyd.ToyLloyd)\n")
+    (folder / "toy_plugin.py").write_text("from dpcore.algorithms.registry import register\n\n"
+                                          'register("toy_lloyd:ToyLloyd")\n')
 
 
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
-    """The toy class registered in this process (removed again afterwards)."""
+    """The toy classes registered in this process (removed again afterwards); yields ToyLloyd."""
     write_toy(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    import importlib
-    module = importlib.import_module("toy_lloyd")
-    registry.register(module.ToyLloyd)
-    yield module.ToyLloyd
-    del dpcore.ALGORITHMS[KEY], ESTIMATORS[KEY], sys.modules["toy_lloyd"]
+    cls = registry.register("toy_lloyd:ToyLloyd")     # the one line, as in registry.REGISTERED
+    registry.register("toy_lloyd:ToyTHR")
+    yield cls
+    for key in (KEY, "toy_thr"):
+        del dpcore.ALGORITHMS[key], registry.RELEASE_KINDS[key]
+    del sys.modules["toy_lloyd"]
 
 
 def test_every_suite_picks_up_a_registered_toy_algorithm(tmp_path):
@@ -123,3 +151,43 @@ def test_the_explorer_offers_and_draws_a_registered_toy_algorithm(toy, auto_draw
     assert control.label == "Toy iterations" and control.value == 2
     assert at.get("deck_gl_json_chart") or at.get("plotly_chart"), "nothing was drawn"
     assert any(toy.summary in c.value for c in at.caption)
+
+
+def _options(at, key):
+    return at.selectbox(key=key).options
+
+
+def test_the_high_dimensional_page_offers_a_toy_that_declares_the_tag(toy, auto_draw, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+    monkeypatch.delenv("DPCORE_DATA", raising=False)        # offline, bundled data only
+    at = AppTest.from_file(str(ROOT / "pages" / "5_High_dimensional.py"), default_timeout=300)
+    at.query_params["k"] = "2"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    options = _options(at, "algorithm")
+    assert KEY in options or toy.display_name in options, options
+
+
+def test_the_wavecluster_page_shows_a_toy_s_own_budget_split(toy, auto_draw):
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "pages" / "4_WaveCluster.py"), default_timeout=120)
+    at.query_params["dataset"] = "s1_like"
+    at.query_params["algorithm"] = "toy_thr"
+    at.query_params["num_grid"] = "16"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.sidebar.selectbox(key="algorithm").value == "toy_thr"
+    split = at.sidebar.slider(key="quantization_share")     # the control PrivTHR declares, inherited
+    assert split.value == 60                                 # at the toy's own constructor default (60 %)
+    assert any(m.value.startswith("**Private · Toy THR") for m in at.markdown)
+
+
+def test_the_advisor_walks_a_toy_s_declared_formula(toy):
+    from dpcore import evaluation as E
+    a = E.advise(100_000, 2, 5, 1.0)
+    assert a.mse[KEY] == pytest.approx(dpcore.ALGORITHMS["dplloyd"].su_mse(100_000, 2, 5, 1.0, t=a.t) / 100)
+    assert a.su_best == KEY and KEY in a.regime               # the smallest of Su et al.'s formulas: its pick
+    frame = E.advice_frame(100_000, 2, 5, [0.5, 1.0])
+    assert f"mse_{KEY}" in frame
+    from ui.charts import advice_figure
+    assert any(toy.mse_formula in (t.name or "") for t in advice_figure(frame).data)

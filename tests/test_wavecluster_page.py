@@ -83,7 +83,7 @@ def test_controls_change_the_release(app):
     at = app.run()
     at.sidebar.selectbox(key="algorithm").select("privthr_em")
     at.run()
-    at.sidebar.slider(key="split").set_value(50)
+    at.sidebar.slider(key="quantization_share").set_value(50)
     at.sidebar.selectbox(key="wavelet").select("bior2.2")
     at.sidebar.slider(key="num_grid").set_value(30)
     at.run()

@@ -265,22 +265,23 @@ def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: f
 def advice_figure(frame: pd.DataFrame, *, chosen_epsilon=None, height: int = 440) -> go.Figure:
     """Su et al. (2016, §6) predicted MSE per centroid against epsilon (log-log), one line per algorithm.
 
-    ``frame``: :func:`dpcore.evaluation.advice_frame`.  EUGkM's line is its
-    variance (a lower bound); the shaded band adds its bias bound (Ineq. 10).
+    ``frame``: :func:`dpcore.evaluation.advice_frame`: a line for each registered class that declares a
+    formula (its ``mse_<key>`` column, labelled by the class's ``mse_formula``).  A variance (a lower
+    bound, EUGkM's) gets a shaded band up to variance + its bias bound (``bias2_<key>``, Ineq. 10).
     """
     f = frame.sort_values("epsilon")
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=np.r_[f["epsilon"], f["epsilon"][::-1]],
-                             y=np.r_[f["mse_eugkm"] + f["eugkm_bias2_bound"], f["mse_eugkm"][::-1]],
-                             fill="toself", fillcolor=_rgba(algorithm_colour("eugkm"), 0.12), line=dict(width=0),
-                             mode="lines", hoverinfo="skip", name="EUGkM: + bias bound (Ineq. 10)"))
-    for key, label in (("dplloyd", "DPLloyd (Eq. 7)"), ("eugkm", "EUGkM variance (Eq. 12)"),
-                       ("hybrid", "Hybrid (Eq. 13 / falls back to EUGkM)"), ("zcdp_lloyd", "zCDP-Lloyd (last step)")):
+    for key, cls in dpcore.ALGORITHMS.items():
+        if f"bias2_{key}" in f and f"mse_{key}" in f:
+            fig.add_trace(go.Scatter(x=np.r_[f["epsilon"], f["epsilon"][::-1]],
+                                     y=np.r_[f[f"mse_{key}"] + f[f"bias2_{key}"], f[f"mse_{key}"][::-1]],
+                                     fill="toself", fillcolor=_rgba(cls.colour, 0.12), line=dict(width=0),
+                                     mode="lines", hoverinfo="skip", name=f"{_short(cls)}: + bias bound (Ineq. 10)"))
+    for key, cls in dpcore.ALGORITHMS.items():
         if f"mse_{key}" not in f:
             continue
-        fig.add_trace(go.Scatter(x=f["epsilon"], y=f[f"mse_{key}"], mode="lines+markers", name=label,
-                                 line=dict(color=algorithm_colour(key), width=2,
-                                           dash="dot" if key == "hybrid" else None)))
+        fig.add_trace(go.Scatter(x=f["epsilon"], y=f[f"mse_{key}"], mode="lines+markers",
+                                 name=f"{_short(cls)} ({cls.mse_formula})", line=dict(color=cls.colour, width=2)))
     if "trivial_mse" in f:
         fig.add_hline(y=float(f["trivial_mse"].iloc[0]), line=dict(color="black", dash="dash", width=1.5),
                       annotation_text="worse than one centre at the mean on any data (d r²)",
@@ -294,6 +295,11 @@ def advice_figure(frame: pd.DataFrame, *, chosen_epsilon=None, height: int = 440
                                  exponentformat="power"),
                       legend=dict(orientation="h", y=-0.3))
     return fig
+
+
+def _short(cls) -> str:
+    """A class's display name up to any parenthesis (a legend entry)."""
+    return (cls.display_name or cls.key).split(" (")[0]
 
 
 def privacy_bounds_figure(epsilons, posterior, advantage, *, chosen_epsilon=None, height: int = 340) -> go.Figure:

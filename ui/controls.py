@@ -1,6 +1,7 @@
 """The shared sidebar controls: dataset, algorithm, k and the privacy level epsilon."""
 from __future__ import annotations
 
+import inspect
 import math
 
 import streamlit as st
@@ -102,21 +103,28 @@ def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", defau
 def algorithm_settings(algo: str) -> dict:
     """The controls of the algorithm's own parameters that its class declares (``controls``).
 
+    A control without a ``default`` starts at the constructor's own default, so the paper's value is
+    stated once, in the class.
+
     Returns
     -------
     dict
         Parameter name -> the value chosen (a select box's option, or a float), to pass to the estimator.
     """
     out: dict = {}
-    for c in dpcore.ALGORITHMS[algo].controls:
+    cls = dpcore.ALGORITHMS[algo]
+    for c in cls.controls:
         help_text = help_for(c.glossary) if c.glossary else (c.help or None)
         if c.options:
             out[c.param] = st.selectbox(c.label, list(c.options), key=c.param, help=help_text)
+            continue
+        lo, hi = c.bounds or (0.0, 1.0)
+        start = float(c.default if c.default is not None else inspect.signature(cls).parameters[c.param].default)
+        if c.percent:
+            out[c.param] = st.slider(c.label, int(round(lo * 100)), int(round(hi * 100)), int(round(start * 100)),
+                                     key=c.param, help=help_text) / 100
         else:
-            lo, hi = c.bounds or (0.0, 1.0)
-            out[c.param] = float(st.number_input(c.label, float(lo), float(hi), float(c.default if c.default is not None
-                                                                                      else lo),
-                                                 key=c.param, help=help_text))
+            out[c.param] = float(st.number_input(c.label, float(lo), float(hi), start, key=c.param, help=help_text))
     return out
 
 

@@ -16,7 +16,7 @@ It holds
   the measurements, and the pick named in its warning or refusal.
 
 It sits beneath the algorithms (docs/ARCHITECTURE.md): it imports no estimator; the registry hands
-it the classes (:data:`dpcore.advisor.plan.ESTIMATORS`) and each class says whether it is
+it the classes (:data:`dpcore.advisor.plan.ALGORITHMS`) and each class says whether it is
 calibrated.  ``AutoKMeans`` (:mod:`dpcore.algorithms.auto_kmeans`) is the estimator that runs a plan;
 estimators' fits do not plan.  The leave-one-out validation is a benchmark
 (``benchmarks/advisor_loo.py``).  Everything here reads public inputs and public calibration data

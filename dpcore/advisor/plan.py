@@ -2,7 +2,7 @@
 
 Built on the calibrated model (:mod:`dpcore.advisor.model`) and the separation read's simulated
 outcomes (:mod:`dpcore.advisor.separation_read`).  The advisor knows no estimator class by import:
-the registry (:mod:`dpcore.algorithms.registry`) fills :data:`ESTIMATORS` when it gathers the
+the registry (:mod:`dpcore.algorithms.registry`) fills :data:`ALGORITHMS` (the registry's one dict) when it gathers the
 classes, and the plans ask each class's own regime rule (:func:`runnable`) and its ``needs_delta``.
 
 **Privacy.** Public inputs (a public or already-released noisy size, d, k, epsilon, delta) and public
@@ -45,10 +45,11 @@ from .separation_read import SEPARATION_SHARE, _narrowed, read_hypotheses
 #: seen before the line moved.  With the d = 25 column (2,148 cells): 86.6 % and 93.5 %.
 READ_GUARD = 2.0
 
-#: Every registry estimator class, by key: filled by :mod:`dpcore.algorithms.registry` when it
-#: gathers them (this module knows no algorithm).  The advisor's pick asks each class's own rule and
-#: skips keys that refuse on feasibility or run time.
-ESTIMATORS: dict = {}
+#: The registry itself (``dpcore.ALGORITHMS`` is this very dict): every estimator class the package
+#: offers, by key.  It is defined here, beneath the algorithms, so the advisor can read it without
+#: importing an estimator; :mod:`dpcore.algorithms.registry` fills it when it gathers the classes.
+#: The advisor's pick asks each class's own rule and skips keys that refuse on feasibility or run time.
+ALGORITHMS: dict = {}
 
 
 @dataclass(frozen=True)
@@ -240,9 +241,9 @@ def runnable(key: str, n: float, d: int, k: int, epsilon: float, delta: float = 
 
     Returns
     -------
-    bool; True for keys not in :data:`ESTIMATORS`.
+    bool; True for keys not in :data:`ALGORITHMS`.
     """
-    cls = ESTIMATORS.get(key)
+    cls = ALGORITHMS.get(key)
     if cls is None:
         return True
     verdict = cls.regime(n=n, d=d, k=k, epsilon=epsilon, delta=delta)
@@ -262,7 +263,7 @@ def advisor_ranking(n: float, d: int, k: int, epsilon: float, delta: float = 0.0
         (:func:`advisor_plan`; None when ``with_pick`` is False).
     """
     preds, triv = _ranking(float(f"{float(n):.3g}"), int(d), int(k), float(f"{float(epsilon):.3g}"), float(delta),
-                           len(ESTIMATORS))
+                           len(ALGORITHMS))
     return list(preds), triv, (advisor_plan(n, d, k, epsilon, delta)[0] if with_pick else None)
 
 
@@ -281,7 +282,7 @@ def candidate_filter(n: float, d: int, k: int, delta: float):
     algorithm that needs delta is out when ``delta`` is 0.
     """
     def allowed(key: str, eps_c: float, m: int) -> bool:
-        cls = ESTIMATORS.get(key)
+        cls = ALGORITHMS.get(key)
         if cls is not None and cls.needs_delta and not delta > 0:
             return False
         return runnable(key, n, d, k, eps_c, delta / m)
@@ -321,7 +322,7 @@ def auto_plan(n: float, d: int, k: int, epsilon: float, delta: float, *, max_can
         # average regret, is within 1.25x of the best more often (held-out: 8-d, k = 12, eps = 1,
         # DPM 4.8x where the pick measures 1.2x).  The trivial answer is not a candidate here.
         key, single = first_pick(n, d, k, epsilon, allowed=allowed, auto=False, exclude=exclude)
-        if key in ESTIMATORS:
+        if key in ALGORITHMS:
             return single
     return plan
 
@@ -465,14 +466,14 @@ def advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float = 0.0, *
     # size and epsilon rounded to 3 significant digits let repeated fits (audits, curves, simulated
     # releases) share one plan.  Rounding public inputs is post-processing.
     return _advisor_plan(float(f"{float(n):.3g}"), int(d), int(k), float(f"{float(epsilon):.3g}"), float(delta),
-                         "auto" in ESTIMATORS, len(ESTIMATORS), exclude)
+                         "auto" in ALGORITHMS, len(ALGORITHMS), exclude)
 
 
 @lru_cache(maxsize=4096)
 def _advisor_plan(n: float, d: int, k: int, epsilon: float, delta: float, auto: bool, registered: int,
                   exclude: str | None = None):
     pick, plan = first_pick(n, d, k, epsilon, allowed=candidate_filter(n, d, k, delta), auto=auto, exclude=exclude)
-    p = ESTIMATORS["auto"]().get_params() if auto else {}
+    p = ALGORITHMS["auto"]().get_params() if auto else {}
     left = epsilon * (1.0 - float(p.get("n_share", 0.0)))
 
     @lru_cache(maxsize=1)   # asked at most twice (the fallback below, then the read's rescue)

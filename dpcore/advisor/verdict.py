@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from .model import DELTA, SEPARATIONS, TRIVIAL, WARN_SHARE, calibrated_keys, trivial_factor
-from .plan import ESTIMATORS, advisor_plan, advisor_ranking
+from .plan import ALGORITHMS, advisor_plan, advisor_ranking
 
 #: A regime verdict (:class:`dpcore.algorithms.regime.Regime`), read by its fields and rebuilt with
 #: :func:`dataclasses.replace`: the advisor lies below the algorithms and does not import them.
@@ -24,7 +24,7 @@ R = TypeVar("R")
 
 
 def _name(key: str) -> str:
-    cls = ESTIMATORS.get(key)
+    cls = ALGORITHMS.get(key)
     return (getattr(cls, "display_name", None) or key) if cls is not None else "one centre at a DP mean"
 
 
@@ -57,7 +57,7 @@ def near_trivial_sentence(factor: float, separation: float, sizes: str | None = 
 def _not_calibrated(regime: R) -> R:
     """An algorithm outside the calibration keeps its rule's verdict; a warning or refusal says so."""
     v: Any = regime
-    if v.status == "ok" or v.algorithm not in ESTIMATORS:
+    if v.status == "ok" or v.algorithm not in ALGORITHMS:
         return regime
     return replace(v, reason=f"{v.reason} (Not calibrated: the advisor has no measurements of this algorithm.)",
                    figures=dict(v.figures, calibrated=False))

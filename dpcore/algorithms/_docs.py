@@ -13,12 +13,13 @@ _FIT_DOC = """{summary}
 
 Parameters
 ----------
-X : array-like of shape (n_samples, n_features){source_type}
-    Data in data units. Values outside the public ``bounds`` are clipped to them
-    and counted in ``n_clipped_``.{source_note}
+X : array-like of shape (n, n_features){source_type}
+    Data in data units; n, its number of rows, is private (unlike a declared public
+    ``n_samples``). Values outside the public ``bounds`` are clipped to them and
+    counted in ``n_clipped_``.{source_note}
 y : None
     Ignored; present for scikit-learn API consistency.
-privacy_id : array-like of shape (n_samples,), str or None, default None{unit_note}
+privacy_id : array-like of shape (n,), str or None, default None{unit_note}
 
 Returns
 -------

@@ -12,6 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..advisor.plan import ALGORITHMS
 from ..privacy.accountant import BudgetLedger
 from ..privacy.mechanisms import NoiseSource
 from ..utils.domain import Domain
@@ -119,11 +120,6 @@ def _unit_name(privacy_id) -> str:
 
 
 def _weighting_names() -> str:
-    """The display names of the estimators that declare ``supports_weighting``, from the classes themselves."""
-    names, todo = [], list(PrivacyUnitMixin.__subclasses__())
-    while todo:
-        cls = todo.pop(0)
-        if cls.__dict__.get("key") and cls.supports_weighting and cls.display_name not in names:
-            names.append(cls.display_name)
-        todo.extend(cls.__subclasses__())
+    """The display names of the registered estimators that declare ``supports_weighting``."""
+    names = [cls.display_name for cls in ALGORITHMS.values() if cls.supports_weighting]
     return ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1] if names else "no estimator"

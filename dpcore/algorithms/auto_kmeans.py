@@ -58,7 +58,7 @@ import warnings
 import numpy as np
 
 from ..advisor.model import SELECTION_SHARE, predict
-from ..advisor.plan import ESTIMATORS, advisor_ranking, auto_plan, read_matters
+from ..advisor.plan import ALGORITHMS, advisor_ranking, auto_plan, read_matters
 from ..advisor.separation_read import SEPARATION_SHARE, read_separation
 from ..advisor.verdict import within_words
 from ..exceptions import SeededNoiseWarning
@@ -278,7 +278,7 @@ class AutoKMeans(DPClusterer):
                          hypotheses=hypotheses)
         if plan.keys:
             size = len(plan.keys)
-            return [(key, eps_c * L, delta / size if ESTIMATORS[key].needs_delta else 0.0,
+            return [(key, eps_c * L, delta / size if ALGORITHMS[key].needs_delta else 0.0,
                      predict(n, d, k, eps_c, keys=(key,))[0])
                     for key, eps_c in zip(plan.keys, plan.budgets())]
         raise OutOfRegimeError(f"no calibrated algorithm can run for about {n:,.0f} points, d = {d}, k = {k} at "
@@ -355,7 +355,7 @@ class AutoKMeans(DPClusterer):
         spends nothing on it), ``bounds`` the public box; this estimator's ``n_clusters`` and privacy
         unit.  ``random_state`` None (OS entropy) for a release.
         """
-        cls = ESTIMATORS[key]
+        cls = ALGORITHMS[key]
         kw = dict(n_clusters=int(self.n_clusters), epsilon=epsilon, bounds=bounds, random_state=random_state,
                   max_contributions=self.max_contributions, contribution_bounding=self.contribution_bounding)
         if cls.needs_delta:

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluster
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import euclidean_distances
 
+from ..advisor.plan import ALGORITHMS
 from ..preprocessing import warn_if_after_fitted_transformer
 from ..privacy.accountant import BudgetLedger
 from ..privacy.mechanisms import NoiseSource
@@ -46,6 +47,8 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         ``"centroids"`` or ``"grid clusters"``.
     accepts_source : bool
         ``fit`` accepts any :class:`~dpcore.sources.DataSource` as well as an array.
+    high_dimensional : bool
+        Built for many columns (hundreds, such as images): the High-dimensional page offers it.
     colour : str
         The estimator's colour in the app's charts (a hex string).
     audit : AuditCase
@@ -54,6 +57,12 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         Page controls of its own parameters (:class:`~dpcore.algorithms.traits.Control`).
     calibrated : bool
         The advisor's calibration table measures this key (opt-in, :mod:`dpcore.advisor.model`).
+    mse_formula : str
+        The label of its closed-form MSE prediction (``"Eq. 7"``), "" when it declares none
+        (:meth:`su_mse`, :meth:`formula_mse`: the advisor's formulas walk the registry for them).
+    offered : bool
+        The pickers and the advisor offer it as a clustering algorithm (:data:`dpcore.ALGORITHMS`);
+        False for a release kind that is drawn and recorded but not offered (the sanitized synopsis).
 
     Fitted attributes (set by ``fit``)
     ----------------------------------
@@ -87,6 +96,8 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
     #: Tag: ``fit`` accepts any :class:`~dpcore.sources.DataSource` (exact aggregates where the data
     #: live) as well as an array.  :data:`dpcore.algorithms.registry.SCALABLE` is derived from it.
     accepts_source: ClassVar[bool] = False
+    #: Tag: built for many columns (the High-dimensional page offers the classes that declare it).
+    high_dimensional: ClassVar[bool] = False
     colour: ClassVar[str] = "#444444"
     #: How the privacy, structural and exact-sums audits and the sources test exercise it
     #: (a subclass inherits its parent's; an estimator without cases shows as an explicit skip).
@@ -98,6 +109,10 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
     #: class itself: a subclass under a new key is not calibrated until measured, so read it with
     #: ``vars(cls).get("calibrated", False)``.
     calibrated: ClassVar[bool] = False
+    #: The label of the closed-form MSE prediction it declares (:meth:`su_mse` or :meth:`formula_mse`).
+    mse_formula: ClassVar[str] = ""
+    #: False: registered as a release kind (``registry.releasable``) but not in ``dpcore.ALGORITHMS``.
+    offered: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -129,6 +144,60 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         the warning or refusal it leads to costs nothing and shows nothing of the rows.
         """
         return Regime(cls.key, "ok", "no regime rule for this algorithm.")
+
+    # -- closed-form error predictions (Su et al. 2016, §6), read by dpcore.evaluation.advise --------------
+    @classmethod
+    def su_mse(cls, n: float, d: int, k: int, epsilon: float, *, t: int, r: float, rho: float,
+               theta: float) -> float | None:
+        """Su et al. (2016, §6)'s predicted MSE of one centre, for their decision rule; None: no formula.
+
+        Parameters
+        ----------
+        n : float
+            A public or already-released noisy size (never the true n).
+        d, k : int
+        epsilon : float
+        t : int
+            DPLloyd's iterations in Eq. 7.
+        r, rho, theta : float
+            Half-width of the normalised domain, Eq. 6's normalised centroid coordinate, Eq. 4's
+            grid constant.
+
+        Returns
+        -------
+        float or None
+            Normalised units (data in ``[-r, r]^d``); None when the class declares no formula, or has
+            no prediction of its own at these inputs (the Hybrid below Inequality 15 runs as EUGkM).
+
+        Notes
+        -----
+        **Privacy.** Public inputs only: post-processing, no cost.
+        """
+        return None
+
+    @classmethod
+    def su_bias2_bound(cls, n: float, d: int, epsilon: float, *, r: float = 1.0, theta: float = 10.0) -> float | None:
+        """Upper bound on the squared bias :meth:`su_mse` leaves out (it is then a lower bound); None: none.
+
+        Returns
+        -------
+        float or None
+        """
+        return None
+
+    @classmethod
+    def formula_mse(cls, n: float, d: int, k: int, epsilon: float, *, t: int, delta: float, r: float, rho: float,
+                    theta: float) -> float | None:
+        """The closed-form MSE of one centre the advisor's formula pick compares (``Advice.formula_best``).
+
+        :meth:`su_mse` unless a class says otherwise (zCDP-Lloyd's last step; None where a class's
+        formula does not apply, such as a grid too coarse to resolve anything).
+
+        Returns
+        -------
+        float or None
+        """
+        return cls.su_mse(n, d, k, epsilon, t=t, r=r, rho=rho, theta=theta)
 
     # -- shared fit scaffolding --------------------------------------------
     def _begin_fit(self, X, *, min_samples: int = 1, privacy_id=None) -> tuple[np.ndarray, NoiseSource]:
@@ -411,32 +480,18 @@ SAMPLING_NOTE = (
     "ignores the others (it says nothing about them, but the sample's selection may itself reveal them).")
 
 
-def estimator_classes() -> list[type[DPClusterer]]:
-    """Every :class:`DPClusterer` subclass that declares a registry ``key``, in definition order."""
-    out: list[type[DPClusterer]] = []
-    todo = list(DPClusterer.__subclasses__())
-    while todo:
-        cls = todo.pop(0)
-        if cls.__dict__.get("key"):
-            out.append(cls)
-        todo.extend(cls.__subclasses__())
-    return out
-
-
 def display_name(key: str) -> str:
     """The display name of the estimator registered under ``key``, for a sentence that names it.
 
-    Read from the classes' own ``key`` attributes, so the layers below the registry can name an
-    algorithm without importing it.
+    Read from the registry's dict (:data:`dpcore.advisor.plan.ALGORITHMS`, which lies beneath the
+    algorithms), so a rule can name another algorithm without importing it.
 
     Returns
     -------
     str, ``key`` itself when no class declares it.
     """
-    for cls in estimator_classes():
-        if cls.key == key:
-            return cls.display_name or key
-    return key
+    cls = ALGORITHMS.get(key)
+    return (cls.display_name or key) if cls is not None else key
 
 
 def unsupported_error(name: str) -> TypeError:
@@ -446,7 +501,7 @@ def unsupported_error(name: str) -> TypeError:
     -------
     TypeError, naming the estimators tagged ``accepts_source`` and how to sample.
     """
-    scalable = ", ".join(f"{c.display_name} ({c.key})" for c in estimator_classes() if c.accepts_source)
+    scalable = ", ".join(f"{c.display_name} ({c.key})" for c in ALGORITHMS.values() if c.accepts_source)
     return TypeError(
         f"{name} needs the data in memory and cannot run on a DataSource. The algorithms that run on any "
         f"source (numpy, DuckDB, Spark, PostgreSQL) are: {scalable}. " + SAMPLING_NOTE)

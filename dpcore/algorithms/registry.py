@@ -1,49 +1,67 @@
-"""The registry: every algorithm the package offers, by its stable key (CONTRACT.md), from plain imports.
+"""The registry: every algorithm the package offers, by its stable key (CONTRACT.md), one line each.
 
 Each estimator class declares everything the app, the tests and the docs need to know about it (its
-``key``, ``family``, ``accepts_source`` tag, ``regime`` rule, display name, colour, page controls and
-audit case: :mod:`~dpcore.algorithms.traits`); this module only gathers them, so adding an algorithm
-is its module, one import and one :func:`register` line here (docs/ARCHITECTURE.md, "Where to add an
-algorithm").
+``key``, ``family``, tags such as ``accepts_source`` and ``high_dimensional``, ``regime`` rule, display
+name, colour, page controls, audit case, Su et al.'s MSE formula: :mod:`~dpcore.algorithms.traits`);
+this module only gathers them, so adding an algorithm is its module and one line of :data:`REGISTERED`
+(docs/ARCHITECTURE.md, "Where to add an algorithm").
 """
 from __future__ import annotations
 
-from ..advisor.plan import ESTIMATORS
+import importlib
+
+from ..advisor.plan import ALGORITHMS
 from ..advisor.verdict import with_advice
-from .auto_kmeans import AutoKMeans
 from .base import DPClusterer
-from .centroid.convergent import KMeansGuarantee, SubClustering
-from .centroid.dplloyd import DPLloyd
-from .centroid.eugkm import EUGkM
-from .centroid.gupt import GkM, GkM3K
-from .centroid.hybrid import Hybrid
-from .centroid.privgene import PGkM
-from .coreset.private_kmeans import PrivateKMeans
-from .highdim.balcan import BalcanKMeans
-from .highdim.dpm import DPM
-from .highdim.zcdp_lloyd import ZCDPLloyd
-from .nonprivate import KMeans
 from .regime import Regime, public_inputs
-from .wavecluster.private import PrivBasic, PrivQT, PrivTHR, PrivTHREM
-from .wavecluster.wavecluster import WaveCluster
 
-#: dict[str, type]: every algorithm the package offers, keyed by a stable id (CONTRACT.md).
-ALGORITHMS: dict[str, type[DPClusterer]] = {}
+#: Every estimator class, one line each, as ``".module:Class"`` (a module under :mod:`dpcore.algorithms`,
+#: in importlib's relative form), in the order the pickers offer them.  A class declaring ``offered =
+#: False`` is a release kind the pages draw and record but do not offer as a clustering algorithm (the
+#: sanitized point synopsis, issue 57).
+REGISTERED: tuple[str, ...] = (
+    ".nonprivate:KMeans",
+    ".centroid.dplloyd:DPLloyd",
+    ".centroid.eugkm:EUGkM",
+    ".centroid.hybrid:Hybrid",
+    ".centroid.gupt:GkM",
+    ".centroid.gupt:GkM3K",
+    ".centroid.privgene:PGkM",
+    ".centroid.convergent:KMeansGuarantee",
+    ".centroid.convergent:SubClustering",
+    ".coreset.private_kmeans:PrivateKMeans",
+    ".highdim.balcan:BalcanKMeans",
+    ".highdim.dpm:DPM",
+    ".highdim.zcdp_lloyd:ZCDPLloyd",
+    ".auto_kmeans:AutoKMeans",
+    ".wavecluster.wavecluster:WaveCluster",
+    ".wavecluster.private:PrivBasic",
+    ".wavecluster.private:PrivQT",
+    ".wavecluster.private:PrivTHR",
+    ".wavecluster.private:PrivTHREM",
+    ".sanitize:Sanitizer",
+)
+
+#: dict[str, type]: every kind of release the store may hold, by key: the algorithms of
+#: :data:`ALGORITHMS` and the classes that declare ``offered = False`` (:func:`releasable` reads it).
+RELEASE_KINDS: dict[str, type[DPClusterer]] = {}
 
 
-def register(cls: type[DPClusterer]) -> type[DPClusterer]:
+def register(cls: type[DPClusterer] | str) -> type[DPClusterer]:
     """Offer an estimator class under its ``key``: the pickers, the advisor and every test suite that
     covers "each estimator" find it from here.
 
     Parameters
     ----------
-    cls : type
-        A :class:`~dpcore.algorithms.base.DPClusterer` subclass with a ``key`` of its own.
+    cls : type or str
+        A :class:`~dpcore.algorithms.base.DPClusterer` subclass with a ``key`` of its own, or its
+        path ``"module:Class"``: ``".centroid.dplloyd:DPLloyd"`` as :data:`REGISTERED` lists it
+        (relative to :mod:`dpcore.algorithms`), or an absolute module path (a plugin's).
 
     Returns
     -------
     type
-        ``cls`` (so ``register`` can also decorate a class).
+        The class (so ``register`` can also decorate a class).
 
     Raises
     ------
@@ -52,36 +70,25 @@ def register(cls: type[DPClusterer]) -> type[DPClusterer]:
     ValueError
         It has no key, or its key is another class's.
     """
+    if isinstance(cls, str):
+        module, _, name = cls.partition(":")
+        found = importlib.import_module(module, __package__)   # ".centroid.dplloyd": under dpcore.algorithms
+        cls = getattr(found, name)
     if not (isinstance(cls, type) and issubclass(cls, DPClusterer)):
         raise TypeError(f"register takes a DPClusterer subclass, got {cls!r}")
     key = cls.__dict__.get("key")
     if not key:
         raise ValueError(f"{cls.__name__} declares no key of its own (a subclass must not reuse its parent's)")
-    if ALGORITHMS.get(key, cls) is not cls:
-        raise ValueError(f"key {key!r} is already {ALGORITHMS[key].__name__}'s")
-    ALGORITHMS[key] = ESTIMATORS[key] = cls
+    if RELEASE_KINDS.get(key, cls) is not cls:
+        raise ValueError(f"key {key!r} is already {RELEASE_KINDS[key].__name__}'s")
+    RELEASE_KINDS[key] = cls
+    if cls.offered:
+        ALGORITHMS[key] = cls
     return cls
 
 
-register(KMeans)
-register(DPLloyd)
-register(EUGkM)
-register(Hybrid)
-register(GkM)
-register(GkM3K)
-register(PGkM)
-register(KMeansGuarantee)
-register(SubClustering)
-register(PrivateKMeans)
-register(BalcanKMeans)
-register(DPM)
-register(ZCDPLloyd)
-register(AutoKMeans)
-register(WaveCluster)
-register(PrivBasic)
-register(PrivQT)
-register(PrivTHR)
-register(PrivTHREM)
+for _path in REGISTERED:
+    register(_path)
 
 #: Registry keys of the estimators whose ``fit`` accepts any :class:`~dpcore.sources.DataSource`
 #: (derived from the ``accepts_source`` tag of each class registered above; code that must also see
@@ -90,16 +97,16 @@ SCALABLE: tuple[str, ...] = tuple(key for key, cls in ALGORITHMS.items() if cls.
 
 
 def releasable(key: str) -> type[DPClusterer]:
-    """The estimator class a recorded release of ``key`` was drawn with: a registry key or ``"sanitize"``.
+    """The estimator class a recorded release of ``key`` was drawn with.
 
-    The sanitized point synopsis (:class:`~dpcore.algorithms.sanitize.Sanitizer`, issue 57) is drawn,
-    recorded and published like any release, but it is not a clustering algorithm the pages offer, so
-    it stays out of :data:`ALGORITHMS` (whose keys the pickers and the advisor walk).
+    Every registered class, offered (:data:`ALGORITHMS`) or not (``offered = False``: the sanitized
+    point synopsis, :class:`~dpcore.algorithms.sanitize.Sanitizer`, is drawn, recorded and published
+    like any release, but the pickers and the advisor do not offer it as a clustering algorithm).
 
     Parameters
     ----------
     key : str
-        The ``algorithm.key`` of a release: a registry key, or ``"sanitize"``.
+        The ``algorithm.key`` of a release.
 
     Returns
     -------
@@ -109,12 +116,9 @@ def releasable(key: str) -> type[DPClusterer]:
     Raises
     ------
     KeyError
-        ``key`` names no estimator.
+        ``key`` names no registered class.
     """
-    if key == "sanitize":
-        from .sanitize import Sanitizer  # imported here: sanitize imports nothing of the registry
-        return Sanitizer
-    return ALGORITHMS[key]
+    return RELEASE_KINDS[key]
 
 
 def assess(algorithm: str, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0,

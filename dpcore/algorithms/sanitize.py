@@ -153,6 +153,8 @@ class Sanitizer(DPClusterer):
     summary = "Publishes a noisy spatial decomposition as weighted points, for any later analysis at no cost."
     accepts_source = True
     family = "synopsis"
+    #: A release kind, not a clustering algorithm the pickers offer: its centres are post-processing.
+    offered = False
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, delta=0.0, method="auto", n_samples=None,
                  n_share=0.02, theta=0.0, tree_share=0.5, alpha=0.5, depth=None, random_state=None,

@@ -146,9 +146,12 @@ class Control:
     bounds : (float, float) or None
         A number input within these bounds, starting at ``default``.
     default : float or None
+        None: the constructor's own default for ``param`` (one place states it).
     help : str, default ""
     glossary : str or None
         A :mod:`dpcore.glossary` term whose entry is the help (wins over ``help``).
+    percent : bool, default False
+        ``bounds`` hold a share of the budget: a slider in whole percent instead of a number input.
     """
 
     param: str
@@ -158,6 +161,7 @@ class Control:
     default: float | None = None
     help: str = ""
     glossary: str | None = None
+    percent: bool = False
 
     def __post_init__(self):
         if bool(self.options) == (self.bounds is not None):

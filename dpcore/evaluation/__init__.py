@@ -20,11 +20,6 @@ from .advisor import (
     advice_name,
     advise,
     auto_separation_share,
-    bias2_eugkm_bound,
-    grid_cells,
-    mse_dplloyd,
-    mse_hybrid,
-    var_eugkm,
 )
 from .curves import (
     DEFAULT_EPSILONS,
@@ -51,9 +46,8 @@ from .preview import (
 )
 
 __all__ = ["noise_effect", "TRIVIAL",
-           "Advice", "advice_frame", "advice_name", "advise", "auto_separation_share", "bias2_eugkm_bound",
-           "grid_cells",
-           "mse_dplloyd", "mse_hybrid", "var_eugkm", "DEFAULT_EPSILONS", "DEFAULT_SEEDS", "Reference",
+           "Advice", "advice_frame", "advice_name", "advise", "auto_separation_share",
+           "DEFAULT_EPSILONS", "DEFAULT_SEEDS", "Reference",
            "UtilityCurve", "baseline_key", "compare_curves", "curves_frame", "fit_reference", "measure_for",
            "measured_best", "privacy_utility_curve", "subsample", "utility", "ACCURACY_EPSILONS", "AccuracyAnswer",
            "centre_error", "epsilon_for_accuracy", "lookalike", "ReleasePreview", "epsilon_for_accuracy_from_release",

@@ -4,30 +4,22 @@
 (:mod:`dpcore.advisor.model`: measured cost ratios to non-private k-means over Gaussian
 mixtures and real sets, interpolated in log n, d, k and epsilon), beside the trivial answer (one
 centre at a DP mean) on the same scale; its pick is the first of that ranking, or the trivial
-answer when nothing is predicted below it.  The paper's own analysis is kept beside it: it
-evaluates the error predictions of Su et al. (2016, §6) for a
-dataset size N, dimension d, k clusters and epsilon (data normalised to
-``[-r, r]^d`` with r = 1, as the estimators do):
+answer when nothing is predicted below it.  The paper's own analysis is kept beside it: the error
+predictions of Su et al. (2016, §6) for a dataset size N, dimension d, k clusters and epsilon (data
+normalised to ``[-r, r]^d`` with r = 1, as the estimators do).  Each class declares its own formula
+(:meth:`~dpcore.algorithms.base.DPClusterer.su_mse`, labelled by its ``mse_formula``) and this module
+walks the registry for them: DPLloyd's Eq. 7, EUGkM's variance (Eq. 12, with its squared-bias bound,
+Inequality 10) and the Hybrid's Eq. 13 where Inequalities 14 and 15 hold (elsewhere it runs as EUGkM).
 
-* Eq. 7 / 11, DPLloyd with t iterations: ``2 d (1 + (2 rho r)^2) (k t (d r + 1) / (N eps))^2``;
-* Eq. 9 with ``M = (N eps / theta)^(2d / (2 + d))`` (Eq. 4), i.e. Eq. 12, the variance of EUGkM:
-  ``2 d r^2 k^((d-2)/d) / (3 theta^(2d/(2+d)) (N eps)^(4/(2+d)))``; its squared bias is at most
-  ``d r^2 / M^(2/d)`` (Eq. 10) and depends on the data;
-* Eq. 13, the Hybrid (one DPLloyd iteration at eps / 2): ``8 d (1 + (2 rho r)^2) (k (d r + 1) / (N eps))^2``;
-* Inequality 14 (``t >= 2``: the Hybrid beats DPLloyd) and Inequality 15
-  (``eps >= (X / Y)^((2 + d) / (2 d))``: the Hybrid's MSE is below EUGkM's
-  variance, hence below EUGkM's MSE).
-
-Decision rule (the paper's own): if Inequalities 14 and 15 hold, Hybrid;
-otherwise the Hybrid falls back to EUGkM, and DPLloyd is predicted best only
-when its MSE is below EUGkM's variance (a lower bound of EUGkM's MSE), else
-EUGkM.  When DPLloyd's MSE lies between EUGkM's variance and variance +
-bias bound the call is flagged as uncertain (DPLloyd may then win if the
-grid's bias is near its bound, which is what happens in high dimension).
-A consequence of the formulas: with ``t >= 2`` DPLloyd is never predicted
-strictly best, because below the threshold of Inequality 15 the Hybrid's
-MSE (Eq. 13 = Eq. 7 at t = 2) already exceeds EUGkM's variance, and above
-it the Hybrid beats DPLloyd (Inequality 14).  Only ``t = 1`` can make it so.
+Decision rule (the paper's own): the smallest predicted MSE; on a tie the class registered later
+wins (the Inequalities are not strict: at t = 2 the Hybrid's Eq. 13 equals DPLloyd's Eq. 7 and the
+paper picks the Hybrid; EUGkM beats DPLloyd when its variance equals DPLloyd's MSE).  When another
+algorithm's MSE lies between the pick's variance and variance + bias bound the call is flagged as
+uncertain (it may then win if the grid's bias is near its bound, which is what happens in high
+dimension).  A consequence of the formulas: with ``t >= 2`` DPLloyd is never predicted strictly
+best, because below the threshold of Inequality 15 the Hybrid's MSE (Eq. 13 = Eq. 7 at t = 2)
+already exceeds EUGkM's variance, and above it the Hybrid beats DPLloyd (Inequality 14).  Only
+``t = 1`` can make it so.
 
 References
 ----------
@@ -40,39 +32,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..advisor.model import Prediction
-from ..advisor.plan import ESTIMATORS, SelectionPlan, advisor_plan, advisor_ranking
+from ..advisor.model import TRIVIAL, Prediction
+from ..advisor.plan import ALGORITHMS, SelectionPlan, advisor_plan, advisor_ranking
 from ..advisor.verdict import within_words
 from ..algorithms._blocks.lloyd import RHO, auto_schedule
-from ..algorithms.centroid.hybrid import hybrid_min_epsilon
 from ..algorithms.registry import assess
-
-
-# -- the Su et al. §6 advisor ----------------------------------------------------------------------
-def mse_dplloyd(n: float, d: int, k: int, epsilon: float, t: int, *, r: float = 1.0, rho: float = RHO) -> float:
-    """Eq. 7 (= Eq. 11): MSE of one DPLloyd centroid after ``t`` iterations on budget epsilon."""
-    return 2 * d * (1 + (2 * rho * r) ** 2) * (k * t * (d * r + 1) / (n * epsilon)) ** 2
-
-
-def grid_cells(n: float, d: int, epsilon: float, *, theta: float = 10.0) -> float:
-    """Eq. 4: the number of EUG cells ``M = (N eps / theta)^(2d / (2 + d))`` (continuous, at least 1)."""
-    return max(n * epsilon / theta, 1.0) ** (2 * d / (2 + d))
-
-
-def var_eugkm(n: float, d: int, k: int, epsilon: float, *, r: float = 1.0, theta: float = 10.0) -> float:
-    """Eq. 9 with M from Eq. 4 (= Eq. 12): the variance of one EUGkM centroid."""
-    m = grid_cells(n, d, epsilon, theta=theta)
-    return 2 * d * m * r ** 2 * k ** ((d - 2) / d) / (3 * n ** 2 * epsilon ** 2)
-
-
-def bias2_eugkm_bound(n: float, d: int, epsilon: float, *, r: float = 1.0, theta: float = 10.0) -> float:
-    """Inequality 10: upper bound ``d r^2 / M^(2/d)`` on EUGkM's squared bias."""
-    return d * r ** 2 / grid_cells(n, d, epsilon, theta=theta) ** (2 / d)
-
-
-def mse_hybrid(n: float, d: int, k: int, epsilon: float, *, r: float = 1.0, rho: float = RHO) -> float:
-    """Eq. 13: MSE of the Hybrid's final step, one DPLloyd iteration at epsilon / 2."""
-    return 8 * d * (1 + (2 * rho * r) ** 2) * (k * (d * r + 1) / (n * epsilon)) ** 2
 
 
 @dataclass(frozen=True)
@@ -82,12 +46,14 @@ class Advice:
     Attributes
     ----------
     n, d, k, epsilon, t : the inputs (t: DPLloyd's iterations used in Eq. 7)
-    mse : dict algorithm -> predicted MSE per centroid (normalised units):
-        ``dplloyd`` (Eq. 7), ``eugkm`` (its variance, Eq. 12: a lower bound),
-        ``hybrid`` (Eq. 13 when it refines, else EUGkM's)
-    eugkm_bias2_bound : float, Inequality 10
-    hybrid_min_epsilon : float, Inequality 15's threshold
-    hybrid_refines : bool, Inequalities 14 and 15 hold
+    mse : dict algorithm -> predicted MSE per centroid (normalised units)
+        Every registered class's closed-form prediction at these inputs
+        (:meth:`~dpcore.algorithms.base.DPClusterer.su_mse`, then ``formula_mse`` for classes
+        outside Su et al.'s rule): Eq. 7 for DPLloyd, EUGkM's variance (Eq. 12: a lower bound),
+        Eq. 13 for the Hybrid where it refines (absent elsewhere: it runs as EUGkM), zCDP-Lloyd's
+        last step.
+    bias2_bounds : dict algorithm -> float
+        Upper bounds on the squared bias a variance in ``mse`` leaves out (EUGkM's Inequality 10).
     best : str
         The recommendation (:func:`dpcore.advisor.plan.advisor_plan`): the registry key whose
         predicted worst case over the clusters' separation is best; ``"auto"`` when running
@@ -101,7 +67,8 @@ class Advice:
     regime : dict algorithm -> dpcore.algorithms.regime.Regime
         The same regime check the estimators run before they spend
         (:func:`dpcore.algorithms.registry.assess`); a refused algorithm is never the pick.
-    su_best : {"dplloyd", "eugkm", "hybrid"}, Su et al.'s own decision rule
+    su_best : str
+        Su et al.'s own decision rule: the registry key of the smallest :meth:`su_mse`.
     trivial_mse : float
         ``d r^2``: no data in ``[-r, r]^d`` spreads more than this around its
         mean, so k centres whose error exceeds it lose to one centre at the mean.
@@ -125,9 +92,7 @@ class Advice:
     epsilon: float
     t: int
     mse: dict
-    eugkm_bias2_bound: float
-    hybrid_min_epsilon: float
-    hybrid_refines: bool
+    bias2_bounds: dict
     best: str
     certain: bool
     reason: str
@@ -140,13 +105,8 @@ class Advice:
     plan: SelectionPlan | None = None
 
 
-#: The advisor's key for the trivial answer: one centre at a DP mean (not a registry key).
-TRIVIAL = "dp_mean"
-
-
 def advice_name(key: str) -> str:
     """Display name of an advisor pick (a registry key or :data:`TRIVIAL`)."""
-    from ..algorithms.registry import ALGORITHMS
     return "DP mean (one centre)" if key == TRIVIAL else (ALGORITHMS[key].display_name or key)
 
 
@@ -213,60 +173,51 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
     t = int(t)
     if t < 1:
         raise ValueError(f"t must be at least 1, got {t}")
-    m_dp = mse_dplloyd(n, d, k, epsilon, t, r=r, rho=rho)
-    v_eu = var_eugkm(n, d, k, epsilon, r=r, theta=theta)
-    b_eu = bias2_eugkm_bound(n, d, epsilon, r=r, theta=theta)
-    m_hy = mse_hybrid(n, d, k, epsilon, r=r, rho=rho)
-    thr = hybrid_min_epsilon(n, d, k, r=r, rho=rho, theta=theta)
-    refines = epsilon >= thr and t >= 2
-    certain = True
-    if refines:
-        best = "hybrid"
-        reason = (f"ε = {epsilon:g} ≥ {thr:.3g} (Inequality 15) and t = {t} ≥ 2 (Inequality 14): one DPLloyd "
-                  f"iteration at ε/2 after EUGkM (MSE {m_hy:.2g}, Eq. 13) is predicted below both EUGkM's variance "
-                  f"({v_eu:.2g}, Eq. 12) and DPLloyd's MSE ({m_dp:.2g}, Eq. 7).")
-    elif m_dp < v_eu:
-        best = "dplloyd"
-        reason = (f"DPLloyd's MSE ({m_dp:.2g}, Eq. 7, t = {t}) is below even EUGkM's variance ({v_eu:.2g}, Eq. 12), "
-                  f"and ε = {epsilon:g} < {thr:.3g} so the Hybrid falls back to EUGkM.")
-    else:
-        best = "eugkm"
-        certain = m_dp >= v_eu + b_eu
-        reason = (f"ε = {epsilon:g} < {thr:.3g} (Inequality 15), so the Hybrid is EUGkM; DPLloyd's MSE ({m_dp:.2g}, "
-                  f"Eq. 7, t = {t}) is above EUGkM's variance ({v_eu:.2g}, Eq. 12)"
-                  + ("." if certain else f" but below variance + bias bound ({v_eu + b_eu:.2g}, Eq. 10): "
-                                         "the data's shape decides, so this call is uncertain and DPLloyd may "
-                                         "do better if the grid's bias is near its bound."))
-    mse = {"dplloyd": m_dp, "eugkm": v_eu, "hybrid": m_hy if refines else v_eu}
-    regimes = {a: assess(a, n=n, d=d, k=k, epsilon=epsilon, theta=theta) for a in ("dplloyd", "eugkm", "hybrid")}
-    if regimes[best].status == "refuse":
-        # Outside its paper's regime the formulas above do not hold: pick among the others by predicted MSE.
-        allowed = [a for a in ("hybrid", "eugkm", "dplloyd") if regimes[a].status != "refuse"]
-        if allowed:
-            new = min(allowed, key=lambda a: mse[a])
-            # The rule's own words: the verdict in ``regimes`` also names the calibrated pick, which
-            # read as a contradiction inside this formula-only account ("ranks X first ... so Y instead").
-            from ..algorithms.registry import ALGORITHMS
-            own = ALGORITHMS[best].regime(n=n, d=d, k=k, epsilon=epsilon, theta=theta).reason
-            reason = f"{own} So the formulas fall back to {new}. (Their pick was {best}: {reason})"
-            best, certain = new, False
+    # Su et al.'s rule over the classes that declare a formula, in registry order.
+    su = {key: v for key, cls in ALGORITHMS.items()
+          if (v := cls.su_mse(n, d, k, epsilon, t=t, r=r, rho=rho, theta=theta)) is not None}
+    bias = {key: b for key in su
+            if (b := ALGORITHMS[key].su_bias2_bound(n, d, epsilon, r=r, theta=theta)) is not None}
+    mse = dict(su)
+    regimes = {a: assess(a, n=n, d=d, k=k, epsilon=epsilon, theta=theta) for a in su}
+    allowed = [a for a in su if regimes[a].status != "refuse"] or list(su)
+    best, own = _smallest(allowed, mse), _smallest(list(su), mse)
+    reason = (f"{_short(own)}'s predicted MSE per centre ({mse[own]:.2g}, {ALGORITHMS[own].mse_formula}) is "
+              "the smallest of Su et al.'s formulas ("
+              + "; ".join(f"{_short(a)} {v:.2g}, {ALGORITHMS[a].mse_formula}" for a, v in su.items() if a != own)
+              + ")." + _fallback_words(su))
+    if best != own:
+        # Outside its paper's regime its formula does not hold: the smallest among the others.  The rule's
+        # own words: the verdict in ``regimes`` also names the calibrated pick, which read as a
+        # contradiction inside this formula-only account ("ranks X first ... so Y instead").
+        refused = ALGORITHMS[own].regime(n=n, d=d, k=k, epsilon=epsilon, theta=theta).reason
+        reason = f"{refused} So the formulas fall back to {best}. (Their pick was {own}: {reason})"
+    close = [a for a in su if a != best and mse[best] <= mse[a] < mse[best] + bias.get(best, 0.0)]
+    certain = best == own and not close
+    if close:
+        reason += (f" {_short(close[0])}'s MSE ({mse[close[0]]:.2g}) is below {_short(best)}'s variance + "
+                   f"bias bound ({mse[best] + bias[best]:.2g}, Inequality 10): the data's shape decides, so this "
+                   f"call is uncertain and {_short(close[0])} may do better if the grid's bias is near its bound.")
     su_best = best
-    from ..algorithms.highdim.zcdp_lloyd import predicted_mse
-    mse["zcdp_lloyd"] = predicted_mse(n, d, k, epsilon, delta, r=r)
-    # A grid with fewer than 2 cells per dimension resolves nothing: Eq. 12 (a variance, bias left
-    # out) then says nothing about EUGkM's or the Hybrid's error, so they do not compete.
-    cells_per_dim = grid_cells(n, d, epsilon, theta=theta) ** (1.0 / d)
-    grid_ok = cells_per_dim >= 2.0
-    rival = best if grid_ok else "dplloyd"
-    if mse["zcdp_lloyd"] < mse[rival] or not grid_ok:
-        best, certain = ("zcdp_lloyd", True) if mse["zcdp_lloyd"] < mse[rival] else (rival, True)
-        reason = ((f"EUGkM's grid has {cells_per_dim:.2f} cells per dimension here (Eq. 4), too coarse to resolve "
-                   "anything, so its Eq. 12 prediction does not apply. " if not grid_ok else "")
-                  + (f"zCDP-Lloyd's predicted MSE ({mse['zcdp_lloyd']:.2g}, Gaussian noise of its last step at "
-                     f"δ = {delta:g}) is below {rival}'s ({mse[rival]:.2g}): Gaussian noise grows with √d, "
-                     "Laplace noise with d." if best == "zcdp_lloyd" else
-                     f"DPLloyd's MSE ({mse['dplloyd']:.2g}, Eq. 7) is below zCDP-Lloyd's ({mse['zcdp_lloyd']:.2g}).")
+    # The formula pick: Su et al.'s, against the classes outside their rule that declare a formula
+    # (zCDP-Lloyd's last step).  A class whose formula does not apply here (a grid too coarse to resolve
+    # anything) does not compete: Su et al.'s pick gives way to the best of theirs that applies.
+    formula = {key: v for key, cls in ALGORITHMS.items()
+               if (v := cls.formula_mse(n, d, k, epsilon, t=t, delta=delta, r=r, rho=rho, theta=theta)) is not None}
+    mse.update({key: v for key, v in formula.items() if key not in su})
+    applies = [a for a in su if a in formula]
+    rival = best if best in formula else (_smallest(applies, formula) if applies else best)
+    others = [a for a in formula if a not in su]
+    pick = min([rival, *others], key=lambda a: formula.get(a, math.inf))    # the first wins a tie: Su's
+    if pick != best or len(applies) < len(su):
+        why = ("" if len(applies) == len(su) else
+               ", ".join(_short(a) for a in su if a not in applies) + "'s formula does not apply here (Eq. 4's grid "
+               "has fewer than 2 cells per dimension, too coarse to resolve anything). ")
+        loser = next((a for a in [rival, *others] if a != pick), None)
+        reason = (why + (f"{_short(pick)}'s predicted MSE ({mse[pick]:.2g}, {ALGORITHMS[pick].mse_formula}) is below "
+                         f"{_short(loser)}'s ({mse[loser]:.2g})." if loser else "")
                   + f" (Su et al.'s rule alone: {reason})")
+        best, certain = pick, True
     trivial = d * r ** 2
     if mse[best] >= trivial:
         reason = (f"Even the best prediction ({best}, MSE {mse[best]:.2g}) is at least d r² = {trivial:.3g}, the most "
@@ -293,13 +244,40 @@ def advise(n: float, d: int, k: int, epsilon: float, *, t: int | None = None, r:
                 f"{first.high:.3g} over calibration data like these; {worst})" if first else f"is {worst}")
         reason = f"{advice_name(pick)} {said}, one centre at a DP mean at {triv.ratio:.3g}×."
     reason += f" (Su et al.'s formulas alone: {formula_reason})"
-    return Advice(n, d, k, epsilon, t, mse, b_eu, thr, refines, pick, certain, reason, regimes, su_best, trivial,
+    return Advice(n, d, k, epsilon, t, mse, bias, pick, certain, reason, regimes, su_best, trivial,
                   formula_best, tuple(ranking), triv, plan)
+
+
+def _smallest(keys: list, values: dict) -> str:
+    """The key of the smallest value; a tie (within rounding) goes to the class registered later.
+
+    The paper's Inequalities are not strict: at t = 2 the Hybrid's Eq. 13 equals DPLloyd's Eq. 7 (up
+    to rounding) and the paper picks the Hybrid; EUGkM wins over DPLloyd at equal values.
+    """
+    least = min(values[a] for a in keys)
+    return [a for a in keys if values[a] <= least * (1 + 1e-9)][-1]
+
+
+def _short(key: str) -> str:
+    """An algorithm's name in the formulas' sentences: its display name up to any parenthesis."""
+    return advice_name(key).split(" (")[0]
+
+
+def _fallback_words(su: dict) -> str:
+    """A sentence for each class that declares a Su et al. formula but has no prediction of its own here."""
+    words = ""
+    for key, cls in ALGORITHMS.items():
+        lineage = [b for b in cls.__mro__ if b.__dict__.get("key")]     # the class and its registered bases
+        if key in su or not any("su_mse" in vars(b) for b in lineage):
+            continue
+        words += f" {_short(key)}: its {cls.mse_formula} does not apply here"
+        words += f"; it runs as {_short(lineage[1].key)}." if len(lineage) > 1 else "."
+    return words
 
 
 def auto_separation_share() -> float:
     """The share of auto's budget (after the size) its default separation read spends; 0 when off or absent."""
-    return float(ESTIMATORS["auto"]().get_params()["separation_share"]) if "auto" in ESTIMATORS else 0.0
+    return float(ALGORITHMS["auto"]().get_params()["separation_share"]) if "auto" in ALGORITHMS else 0.0
 
 
 def read_words() -> str:
@@ -321,14 +299,14 @@ def _pick_ratio(a: Advice) -> float:
 def advice_frame(n: float, d: int, k: int, epsilons, **kw) -> pd.DataFrame:
     """:func:`advise` over an epsilon grid.
 
-    One row per epsilon with the predicted MSEs, the trivial bound and the pick.
+    One row per epsilon with the predicted MSEs (``mse_<key>``, NaN where a class has no prediction
+    of its own), the squared-bias bounds (``bias2_<key>``), the trivial bound and the pick.
     """
     rows = []
     for e in epsilons:
         a = advise(n, d, k, e, **kw)
-        rows.append({"epsilon": float(e), "mse_dplloyd": a.mse["dplloyd"], "mse_eugkm": a.mse["eugkm"],
-                     "mse_hybrid": a.mse["hybrid"], "mse_zcdp_lloyd": a.mse["zcdp_lloyd"],
-                     "eugkm_bias2_bound": a.eugkm_bias2_bound, "trivial_mse": a.trivial_mse, "t": a.t,
+        rows.append({"epsilon": float(e), **{f"mse_{key}": v for key, v in a.mse.items()},
+                     **{f"bias2_{key}": v for key, v in a.bias2_bounds.items()}, "trivial_mse": a.trivial_mse, "t": a.t,
                      "predicted_best": a.best, "predicted_ratio": _pick_ratio(a),
                      "trivial_ratio": a.trivial.ratio if a.trivial else math.nan,
                      "formula_best": a.formula_best, "su_best": a.su_best, "certain": a.certain})

@@ -33,6 +33,17 @@ _GRID_CHUNK = 1 << 18
 MAX_CELLS = 1 << 22
 
 
+def grid_cells(n: float, d: int, epsilon: float, *, theta: float = 10.0) -> float:
+    """Eq. 4 (Su et al. 2016): the number of EUG cells ``M = (N eps / theta)^(2d / (2 + d))``, continuous, >= 1.
+
+    Returns
+    -------
+    float
+        The formulas' M (Eqs. 9, 10, 12); the grid a fit builds is :func:`eug_cells_per_dim`'s.
+    """
+    return max(n * epsilon / theta, 1.0) ** (2 * d / (2 + d))
+
+
 def eug_cells_per_dim(n: float, epsilon: float, d: int, *, theta: float = 10.0,
                       max_cells: int = MAX_CELLS) -> int:
     """Cells per dimension of the EUG grid: ``round(M^(1/d))`` with M from Eq. 4.

@@ -12,11 +12,11 @@ from ...privacy.mechanisms import NoiseSource
 from ...utils.fixedpoint import FixedPoint
 
 
-def public_or_noisy_size(n_true: int, n_public, share: float, epsilon: float, noise: NoiseSource):
+def public_or_noisy_size(n_true: int, n_samples, share: float, epsilon: float, noise: NoiseSource):
     """Dataset size for parameter rules, without a hidden privacy cost.
 
     Under add/remove-one neighbours the size N is itself private.  A public
-    ``n_public`` (e.g. a published total) costs nothing; otherwise ``share``
+    ``n_samples`` (the estimators' parameter of that name: e.g. a published total) costs nothing; otherwise ``share``
     of epsilon buys ``N + Lap(1/(share * epsilon))`` (ledger entry
     "dataset size").
 
@@ -25,10 +25,10 @@ def public_or_noisy_size(n_true: int, n_public, share: float, epsilon: float, no
     (n_estimate, epsilon_left) : float, float
         ``n_estimate`` is at least 1.
     """
-    if n_public is not None:
-        n_pub = float(n_public)
+    if n_samples is not None:
+        n_pub = float(n_samples)
         if not (math.isfinite(n_pub) and n_pub >= 1):
-            raise ValueError(f"n_samples must be a public count >= 1, got {n_public}")
+            raise ValueError(f"n_samples must be a public count >= 1, got {n_samples}")
         return n_pub, epsilon
     share = float(share)
     if not 0 < share < 1:

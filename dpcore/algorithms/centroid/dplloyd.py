@@ -126,6 +126,7 @@ class DPLloyd(DPClusterer):
     reference = "Su et al. 2016, §4.1.1 (iteration rule: Su et al. 2017)"
     summary = "Lloyd's k-means with Laplace noise on each iteration's cluster counts and sums."
     colour = "#1f77b4"
+    mse_formula = "Eq. 7"
     audit = AuditCase(
         privacy=(
             PrivacyCase("k=1, one iteration, record at the far corner",
@@ -158,6 +159,19 @@ class DPLloyd(DPClusterer):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
         self.assignment = assignment
+
+    @classmethod
+    def su_mse(cls, n: float, d: int, k: int, epsilon: float, *, t: int, r: float = 1.0, rho: float = RHO,
+               theta: float = 10.0) -> float | None:
+        """Eq. 7 (= Eq. 11, Su et al. 2016): MSE of one centroid after ``t`` iterations on budget epsilon.
+
+        ``2 d (1 + (2 rho r)^2) (k t (d r + 1) / (N eps))^2``; see :meth:`DPClusterer.su_mse`.
+
+        Returns
+        -------
+        float
+        """
+        return 2 * d * (1 + (2 * rho * r) ** 2) * (k * t * (d * r + 1) / (n * epsilon)) ** 2
 
     @classmethod
     def regime(cls, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0, rho: float = RHO,

@@ -14,8 +14,9 @@ import math
 
 import numpy as np
 
-from .._blocks.grid import MAX_CELLS, grid_regime
+from .._blocks.grid import MAX_CELLS, grid_cells, grid_regime
 from .._blocks.grid_kmeans import _grid_synopsis, eugkm_fit
+from .._blocks.lloyd import RHO
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
 from ..regime import Regime, check_fit
@@ -88,6 +89,7 @@ class EUGkM(DPClusterer):
     reference = "Su et al. 2016, §4.2.1 (Eq. 4)"
     summary = "Publishes a noisy uniform-grid synopsis, then runs k-means on the cells (non-interactive)."
     colour = "#d62728"
+    mse_formula = "variance, Eq. 12"
     audit = AuditCase(
         privacy=(PrivacyCase("record added in the corner cell, N near a grid-size boundary",
                              dict(n_clusters=1, n_init=1), data="corner", n=22, added=(-1.0, -1.0),
@@ -119,6 +121,46 @@ class EUGkM(DPClusterer):
                   "(Su et al. 2016 §6), so the regime check refuses up front with OutOfRegimeError naming a "
                   "better-suited algorithm")
         return {**super()._expected_failed_checks(), "check_dtype_object": reason}
+
+    @classmethod
+    def su_mse(cls, n: float, d: int, k: int, epsilon: float, *, t: int, r: float = 1.0, rho: float = RHO,
+               theta: float = 10.0) -> float | None:
+        """Eq. 9 with M from Eq. 4 (= Eq. 12, Su et al. 2016): the variance of one EUGkM centroid.
+
+        ``2 d M r^2 k^((d-2)/d) / (3 N^2 eps^2)``, a lower bound of its MSE (the squared bias,
+        :meth:`su_bias2_bound`, depends on the data); see :meth:`DPClusterer.su_mse`.
+
+        Returns
+        -------
+        float
+        """
+        m = grid_cells(n, d, epsilon, theta=theta)
+        return 2 * d * m * r ** 2 * k ** ((d - 2) / d) / (3 * n ** 2 * epsilon ** 2)
+
+    @classmethod
+    def su_bias2_bound(cls, n: float, d: int, epsilon: float, *, r: float = 1.0, theta: float = 10.0) -> float | None:
+        """Inequality 10 (Su et al. 2016): upper bound ``d r^2 / M^(2/d)`` on EUGkM's squared bias.
+
+        Returns
+        -------
+        float
+        """
+        return d * r ** 2 / grid_cells(n, d, epsilon, theta=theta) ** (2 / d)
+
+    @classmethod
+    def formula_mse(cls, n: float, d: int, k: int, epsilon: float, *, t: int, delta: float, r: float, rho: float,
+                    theta: float) -> float | None:
+        """:meth:`su_mse`, or None when Eq. 4's grid has fewer than 2 cells per dimension.
+
+        Such a grid resolves nothing: Eq. 12 (a variance, bias left out) then says nothing about the error.
+
+        Returns
+        -------
+        float or None
+        """
+        if grid_cells(n, d, epsilon, theta=theta) ** (1.0 / d) < 2.0:
+            return None
+        return cls.su_mse(n, d, k, epsilon, t=t, r=r, rho=rho, theta=theta)
 
     @classmethod
     def regime(cls, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0, theta: float = 10.0,

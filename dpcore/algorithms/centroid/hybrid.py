@@ -84,6 +84,7 @@ class Hybrid(EUGkM):
     reference = "Su et al. 2016, §6.3 (Inequality 15)"
     summary = "EUGkM's centres refined by one DPLloyd iteration when the data are numerous enough."
     colour = "#2ca02c"
+    mse_formula = "Eq. 13"
     audit = AuditCase(
         privacy=(
             PrivacyCase("refinement branch (public N=3000), record at the far corner",
@@ -105,6 +106,33 @@ class Hybrid(EUGkM):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
         self.assignment = assignment
+
+    @classmethod
+    def su_mse(cls, n: float, d: int, k: int, epsilon: float, *, t: int, r: float = 1.0, rho: float = RHO,
+               theta: float = 10.0) -> float | None:
+        """Eq. 13 (Su et al. 2016): MSE of the final step, one DPLloyd iteration at epsilon / 2, or None.
+
+        ``8 d (1 + (2 rho r)^2) (k (d r + 1) / (N eps))^2`` where Inequalities 14 (``t >= 2``) and 15
+        (:func:`hybrid_min_epsilon`) hold; None elsewhere: the Hybrid then runs as EUGkM and has no
+        prediction of its own.  See :meth:`DPClusterer.su_mse`.
+
+        Returns
+        -------
+        float or None
+        """
+        if t < 2 or epsilon < hybrid_min_epsilon(n, d, k, r=r, rho=rho, theta=theta):
+            return None
+        return 8 * d * (1 + (2 * rho * r) ** 2) * (k * (d * r + 1) / (n * epsilon)) ** 2
+
+    @classmethod
+    def su_bias2_bound(cls, n: float, d: int, epsilon: float, *, r: float = 1.0, theta: float = 10.0) -> float | None:
+        """None: Eq. 13 is the refining step's whole MSE, with no grid bias left out.
+
+        Returns
+        -------
+        None
+        """
+        return None
 
     @classmethod
     def _grid_epsilon(cls, n, d, k, epsilon, *, theta=10.0, rho=RHO, **params) -> float:

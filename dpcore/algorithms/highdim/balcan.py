@@ -425,6 +425,7 @@ class BalcanKMeans(DPClusterer):
                "then maps back with noisy means and three private Lloyd steps.")
     needs_delta = False
     family = "centroids"
+    high_dimensional = True
     colour = "#ff7f0e"
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(delta=1e-3)),),
                       structural=dict(delta=1e-3), exact_sums=dict(delta=1e-3))

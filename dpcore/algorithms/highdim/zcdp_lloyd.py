@@ -337,11 +337,25 @@ class ZCDPLloyd(DPClusterer):
                "Gaussian noise on counts and sums, composed in zero-concentrated DP.")
     needs_delta = True
     family = "centroids"
+    high_dimensional = True
     colour = "#7b3294"
+    mse_formula = "its last step's noise"
     # (epsilon, delta)-DP: the claim the privacy audit checks is the estimator's own delta.
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(delta=1e-3),
                                            delta=1e-3),))
 
+
+    @classmethod
+    def formula_mse(cls, n: float, d: int, k: int, epsilon: float, *, t: int, delta: float, r: float, rho: float,
+                    theta: float) -> float | None:
+        """:func:`predicted_mse`: its last step's Gaussian noise, beside Su et al.'s formulas (Laplace noise
+        grows with d, Gaussian noise with sqrt(d)).
+
+        Returns
+        -------
+        float
+        """
+        return predicted_mse(n, d, k, epsilon, delta, r=r)
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_iter_per_split="auto",
                  n_final_iter="auto", split_scale=0.005, min_count=10.0, shrink=True, random_state=None,
                  max_contributions=None, contribution_bounding="sample"):

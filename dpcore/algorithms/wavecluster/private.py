@@ -14,7 +14,7 @@ from ...privacy.accountant import split_budget
 from .._blocks.grid import eug_cells_per_dim, noisy_grid
 from .._blocks.size import public_or_noisy_size
 from ..base import fit_doc
-from ..traits import AuditCase, PrivacyCase
+from ..traits import AuditCase, Control, PrivacyCase
 from .transform import (
     MAX_CELLS,
     approximation_influence,
@@ -178,6 +178,9 @@ class PrivTHR(PrivQT):
     reference = "Chen, Yu & Chirkova 2015, §4.3 (Alg. 3)"
     summary = ("PrivQT plus a noisy count of empty transformed cells, used to discard the noise-made "
                "positive values before the density threshold (90 % / 10 % budget).")
+    controls = (Control("quantization_share", "Budget share for the grid counts (%)", bounds=(0.05, 0.95),
+                        percent=True, help="The rest goes to the density threshold. The paper's best is the "
+                                           "default: 90 % (PrivTHR), 70 % (PrivTHR_EM)."),)
 
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", quantization_share=0.9, random_state=None,
@@ -279,6 +282,7 @@ class PrivTHREM(PrivQT):
     reference = "Chen, Yu & Chirkova 2015, §4.4 (Alg. 4)"
     summary = ("Laplace noise on the grid counts; the density threshold itself chosen privately by the "
                "exponential mechanism on the rank of the true values (70 % / 30 % budget).")
+    controls = PrivTHR.controls     # the same split, its default (70 %) from this constructor
     # 3000 CI runs: this case caught threshold_rank_ counting TRUE values (fixed: counted on released ones).
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(num_grid=16),
                                            ci_runs=3000, n_runs=4000),),
