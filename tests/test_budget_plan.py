@@ -131,3 +131,11 @@ def test_the_coresets_schedule_budget_leaves_nothing_unspent():
     for step, (eps, delta) in plan.items():
         assert spent[step][0] == pytest.approx(eps, abs=1e-12) and spent[step][1] == pytest.approx(delta, rel=1e-9)
     assert est.budget_.total()[0] == pytest.approx(20.0, abs=1e-12)
+
+
+def test_no_plan_of_invalid_shares():
+    from sklearn.utils._param_validation import InvalidParameterError
+    with pytest.raises(InvalidParameterError, match="n_share"):
+        dpcore.ALGORITHMS["eugkm"](n_clusters=2, bounds=(0, 1), n_share=1.2).budget_plan(2)
+    with pytest.raises(InvalidParameterError, match="budget_shares"):
+        dpcore.ALGORITHMS["balcan"](n_clusters=2, bounds=(0, 1), budget_shares=(1, 1)).budget_plan(2)

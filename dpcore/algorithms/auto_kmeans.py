@@ -344,7 +344,7 @@ class AutoKMeans(DPClusterer):
         return [c[0] for c in self.plan(n, d, eps_left)] != [c[0] for c in self.plan(float(f"{float(n):.3g}"), d,
                                                                                           eps_left)]
 
-    def budget_plan(self, n_features: int, n: float | None = None, hypotheses=None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None, hypotheses=None) -> dict[str, tuple[float, float]]:
         """The noisy size (``n_share``), the separation read (``separation_share`` of the rest, when it
         could change the plan), the candidates' budgets of the advisor's plan and the selection among
         them (the rest; none for a single candidate).

@@ -141,7 +141,7 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         return Regime(cls.key, "ok", "no regime rule for this algorithm.")
 
     # -- the declared budget plan ------------------------------------------
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def budget_plan(self, n_features: int, n: float | None = None, **released) -> dict[str, tuple[float, float]]:
         """How ``fit`` splits (epsilon, delta) over its steps, from the parameters and public inputs.
 
         Every budget share is a constructor parameter: ``<step>_share`` for one step's fraction,
@@ -160,15 +160,22 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
             The dataset size the fit plans with: the public ``n_samples``, or the noisy size the fit
             released (its ``"dataset size"`` entry).  Only estimators whose split depends on it
             read it (for example DPLloyd's grid start, the Hybrid's branch, PGkM's rounds).
+        **released
+            Other released values a split depends on (AutoKMeans: ``hypotheses``, the separation
+            read's ``separation_["hypotheses"]``, which decide how many candidates share the budget).
 
         Returns
         -------
         dict
             ``{step: (epsilon, delta)}``; the values add up to ``(epsilon, delta)`` given (the
-            delta of pure epsilon-DP estimators is 0).  Empty for a non-private baseline.
+            delta of pure epsilon-DP estimators is 0).  A step named ``"unspent ..."``
+            (:data:`~dpcore.algorithms.parameters.UNSPENT`) is budget the fit leaves unused by design
+            (the coreset's worst-case provisioning).  Empty for a non-private baseline.
 
         Raises
         ------
+        sklearn.utils._param_validation.InvalidParameterError
+            A parameter outside its constraints (:meth:`_validate_params`): no plan of invalid shares.
         ValueError
             The split depends on ``n`` and none was given.
 
@@ -176,9 +183,14 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         -----
         **Privacy.** A function of public inputs and released values only: it reads no row.
         """
+        self._validate_params()
+        return self._budget_plan(int(n_features), n, **released)
+
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The class's own plan (:meth:`budget_plan` validates the parameters first): each estimator says it."""
         if not self.private:
             return {}
-        raise NotImplementedError(f"{type(self).__name__} declares no budget plan: override budget_plan")
+        raise NotImplementedError(f"{type(self).__name__} declares no budget plan: define _budget_plan")
 
     def _planned_size(self, n: float | None) -> float:
         """The size a plan depends on: ``n``, else the public ``n_samples``; ValueError without either."""

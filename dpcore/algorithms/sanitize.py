@@ -227,7 +227,7 @@ class Sanitizer(DPClusterer):
                                        privacy_unit_=getattr(self, "privacy_unit_", None))
         return self
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """PrivTree: ``tree_share`` of epsilon on the splits, the rest on the leaf counts.  The grids:
         the noisy size (``n_share``, none with a public ``n_samples``), then the cell counts (the
         adaptive grid: ``first_level_share`` of the rest on its first level).  ``method="auto"``

@@ -215,7 +215,7 @@ class KMeansGuarantee(DPClusterer):
     def _spends_per_step(self) -> int:
         return 1
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """``1 - lap_share`` of epsilon over the iterations' exponential-mechanism draws (equal parts),
         ``lap_share`` on the final noisy counts and sums (Algorithm 1 line 12).
         See :meth:`DPClusterer.budget_plan`."""

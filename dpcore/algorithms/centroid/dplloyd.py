@@ -248,7 +248,7 @@ class DPLloyd(DPClusterer):
         after the size (public inputs only: the public or noisy size, d, k, epsilon)."""
         return grid_regime("eugkm", n, d, int(self.n_clusters), float(self.init_share) * eps_left).ok
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """The noisy size (``n_share``), the grid start (``init_share`` of the rest, when ``init="auto"``
         starts from a grid at this size) and the iterations (the rest, in equal parts).
         See :meth:`DPClusterer.budget_plan`."""

@@ -158,7 +158,7 @@ class EUGkM(DPClusterer):
         self.cluster_centers_ = self.bounds_.denormalize(self._fit_grid(X, noise, eps_left, n_est))
         return self
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """The noisy size (``n_share``, none with a public ``n_samples``), then the grid cell counts
         (the rest).  See :meth:`DPClusterer.budget_plan`."""
         plan, left = self._size_step()

@@ -332,7 +332,7 @@ class GkM(DPClusterer):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """The noisy size, then half of the rest on the output range (2 d noisy quantiles) and half on
         the averaged block centres (:func:`gupt_aggregate`).  See :meth:`DPClusterer.budget_plan`."""
         plan, left = self._size_step()

@@ -116,7 +116,7 @@ class Hybrid(EUGkM):
         """Half of ``epsilon`` when Inequality 15 holds (one DPLloyd iteration gets the other half)."""
         return epsilon / 2 if epsilon >= hybrid_min_epsilon(n, d, k, rho=float(rho), theta=float(theta)) else epsilon
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """The noisy size, then the grid (all the rest, or half of it when Inequality 15 holds at the
         public or noisy size ``n``, the other half to one DPLloyd iteration).
         See :meth:`DPClusterer.budget_plan`."""

@@ -244,7 +244,7 @@ class PGkM(DPClusterer):
                           f"k = {k}); Su et al. (2016, §5) run it on small data only: use a sample.", None, figs)
         return Regime(cls.key, "ok", "small enough for PrivGene's candidate scoring.", None, figs)
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """The noisy size (when ``n_rounds`` is None), then t rounds in equal parts: every round but the
         last splits its part over ``n_selected`` selections, the last makes one final selection.
         t is ``n_rounds`` or the rule of §4.1.3 at the public or noisy size ``n``.

@@ -324,7 +324,7 @@ class PrivateKMeans(DPClusterer):
         return Regime(cls.key, "ok", f"the coreset represents {covered:.0%} of the points: inside the regime.",
                       None, figs)
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """The noisy size (``n_share``, none with a public ``n_samples``), then every SMALL-BALL round
         of :func:`~dpcore.algorithms.coreset.plan.plan_coreset` at the public or noisy size ``n`` (its
         (epsilon', delta') each; ``budget_shares`` shares them between radius, box and average inside a round).

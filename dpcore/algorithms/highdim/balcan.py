@@ -465,7 +465,7 @@ class BalcanKMeans(DPClusterer):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """The noisy size, then the rest split by ``budget_shares`` (normalised) over the candidate runs,
         localswap, recover, the private k-means steps and the final selection (Edler 2023, §5.2).
         See :meth:`DPClusterer.budget_plan`."""

@@ -201,7 +201,7 @@ class DPM(DPClusterer):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """``budget_shares`` (normalised) of epsilon: node counts (with the root's noisy size unless
         ``n_samples`` is public, equal parts per level), cut choices, leaf means and refinement; delta
         half to the leaf means and half to the refinement (all to the leaf means without it).

@@ -383,7 +383,7 @@ class ZCDPLloyd(DPClusterer):
             raise ValueError("n_iter_per_split and n_final_iter must both be 'auto' or both whole numbers >= 1")
         return all(auto)
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """``mean_share`` of the zCDP budget rho on the DP mean (step 1), the rest on the splitting and
         Lloyd steps.  The ledger shows each Gaussian step's (epsilon, delta) in proportion to its rho,
         so the plan splits (epsilon, delta) in the same proportions.

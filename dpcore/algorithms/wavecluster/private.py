@@ -100,7 +100,7 @@ class PrivQT(WaveCluster):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """All of epsilon on the grid cell counts.  See :meth:`DPClusterer.budget_plan`."""
         return {"grid cell counts": (float(self.epsilon), 0.0)}
 
@@ -198,7 +198,7 @@ class PrivTHR(PrivQT):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """``quantization_share`` of epsilon on the grid cell counts, the rest on the noisy count of
         non-positive transformed values.  See :meth:`DPClusterer.budget_plan`."""
         eps = float(self.epsilon)
@@ -314,7 +314,7 @@ class PrivTHREM(PrivQT):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """``quantization_share`` of epsilon on the grid cell counts, the rest on the density threshold
         (exponential mechanism).  See :meth:`DPClusterer.budget_plan`."""
         eps = float(self.epsilon)
@@ -433,7 +433,7 @@ class PrivBasic(WaveCluster):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
-    def budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
         """The noisy size (``n_share``, none with a public ``n_samples``), then the synopsis grid's cell
         counts.  See :meth:`DPClusterer.budget_plan`."""
         plan, left = self._size_step()
