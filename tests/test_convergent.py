@@ -66,8 +66,8 @@ def test_error_paths(blobs):
         KMeansGuarantee(3, epsilon=1.0, bounds=bounds, n_iter=0).fit(X)
     with pytest.raises(ValueError, match="internalK"):
         SubClustering(3, epsilon=1.0, bounds=bounds, internalK=0).fit(X)
-    with pytest.raises(ValueError, match="select_share"):
-        SubClustering(3, epsilon=1.0, bounds=bounds, select_share=0).fit(X)
+    with pytest.raises(ValueError, match="selection_share"):
+        SubClustering(3, epsilon=1.0, bounds=bounds, selection_share=0).fit(X)
 
 
 def test_cost_gap_metric():

@@ -116,8 +116,8 @@ def test_bad_parameters(blobs):
     X, bounds, _ = blobs
     with pytest.raises(ValueError, match="delta"):
         PrivateKMeans(3, epsilon=10.0, delta=0.0, bounds=bounds).fit(X)
-    with pytest.raises(ValueError, match="split"):
-        PrivateKMeans(3, epsilon=10.0, bounds=bounds, split=(1, 0, 1)).fit(X)
+    with pytest.raises(ValueError, match="budget_shares"):
+        PrivateKMeans(3, epsilon=10.0, bounds=bounds, budget_shares=(1, 0, 1)).fit(X)
     with pytest.raises(ValueError, match="budget"):
         PrivateKMeans(3, epsilon=10.0, bounds=bounds, budget="all").fit(X)
 

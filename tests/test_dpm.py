@@ -65,8 +65,8 @@ def test_bad_parameters_are_explained(blobs16):
     X, _ = blobs16
     with pytest.raises(ValueError, match="n_bins"):
         _fit(X, n_bins=1)
-    with pytest.raises(ValueError, match="shares"):
-        _fit(X, shares=(1, 1))
+    with pytest.raises(ValueError, match="budget_shares"):
+        _fit(X, budget_shares=(1, 1))
     with pytest.raises(ValueError, match="delta"):
         _fit(X, delta=0.0)
 

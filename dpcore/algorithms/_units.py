@@ -31,7 +31,6 @@ class PrivacyUnitMixin:
 
     def _unit_config(self, privacy_id, n_rows=None) -> tuple[int, str] | None:
         """Check the unit parameters: ``(L, "sample" | "weight")``, or None for a row-level fit."""
-        from ..utils.contributions import check_max_contributions
         L = getattr(self, "max_contributions", None)
         how = getattr(self, "contribution_bounding", "sample")
         name = self.display_name or type(self).__name__
@@ -45,9 +44,9 @@ class PrivacyUnitMixin:
         if L is None:
             raise ValueError("a privacy unit needs a public bound on its rows: set max_contributions=L (choose it "
                              "without looking at the data, or with dpcore.privacy.units.choose_max_contributions)")
-        L = int(check_max_contributions(L, allow_auto=False))
-        if how not in ("sample", "weight"):
-            raise ValueError(f"contribution_bounding must be 'sample' or 'weight', got {how!r}")
+        # max_contributions and contribution_bounding each passed their constraints in _begin_fit
+        # (dpcore.algorithms.parameters.COMMON_CONSTRAINTS); what is left are rules between them and the fit.
+        L = int(L)
         if how == "weight" and not self.supports_weighting:
             raise TypeError(f"{name} supports contribution_bounding='sample' only (its aggregates are not "
                             f"weighted); weighting is available for {_weighting_names()}")

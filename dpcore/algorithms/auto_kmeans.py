@@ -54,16 +54,20 @@ Papernot, Steinke (2022). Hyperparameter tuning with Renyi differential privacy.
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from ..advisor.model import SELECTION_SHARE, predict
 from ..advisor.plan import ALGORITHMS, advisor_ranking, auto_plan, read_matters
 from ..advisor.separation_read import SEPARATION_SHARE, read_separation
 from ..advisor.verdict import within_words
 from ..exceptions import SeededNoiseWarning
+from ..utils.validation import DELTA
 from ._blocks.size import public_or_noisy_size
 from .base import DPClusterer, fit_doc
+from .parameters import SHARE
 from .regime import OutOfRegimeError, RegimeWarning
 
 __all__ = ["AutoKMeans", "auto_plan", "clipped_cost_score", "release_probabilities", "SCORE_BITS"]
@@ -235,6 +239,15 @@ class AutoKMeans(DPClusterer):
     needs_delta = False
     family = "centroids"
 
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        "delta": [DELTA],
+        "n_candidates": [Interval(Integral, 1, None, closed="left")],
+        "selection_share": [SHARE],
+        # 0 turns the separation read off.
+        "separation_share": [Interval(Real, 0, 1, closed="left")],
+    }
+
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_candidates=3,
                  selection_share=SELECTION_SHARE, n_samples=None, n_share=0.02, separation_share=SEPARATION_SHARE,
                  random_state=None, max_contributions=None, contribution_bounding="sample"):
@@ -250,17 +263,6 @@ class AutoKMeans(DPClusterer):
         self.random_state = random_state
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
-
-    def _check_params(self):
-        m = self.n_candidates
-        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-            raise ValueError(f"n_candidates must be a whole number >= 1, got {m!r}")
-        s = self.selection_share
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < float(s) < 1:
-            raise ValueError(f"selection_share must be in (0, 1), got {s!r}")
-        r = self.separation_share
-        if isinstance(r, bool) or not isinstance(r, (int, float)) or not 0 <= float(r) < 1:
-            raise ValueError(f"separation_share must be in [0, 1) (0 turns the separation read off), got {r!r}")
 
     def plan(self, n: float, d: int, eps_left: float, hypotheses=None):
         """The candidates for a public or noisy size ``n``: ``[(key, eps_c, delta_c, prediction)]``.
@@ -286,9 +288,8 @@ class AutoKMeans(DPClusterer):
 
     @fit_doc("Release the centres of the candidate chosen privately.", size=(20_000, 2))
     def fit(self, X, y=None, privacy_id=None):
-        self._check_params()
         Xraw = X
-        X, noise = self._begin_fit(X, privacy_id=privacy_id)
+        X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
         dom = self.bounds_
         d = X.shape[1]
         n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, float(self.n_share),
@@ -296,13 +297,7 @@ class AutoKMeans(DPClusterer):
         self.n_samples_estimate_ = n_est
         self.separation_ = None
         plan = None
-        if float(self.separation_share) > 0 and not self.read_matters(n_est, d, eps_left):
-            # read_matters decides at n to 3 significant figures: where the public plan changes
-            # within that rounding, read after all.
-            plan = self.plan(n_est, d, eps_left)
-            if [c[0] for c in plan] != [c[0] for c in self.plan(float(f"{float(n_est):.3g}"), d, eps_left)]:
-                plan = None
-        if float(self.separation_share) > 0 and plan is None:
+        if self._reads_separation(n_est, d, eps_left):
             eps_s = float(self.separation_share) * eps_left
             self.separation_ = read_separation(X, int(self.n_clusters), dom.lower, dom.upper, n_est, eps_s, noise,
                                                self._rows_per_unit())
@@ -337,6 +332,42 @@ class AutoKMeans(DPClusterer):
         self.selected_budget_ = chosen.budget_
         self.cluster_centers_ = np.asarray(chosen.cluster_centers_, dtype=float)
         return self
+
+    def _reads_separation(self, n: float, d: int, eps_left: float) -> bool:
+        """Whether ``fit`` spends ``separation_share`` on the separation read (public inputs only)."""
+        if float(self.separation_share) <= 0:
+            return False
+        if self.read_matters(n, d, eps_left):
+            return True
+        # read_matters decides at n to 3 significant figures: where the public plan changes within
+        # that rounding, read after all.
+        return [c[0] for c in self.plan(n, d, eps_left)] != [c[0] for c in self.plan(float(f"{float(n):.3g}"), d,
+                                                                                          eps_left)]
+
+    def _budget_plan(self, n_features: int, n: float | None = None, hypotheses=None) -> dict[str, tuple[float, float]]:
+        """The noisy size (``n_share``), the separation read (``separation_share`` of the rest, when it
+        could change the plan), the candidates' budgets of the advisor's plan and the selection among
+        them (the rest; none for a single candidate).
+
+        The candidates depend on the released separation read: pass its ``hypotheses``
+        (``separation_["hypotheses"]`` of a fit) as well as the public or noisy size ``n``.
+        See :meth:`DPClusterer.budget_plan`.
+        """
+        from ..advisor.separation_read import SIZE_SHARE
+        plan, left = self._size_step()
+        n_plan = self._planned_size(n)
+        if self._reads_separation(n_plan, n_features, left):
+            eps_s = float(self.separation_share) * left
+            plan["separation read"] = (eps_s * (1.0 - SIZE_SHARE), 0.0)
+            if SIZE_SHARE > 0:
+                plan["size read"] = (eps_s * SIZE_SHARE, 0.0)
+            left -= eps_s
+        candidates = self.plan(n_plan, n_features, left, hypotheses)
+        spent = sum(c[1] for c in candidates)
+        plan["candidate"] = (spent, sum(c[2] for c in candidates))
+        if len(candidates) > 1:
+            plan["selection"] = (left - spent, 0.0)
+        return plan
 
     def read_matters(self, n: float, d: int, eps_left: float) -> bool:
         """Whether the separation read could change the plan for a public or noisy size ``n`` and

@@ -1,9 +1,10 @@
 """The estimator protocol shared by every algorithm in :data:`dpcore.ALGORITHMS`.
 
-Follows scikit-learn: ``__init__`` only stores its arguments; ``fit`` checks
-them (through :mod:`dpcore.utils.validation`), creates the budget ledger and the
-noise source, clips the data to the public bounds and calls ``_fit``.
-Fitted attributes end in ``_``.
+Follows scikit-learn: ``__init__`` only stores its arguments; every class declares
+``_parameter_constraints`` with scikit-learn's :mod:`sklearn.utils._param_validation`, and ``fit``
+starts with :meth:`DPClusterer._begin_fit`, which validates them once (as scikit-learn's
+``_fit_context`` does), creates the budget ledger and the noise source and checks the data against
+the public bounds.  Fitted attributes end in ``_``.
 """
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.utils._param_validation import (
+    InvalidParameterError,
+    make_constraint,
+    validate_parameter_constraints,
+)
 
 from ..advisor.plan import ALGORITHMS
 from ..preprocessing import warn_if_after_fitted_transformer
@@ -21,10 +27,11 @@ from ..privacy.mechanisms import NoiseSource
 from ..privacy.rng import check_random_state, is_seeded, warn_seeded
 from ..utils.domain import Domain, _check_span, check_bounds
 from ..utils.nearest import assign
-from ..utils.validation import check_array, check_delta, check_epsilon, check_n_clusters
+from ..utils.validation import Checked, check_array, check_delta, check_epsilon, check_n_clusters
 from ._docs import document
 from ._docs import fit_doc as fit_doc  # re-exported: estimators mark their fit with it
 from ._units import PrivacyUnitMixin
+from .parameters import COMMON_CONSTRAINTS
 from .regime import Regime
 from .traits import AuditCase, Control
 
@@ -113,6 +120,9 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
     mse_formula: ClassVar[str] = ""
     #: False: registered as a release kind (``registry.releasable``) but not in ``dpcore.ALGORITHMS``.
     offered: ClassVar[bool] = True
+    #: scikit-learn's parameter constraints (:mod:`sklearn.utils._param_validation`): one list per
+    #: constructor parameter, checked once at the start of every ``fit`` (:meth:`_validate_params`).
+    _parameter_constraints: ClassVar[dict] = COMMON_CONSTRAINTS
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -199,51 +209,186 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         """
         return cls.su_mse(n, d, k, epsilon, t=t, r=r, rho=rho, theta=theta)
 
-    # -- shared fit scaffolding --------------------------------------------
-    def _begin_fit(self, X, *, min_samples: int = 1, privacy_id=None) -> tuple[np.ndarray, NoiseSource]:
-        """Validate inputs, set the common fitted attributes, return (clipped X, noise source).
+    # -- the declared budget plan ------------------------------------------
+    def budget_plan(self, n_features: int, n: float | None = None, **released) -> dict[str, tuple[float, float]]:
+        """How ``fit`` splits (epsilon, delta) over its steps, from the parameters and public inputs.
+
+        Every budget share is a constructor parameter: ``<step>_share`` for one step's fraction,
+        ``budget_shares`` for a tuple over the named steps (issue 58's one naming scheme); this
+        method turns them into the plan a fit's ledger (``budget_``) must follow.  A ledger entry
+        belongs to the step whose name begins the entry's name once every number in it is written
+        ``#`` (the longest such step): ``"iteration #"`` holds ``"iteration 3: cluster counts and
+        sums"`` (:func:`ledger_by_step`).  ``tests/test_budget_plan.py`` compares the plan with the
+        ledger of a fit of every registered estimator.
 
         Parameters
         ----------
-        X : array-like (n, d)
+        n_features : int
+            d, the number of columns (public).
+        n : float or None
+            The dataset size the fit plans with: the public ``n_samples``, or the noisy size the fit
+            released (its ``"dataset size"`` entry).  Only estimators whose split depends on it
+            read it (for example DPLloyd's grid start, the Hybrid's branch, PGkM's rounds).
+        **released
+            Other released values a split depends on (AutoKMeans: ``hypotheses``, the separation
+            read's ``separation_["hypotheses"]``, which decide how many candidates share the budget).
+
+        Returns
+        -------
+        dict
+            ``{step: (epsilon, delta)}``; the values add up to ``(epsilon, delta)`` given (the
+            delta of pure epsilon-DP estimators is 0).  A step named ``"unspent ..."``
+            (:data:`~dpcore.algorithms.parameters.UNSPENT`) is budget the fit leaves unused by design
+            (the coreset's worst-case provisioning).  Empty for a non-private baseline.
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError
+            A parameter outside its constraints (:meth:`_validate_params`): no plan of invalid shares.
+        ValueError
+            The split depends on ``n`` and none was given.
+
+        Notes
+        -----
+        **Privacy.** A function of public inputs and released values only: it reads no row.
+        """
+        self._validate_params()
+        return self._budget_plan(int(n_features), n, **released)
+
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The class's own plan (:meth:`budget_plan` validates the parameters first): each estimator says it."""
+        if not self.private:
+            return {}
+        raise NotImplementedError(f"{type(self).__name__} declares no budget plan: define _budget_plan")
+
+    def _planned_size(self, n: float | None) -> float:
+        """The size a plan depends on: ``n``, else the public ``n_samples``; ValueError without either."""
+        size = n if n is not None else getattr(self, "n_samples", None)
+        if size is None:
+            raise ValueError(f"{type(self).__name__}'s budget plan depends on the dataset size: pass n (the "
+                             "public n_samples or the noisy size the fit released)")
+        return max(float(size), 1.0)
+
+    def _size_step(self) -> tuple[dict[str, tuple[float, float]], float]:
+        """The plan's "dataset size" step (none with a public ``n_samples``) and the epsilon left after it."""
+        eps = float(self.epsilon)
+        if getattr(self, "n_samples", None) is not None:
+            return {}, eps
+        e = eps * float(self.n_share)
+        return {"dataset size": (e, 0.0)}, eps - e
+
+    # -- shared fit scaffolding --------------------------------------------
+    def _validate_params(self) -> None:
+        """Check the constructor parameters against ``_parameter_constraints`` (scikit-learn's validation).
+
+        As :meth:`sklearn.base.BaseEstimator._validate_params`, except that a parameter whose
+        constraint is one of the project's checks (:class:`~dpcore.utils.validation.Checked`:
+        ``epsilon``, ``delta``, ``n_clusters``) gets that check's own sentence.  Called by
+        :meth:`_begin_fit` whatever scikit-learn's ``skip_parameter_validation`` setting says: the
+        shares and epsilon it checks are what keeps the ledger honest.
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError
+            A ``ValueError`` and a ``TypeError``: a parameter is outside its constraints.  Depends
+            on the parameters only (public inputs).
+        """
+        params = self.get_params(deep=False)
+        for name, constraints in self._parameter_constraints.items():
+            checked = [c for c in constraints if isinstance(c, Checked)]
+            if checked and name in params and not any(make_constraint(c).is_satisfied_by(params[name])
+                                                      for c in constraints):
+                try:
+                    checked[0].check(params[name])
+                except (TypeError, ValueError) as err:
+                    raise InvalidParameterError(str(err)) from None
+        validate_parameter_constraints(self._parameter_constraints, params, caller_name=type(self).__name__)
+
+    def _begin_fit(self, X, *, min_samples: int = 1, privacy_id=None, assignment: str | None = None):
+        """Validate the parameters and the data, set the common fitted attributes, return (data, noise, n).
+
+        One entry for arrays and :class:`~dpcore.sources.DataSource` s; the class's
+        ``accepts_source`` tag decides which the fit works on:
+
+        * ``accepts_source`` False: ``X`` must be array-like; the rows are clipped onto ``bounds_``
+          and returned as an ndarray (a DataSource is refused with a TypeError saying how to sample).
+        * ``accepts_source`` True: ``X`` is a DataSource or an array (wrapped in an
+          :class:`~dpcore.sources.ArraySource`), returned as a source; rows are not clipped here,
+          every aggregate of the source clips them onto ``bounds_``.  Also sets ``n_dropped_``
+          (rows a file or engine source skipped for a missing/NaN coordinate; exact, not private).
+          ``assignment`` (``"auto"``, ``"cells"``, ``"rows"``; None = rows): with cells
+          (:func:`dpcore.sources.cells.use_cells`, public inputs only) the returned source is a
+          :class:`~dpcore.sources.cells.CellSource`: one pass over the (bounded) rows gives the row
+          count, the rows outside the box and the fine-cell statistics every Lloyd step then reads.
+
+        Parameters
+        ----------
+        X : array-like (n, d) or DataSource
         min_samples : int, default 1
             Fewest rows a *non-private* baseline needs.  Private estimators
             ignore it: they accept any n >= 0, because an exception that
             depends on n would publish n (see "Structure" in
             docs/ARCHITECTURE.md).
+        privacy_id : array-like (n,), str or None
+            The privacy unit of every row (a column name on a source): contribution bounding.
+        assignment : str or None
+            Sources only (above).
+
+        Returns
+        -------
+        (data, noise, n) : ndarray (n, d) or DataSource, NoiseSource, int
+            ``n`` is the exact row count after contribution bounding: private, use it only through
+            a noisy or public size.
 
         Raises
         ------
         ValueError, TypeError
-            From :mod:`dpcore.utils.validation`, with a sentence saying what to fix.
+            The parameters against ``_parameter_constraints`` first (:meth:`_validate_params`),
+            then :mod:`dpcore.utils.validation`, with a sentence saying what to fix.
             For a private estimator every one of them depends on public inputs
             only (the parameters, the bounds, the number of columns, the
             dtype), never on the number or the values of the rows, except
             NaN/infinite values, which are the caller's to remove before
             anything is computed.
+        TypeError
+            A DataSource given to an estimator without the ``accepts_source`` tag.
 
         Warns
         -----
         SeededNoiseWarning
             A private estimator with a ``random_state``: a simulation.
         """
-        from ..sources import DataSource
-        if isinstance(X, DataSource):
+        from ..sources import ArraySource, DataSource
+        from ..sources.cells import CellSource, use_cells
+        self._validate_params()
+        is_source = isinstance(X, DataSource)
+        if is_source and not self.accepts_source:
             raise unsupported_error(self.display_name or type(self).__name__)
-        feature_names = _feature_names(X)
+        feature_names = None if is_source else _feature_names(X)
         if self.private:
             warn_if_after_fitted_transformer(self)
         # The release's structure must not depend on n (issue #19): a private fit accepts n = 0
         # (its release is then pure noise) and k > n (clusters without points get centres from
         # their noisy sums, as a cluster emptied during the iterations does).
-        X = check_array(X, min_samples=0 if self.private else min_samples)
+        rows_needed = 0 if self.private else min_samples
         epsilon = check_epsilon(getattr(self, "epsilon", None), allow_none=not self.private)
         delta = check_delta(getattr(self, "delta", 0.0), required=self.needs_delta and self.private)
+        if self.accepts_source:
+            src = X if is_source else ArraySource(X, min_samples=rows_needed)
+            d = src.n_features
+            if self.bounds is not None:
+                domain = check_bounds(self.bounds, d=d)
+            elif self.private:
+                domain = check_bounds(None, np.vstack(src.column_range()))
+            else:
+                domain = _silent_data_domain(np.vstack(src.column_range()))
+        else:
+            Xa = check_array(X, min_samples=rows_needed)
+            d = Xa.shape[1]
+            domain = check_bounds(self.bounds, Xa) if (self.private or self.bounds is not None) \
+                else _silent_data_domain(Xa)
         if hasattr(self, "n_clusters"):
-            check_n_clusters(self.n_clusters, None if self.private else X.shape[0])
-        domain = check_bounds(getattr(self, "bounds", None), X) if (self.private or self.bounds is not None) \
-            else _silent_data_domain(X)
-        Xc, n_clipped = domain.clip(X)
+            check_n_clusters(self.n_clusters, None)
         ledger = BudgetLedger(epsilon if self.private else None, delta if self.private else 0.0)
         random_state = getattr(self, "random_state", None)
         noise = NoiseSource(check_random_state(random_state), ledger)
@@ -251,88 +396,31 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         if self.simulation_ and self.private:
             warn_seeded(random_state, stacklevel=3)
         self.bounds_ = domain
-        self.n_clipped_ = n_clipped
-        self.n_features_in_ = X.shape[1]
+        self.n_features_in_ = d
         if feature_names is not None:
             self.feature_names_in_ = feature_names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.budget_ = ledger
         self.synopsis_ = None
-        Xc, _ = self._bound_units(Xc, privacy_id, noise, domain, weights_ok=False)
-        return Xc, noise
-
-    def _begin_source_fit(self, X, *, min_samples: int = 1, privacy_id=None, assignment: str | None = None):
-        """As :meth:`_begin_fit` for estimators that run on any :class:`~dpcore.sources.DataSource`.
-
-        ``X`` is a DataSource or an array (wrapped in an :class:`~dpcore.sources.ArraySource`).
-        Rows are not clipped here: every aggregate of the source clips them onto ``bounds_``.
-        Also sets ``n_dropped_`` (rows a file or engine source skipped for a missing/NaN
-        coordinate; exact, not private).
-
-        ``assignment`` (``"auto"``, ``"cells"``, ``"rows"``; None = rows): with cells
-        (:func:`dpcore.sources.cells.use_cells`, public inputs only) the returned source is a
-        :class:`~dpcore.sources.cells.CellSource`: one pass over the (bounded) rows gives the row
-        count, the rows outside the box and the fine-cell statistics every Lloyd step then reads.
-
-        Returns
-        -------
-        (source, noise, n) : DataSource, NoiseSource, int
-            ``n`` is the exact row count: private, use it only through a noisy or public size.
-
-        Raises
-        ------
-        ValueError, TypeError
-            As :meth:`_begin_fit` (a private estimator accepts any n >= 0).
-        """
-        from ..sources import ArraySource, DataSource
-        from ..sources.cells import CellSource, use_cells
-        feature_names = None
-        if isinstance(X, DataSource):
-            src = X
-        else:
-            feature_names = _feature_names(X)
-            src = ArraySource(X, min_samples=0 if self.private else min_samples)
-        if self.private:
-            warn_if_after_fitted_transformer(self)
-        epsilon = check_epsilon(getattr(self, "epsilon", None), allow_none=not self.private)
-        delta = check_delta(getattr(self, "delta", 0.0), required=self.needs_delta and self.private)
-        if hasattr(self, "n_clusters"):
-            check_n_clusters(self.n_clusters, None)
-        if self.bounds is not None:
-            domain = check_bounds(self.bounds, d=src.n_features)
-        elif self.private:
-            domain = check_bounds(None, np.vstack(src.column_range()))
-        else:
-            domain = _silent_data_domain(np.vstack(src.column_range()))
-        config = self._unit_config(privacy_id, src.count() if privacy_id is not None and not isinstance(X, DataSource)
-                                   else None)
-        cells = assignment is not None and use_cells(assignment, src.n_features, src)
+        if not self.accepts_source:
+            Xc, self.n_clipped_ = domain.clip(Xa)
+            Xc, _ = self._bound_units(Xc, privacy_id, noise, domain, weights_ok=False)
+            if not self.private and hasattr(self, "n_clusters"):
+                check_n_clusters(self.n_clusters, Xc.shape[0])
+            return Xc, noise, Xc.shape[0]
+        config = self._unit_config(privacy_id, src.count() if privacy_id is not None and not is_source else None)
+        cells = assignment is not None and use_cells(assignment, d, src)
         if cells and config is None:
             src = CellSource(src, domain)   # the one pass; the row count and the rows outside come with it
-        n_clipped = src.n_outside(domain)  # one pass with the row count on engines (cached)
+        self.n_clipped_ = src.n_outside(domain)  # one pass with the row count on engines (cached)
         n = src.count()
         if not self.private:
             if n < min_samples:
                 raise ValueError(f"the data have {n} row(s) with finite coordinates; at least {min_samples} needed")
             if hasattr(self, "n_clusters"):
                 check_n_clusters(self.n_clusters, n)
-        ledger = BudgetLedger(epsilon if self.private else None, delta if self.private else 0.0)
-        random_state = getattr(self, "random_state", None)
-        noise = NoiseSource(check_random_state(random_state), ledger)
-        self.simulation_ = is_seeded(random_state)
-        if self.simulation_ and self.private:
-            warn_seeded(random_state, stacklevel=3)
-        self.bounds_ = domain
-        self.n_clipped_ = n_clipped
         self.n_dropped_ = src.n_dropped()
-        self.n_features_in_ = src.n_features
-        if feature_names is not None:
-            self.feature_names_in_ = feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        self.budget_ = ledger
-        self.synopsis_ = None
         if config is not None:
             src, n = self._bound_source(src, X, privacy_id, config, noise, domain)
             if cells and assignment is not None and use_cells(assignment, src.n_features, src):

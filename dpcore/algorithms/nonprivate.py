@@ -1,12 +1,21 @@
 """The non-private baseline: scikit-learn's k-means (k-means++ seeding, Lloyd iterations)."""
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.cluster import KMeans as _SKKMeans
+from sklearn.utils._param_validation import Interval
 
 from ..privacy.rng import check_random_state
+from ..utils.validation import Checked
 from .base import DPClusterer, fit_doc
 from .traits import AuditCase
+
+
+def _no_budget(epsilon) -> None:
+    if epsilon is not None:
+        raise ValueError("the non-private k-means takes epsilon=None; choose a private algorithm to use a budget")
 
 
 class KMeans(DPClusterer):
@@ -61,6 +70,11 @@ class KMeans(DPClusterer):
     # Non-private: no privacy audit; on a source it releases k-means of a fine grid (an approximation,
     # tested on its own), so the sources test's "same release as on the array" does not apply.
     audit = AuditCase(privacy="non-private baseline (scikit-learn k-means)", sources=None)
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        "epsilon": [Checked(_no_budget, "None")],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def __init__(self, n_clusters=8, *, epsilon=None, bounds=None, n_init=10, random_state=None,
                  assignment="auto"):
@@ -73,15 +87,12 @@ class KMeans(DPClusterer):
 
     @fit_doc("Fit scikit-learn's k-means (no privacy).", example='n_clusters=3, bounds=(0, 1)')
     def fit(self, X, y=None, privacy_id=None):
-        if self.epsilon is not None:
-            raise ValueError("the non-private k-means takes epsilon=None; choose a private algorithm to use a budget")
         from ..sources import ArraySource, DataSource
-        if isinstance(X, ArraySource):
-            X = X.X
-        if isinstance(X, DataSource):
+        if isinstance(X, DataSource) and not isinstance(X, ArraySource):
             return self._fit_source(X)
-        X, noise = self._begin_fit(X)
+        src, _, _ = self._begin_fit(X)   # accepts_source: the rows come back as an ArraySource
         dom = self.bounds_
+        X, _ = dom.clip(src.X)
         seed = int(check_random_state(self.random_state).integers(2 ** 31 - 1))
         km = _SKKMeans(n_clusters=int(self.n_clusters), n_init=int(self.n_init), random_state=seed)
         km.fit(dom.normalize(X))
@@ -95,7 +106,7 @@ class KMeans(DPClusterer):
     def _fit_source(self, src):
         """k-means on the exact fine grid of a source, refined by exact Lloyd passes (see :meth:`fit`)."""
         from ..sources.cells import CellSource
-        src, _, n = self._begin_source_fit(src, assignment=self.assignment)
+        src, _, n = self._begin_fit(src, assignment=self.assignment)
         steps = CELL_LLOYD_STEPS if isinstance(src, CellSource) else SOURCE_LLOYD_STEPS
         dom, d, k = self.bounds_, src.n_features, int(self.n_clusters)
         # With cells the exact Lloyd steps are cheap, so k-means++ runs on a coarser start grid (its

@@ -14,7 +14,7 @@ rows (in memory or where the data live, :meth:`~dpcore.sources.DataSource.grid_c
     leaves' counts with the rest of the budget.  Every node's exact count is a block sum of one
     histogram at the finest level ``2^J`` cells per dimension (J from d only).
 ``"adaptive"``
-    The adaptive grid AG (Qardaji, Yang & Li 2013, §IV-B): an ``m1^d`` grid on ``alpha epsilon``,
+    The adaptive grid AG (Qardaji, Yang & Li 2013, §IV-B): an ``m1^d`` grid on ``first_level_share epsilon``,
     each cell cut into ``m2^d`` by its noisy count on the rest, then constrained inference between
     the levels (§IV-C).  ``m2`` is rounded to a power of two so that one histogram of
     ``(m1 2^K)^d`` cells gives every count.
@@ -29,14 +29,18 @@ adaptive grid's consistency step.
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..synopsis import PointSynopsis
+from ..utils.validation import DELTA
 from ._blocks.consistency import norm_sub, tree_norm_sub, two_level_consistency
 from ._blocks.grid import eug_cells_per_dim
 from ._blocks.size import public_or_noisy_size
 from .base import DPClusterer, fit_doc
+from .parameters import SHARE
 
 #: The methods :func:`sanitize` offers (``"auto"`` picks one of them from public inputs).
 METHODS = ("privtree", "adaptive", "uniform")
@@ -115,8 +119,8 @@ class Sanitizer(DPClusterer):
         PrivTree's split threshold.
     tree_share : float, default 0.5
         PrivTree: share of epsilon for the splits (the rest for the leaf counts).
-    alpha : float, default 0.5
-        Adaptive grid: share of epsilon for the first level (Qardaji et al. use 0.5).
+    first_level_share : float, default 0.5
+        Adaptive grid: share of epsilon for the first level (Qardaji et al.'s alpha = 0.5).
     depth : int or None
         PrivTree's deepest level J (``2^J`` cells per dimension); None: :func:`privtree_depth`.
     random_state : None, int or Generator
@@ -156,8 +160,18 @@ class Sanitizer(DPClusterer):
     #: A release kind, not a clustering algorithm the pickers offer: its centres are post-processing.
     offered = False
 
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        "delta": [DELTA],
+        "method": [StrOptions({"auto", *METHODS})],
+        "theta": [Interval(Real, None, None, closed="neither")],   # finite; the paper uses 0
+        "tree_share": [SHARE],
+        "first_level_share": [SHARE],
+        "depth": [Interval(Integral, 1, 24, closed="both"), None],
+    }
+
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, delta=0.0, method="auto", n_samples=None,
-                 n_share=0.02, theta=0.0, tree_share=0.5, alpha=0.5, depth=None, random_state=None,
+                 n_share=0.02, theta=0.0, tree_share=0.5, first_level_share=0.5, depth=None, random_state=None,
                  max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
@@ -168,7 +182,7 @@ class Sanitizer(DPClusterer):
         self.n_share = n_share
         self.theta = theta
         self.tree_share = tree_share
-        self.alpha = alpha
+        self.first_level_share = first_level_share
         self.depth = depth
         self.random_state = random_state
         self.max_contributions = max_contributions
@@ -186,26 +200,13 @@ class Sanitizer(DPClusterer):
             self._centers = centers
         return centers
 
-    def _check_params(self) -> str:
-        if self.method not in ("auto",) + METHODS:
-            raise ValueError(f"method must be 'auto', 'privtree', 'adaptive' or 'uniform', got {self.method!r}")
-        for name in ("tree_share", "alpha"):
-            v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and 0 < v < 1):
-                raise ValueError(f"{name} must be a share strictly between 0 and 1, got {v!r}")
-        if not (isinstance(self.theta, (int, float)) and math.isfinite(self.theta)):
-            raise ValueError(f"theta must be a finite number (the paper uses 0), got {self.theta!r}")
-        if self.depth is not None and not (isinstance(self.depth, (int, np.integer)) and 1 <= self.depth <= 24):
-            raise ValueError(f"depth must be a whole number from 1 to 24, got {self.depth!r}")
-        return str(self.method)
-
     @fit_doc("Release the point synopsis (``synopsis_``).")
     def fit(self, X, y=None, privacy_id=None):
-        method = self._check_params()
         vars(self).pop("_centers", None)
-        src, noise, n = self._begin_source_fit(X, privacy_id=privacy_id)
+        src, noise, n = self._begin_fit(X, privacy_id=privacy_id)
+        method = str(self.method)
         d = src.n_features
-        if d > MAX_DIM:
+        if d > MAX_DIM:   # the number of columns is the data's: not a parameter constraint
             raise ValueError(f"a point synopsis is offered for at most {MAX_DIM} columns (maps first), got {d}: "
                              "choose the columns to publish, or use a clustering algorithm for higher dimensions")
         eps = float(self.epsilon)
@@ -227,6 +228,22 @@ class Sanitizer(DPClusterer):
                                        bounds=(dom.lower.copy(), dom.upper.copy()), budget_=self.budget_,
                                        privacy_unit_=getattr(self, "privacy_unit_", None))
         return self
+
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """PrivTree: ``tree_share`` of epsilon on the splits, the rest on the leaf counts.  The grids:
+        the noisy size (``n_share``, none with a public ``n_samples``), then the cell counts (the
+        adaptive grid: ``first_level_share`` of the rest on its first level).  ``method="auto"``
+        chooses from public inputs (:func:`choose_method`).  See :meth:`DPClusterer.budget_plan`."""
+        eps = float(self.epsilon)
+        method = choose_method(n_features, eps, self.n_samples) if self.method == "auto" else str(self.method)
+        if method == "privtree":
+            tree = eps * float(self.tree_share)
+            return {"PrivTree splits": (tree, 0.0), "leaf counts": (eps - tree, 0.0)}
+        plan, left = self._size_step()
+        if method == "uniform":
+            return {**plan, "grid cell counts": (left, 0.0)}
+        first = float(self.first_level_share) * left
+        return {**plan, "first-level cell counts": (first, 0.0), "second-level cell counts": (left - first, 0.0)}
 
     def _privtree(self, src, noise, eps, d, dom):
         J = int(self.depth) if self.depth is not None else privtree_depth(d)
@@ -267,7 +284,7 @@ class Sanitizer(DPClusterer):
         return lower, upper, weights[inside]
 
     def _adaptive(self, src, noise, eps, n_est, d, dom):
-        alpha = float(self.alpha)
+        alpha = float(self.first_level_share)   # Qardaji et al.'s alpha
         e1, e2 = alpha * eps, eps - alpha * eps
         # Qardaji et al. §IV-B: m1 = max(10, m_UG / 4) in 2-d (m_UG of Eq. 4's kind); 10^(2/d) in d dims.
         m1 = max(int(math.ceil(10 ** (2 / d))), int(math.ceil(eug_cells_per_dim(n_est, eps, d) / 4)))

@@ -5,10 +5,12 @@ Bad input gets the same clear, actionable message everywhere.  The public data d
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
 import numpy as np
+from sklearn.utils._param_validation import Options
 
 #: Largest epsilon accepted; beyond it noise is negligible and "privacy" is a misnomer.
 MAX_EPSILON = 1e4
@@ -151,3 +153,48 @@ def check_n_clusters(n_clusters, n_samples: int | None = None) -> int:
     return k
 
 
+
+
+class Checked(Options):
+    """A scikit-learn parameter constraint that is one of this module's checks.
+
+    Estimators declare ``_parameter_constraints`` with scikit-learn's own machinery
+    (:mod:`sklearn.utils._param_validation`); for ``epsilon``, ``delta`` and ``n_clusters`` the
+    constraint is the project's check, so a bad value gets the project's sentence (which the app shows
+    and the tests match) rather than scikit-learn's generic one
+    (:meth:`dpcore.algorithms.base.DPClusterer._validate_params` re-raises it).
+
+    Parameters
+    ----------
+    check : callable
+        Called with the value; raises ``ValueError`` or ``TypeError`` when the value is invalid.
+    description : str
+        What a valid value is, in words (scikit-learn's messages and ``str`` show it).
+    """
+
+    # An Options subclass only because scikit-learn's make_constraint accepts no other constraint
+    # class of a third party; the options themselves are unused.
+    def __init__(self, check, description: str):
+        super().__init__(object, set())
+        self.check = check
+        self.description = description
+
+    def is_satisfied_by(self, val) -> bool:
+        try:
+            self.check(val)
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return self.description
+
+
+#: ``epsilon`` of a private estimator: :func:`check_epsilon`'s rule and sentence.
+EPSILON = Checked(check_epsilon, f"a positive finite number at most {MAX_EPSILON:g}")
+#: ``delta`` of an estimator that may run without one (pure epsilon-DP steps): [0, 1).
+DELTA = Checked(check_delta, "a number in [0, 1)")
+#: ``delta`` of an (epsilon, delta)-DP estimator: (0, 1).
+DELTA_REQUIRED = Checked(functools.partial(check_delta, required=True), "a number in (0, 1)")
+#: ``n_clusters``: a whole number >= 1 (whether it exceeds n is the non-private baselines' data check).
+N_CLUSTERS = Checked(check_n_clusters, "a whole number >= 1")

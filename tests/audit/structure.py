@@ -356,22 +356,15 @@ def observe(make, X, tape: NoiseTape, key: str, fit_kw: dict | None = None) -> d
     from dpcore.release import build_release
     est = make()
     orig = DPClusterer._begin_fit
-    orig_source = getattr(DPClusterer, "_begin_source_fit", None)
 
-    def begin(self, X_, **kw):
-        Xc, noise = orig(self, X_, **kw)
-        return Xc, tape.source(noise)
-
-    def begin_source(self, X_, **kw):  # estimators that run on any DataSource
-        src, noise, n = orig_source(self, X_, **kw)
-        return src, tape.source(noise), n
+    def begin(self, X_, **kw):   # one entry for arrays and DataSources
+        data, noise, n = orig(self, X_, **kw)
+        return data, tape.source(noise), n
 
     seen = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         DPClusterer._begin_fit = begin
-        if orig_source is not None:
-            DPClusterer._begin_source_fit = begin_source
         try:
             est.fit(X, **(fit_kw or {}))
             seen["outcome"] = "fitted"
@@ -385,8 +378,6 @@ def observe(make, X, tape: NoiseTape, key: str, fit_kw: dict | None = None) -> d
                 seen["refusal"] = refusal
         finally:
             DPClusterer._begin_fit = orig
-            if orig_source is not None:
-                DPClusterer._begin_source_fit = orig_source
     seen["warnings"] = [(w.category.__name__, str(w.message)) for w in caught]
     if seen["outcome"] == "fitted":
         rel = build_release(est, algorithm=key, dataset="audit", created="2000-01-01T00:00:00+00:00",

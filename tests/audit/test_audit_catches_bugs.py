@@ -142,9 +142,10 @@ class DPLloydSplitOneAndAHalf(dpcore.ALGORITHMS["dplloyd"]):
     situation, where nothing held the shares to the total."""
 
     ledger_checks_sum = True
+    accepts_source = False   # its fit works on the rows in memory: _begin_fit returns them clipped
 
     def fit(self, X, y=None):
-        X, noise = self._begin_fit(X)
+        X, noise, _ = self._begin_fit(X)
         if not self.ledger_checks_sum:
             noise.ledger.epsilon *= 1.5
         Z = self.bounds_.normalize(X)
@@ -323,10 +324,8 @@ def test_structural_audit_catches_an_exception_that_depends_on_n(monkeypatch):
         check_n_clusters(self.n_clusters, len(X_))  # the removed, data-dependent check
         return orig(self, X_, **kw)
 
-    # DPLloyd starts through the DataSource path (_begin_source_fit); put the bug where it runs.
-    name = "_begin_source_fit" if hasattr(base_module.DPClusterer, "_begin_source_fit") else "_begin_fit"
-    orig = getattr(base_module.DPClusterer, name)
-    monkeypatch.setattr(base_module.DPClusterer, name, begin_fit)
+    orig = base_module.DPClusterer._begin_fit
+    monkeypatch.setattr(base_module.DPClusterer, "_begin_fit", begin_fit)
     with pytest.raises(AssertionError, match="outcome"):
         assert_same_structure("dplloyd", lambda seed: dpcore.ALGORITHMS["dplloyd"](
             3, epsilon=1.0, bounds=BOUNDS, random_state=seed), X, Xp)

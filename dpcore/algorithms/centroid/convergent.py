@@ -42,8 +42,10 @@ McSherry, Talwar (2007). Mechanism design via differential privacy (monotonic ex
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from ...privacy.accountant import split_budget
 from ...privacy.mechanisms import NoiseSource
@@ -52,6 +54,7 @@ from ...utils.nearest import assign
 from .._blocks.lloyd import noisy_counts_and_sums
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
+from ..parameters import SHARE
 from ..regime import check_fit
 from ..traits import AuditCase, PrivacyCase
 
@@ -175,6 +178,15 @@ class KMeansGuarantee(DPClusterer):
                "half of the convergent zone; Laplace noise at the end.")
     colour = "#7f7f7f"
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner"),))
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        "lap_share": [SHARE],
+        "n_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_candidates": [Interval(Integral, 1, None, closed="left")],
+        # A fraction of the domain diameter, and the factor it shrinks by each iteration.
+        "radius": [Interval(Real, 0, 1, closed="right")],
+        "radius_decay": [Interval(Real, 0, 1, closed="right")],
+    }
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, lap_share=0.5, n_iter=10, n_candidates=100,
                  radius=0.25, radius_decay=0.75, random_state=None,
@@ -203,21 +215,17 @@ class KMeansGuarantee(DPClusterer):
     def _spends_per_step(self) -> int:
         return 1
 
-    def _check_params(self):
-        if not (isinstance(self.lap_share, (int, float)) and 0 < self.lap_share < 1):
-            raise ValueError(f"lap_share must be in (0, 1), got {self.lap_share!r}")
-        for name, v in (("n_iter", self.n_iter), ("n_candidates", self.n_candidates)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive whole number, got {v!r}")
-        if not (isinstance(self.radius, (int, float)) and 0 < self.radius <= 1):
-            raise ValueError(f"radius must be in (0, 1] (a fraction of the domain diameter), got {self.radius!r}")
-        if not (isinstance(self.radius_decay, (int, float)) and 0 < self.radius_decay <= 1):
-            raise ValueError(f"radius_decay must be in (0, 1], got {self.radius_decay!r}")
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """``1 - lap_share`` of epsilon over the iterations' exponential-mechanism draws (equal parts),
+        ``lap_share`` on the final noisy counts and sums (Algorithm 1 line 12).
+        See :meth:`DPClusterer.budget_plan`."""
+        eps = float(self.epsilon)
+        lap = eps * float(self.lap_share)
+        return {"iteration": (eps - lap, 0.0), "final centres": (lap, 0.0)}
 
     @fit_doc('Release k private centres.')
     def fit(self, X, y=None, privacy_id=None):
-        X, noise = self._begin_fit(X, privacy_id=privacy_id)
-        self._check_params()
+        X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
         dom = self.bounds_
         Z = dom.normalize(X)
         k, d = int(self.n_clusters), X.shape[1]
@@ -282,7 +290,7 @@ class SubClustering(KMeansGuarantee):
     ----------
     internalK : int, default 5
         Sub-clusters per cluster (the paper's choice, §6.1).
-    select_share : float in (0, 1), default 0.3
+    selection_share : float in (0, 1), default 0.3
         Share of each step's budget spent choosing the sub-cluster.
     n_clusters, epsilon, bounds, lap_share, n_iter, n_candidates, radius, radius_decay, random_state
         As :class:`KMeansGuarantee`; its attributes and Raises apply too.
@@ -295,7 +303,7 @@ class SubClustering(KMeansGuarantee):
     use the exponential mechanism with score the size instead: one record
     changes one size by 1 (sensitivity 1, and monotonic: every size moves the
     same way, so ``exp(eps * size)``).  Each step spends
-    ``select_share * epsilon_exp / n_iter`` on that choice and the rest on the
+    ``selection_share * epsilon_exp / n_iter`` on that choice and the rest on the
     centre draw (sensitivity ``Delta_t``); clusters are disjoint.  The
     sub-clusters are computed from public candidates, not from the private
     points of the convergent zone as in Algorithm 2 line 2 (releasing a
@@ -325,25 +333,22 @@ class SubClustering(KMeansGuarantee):
     colour = "#bcbd22"
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", ci_runs=1500, n_runs=4000),),
                       slow=True)
+    _parameter_constraints = {
+        **KMeansGuarantee._parameter_constraints,
+        "internalK": [Interval(Integral, 1, None, closed="left")],
+        "selection_share": [SHARE],
+    }
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, lap_share=0.5, n_iter=10, n_candidates=100,
-                 radius=0.25, radius_decay=0.75, internalK=5, select_share=0.3, random_state=None,
+                 radius=0.25, radius_decay=0.75, internalK=5, selection_share=0.3, random_state=None,
                  max_contributions=None, contribution_bounding="sample"):
         super().__init__(n_clusters, epsilon=epsilon, bounds=bounds, lap_share=lap_share, n_iter=n_iter,
                          n_candidates=n_candidates, radius=radius, radius_decay=radius_decay,
                          random_state=random_state)
         self.internalK = internalK
-        self.select_share = select_share
+        self.selection_share = selection_share
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
-
-    def _check_params(self):
-        super()._check_params()
-        if isinstance(self.internalK, bool) or not isinstance(self.internalK, (int, np.integer)) \
-                or self.internalK < 1:
-            raise ValueError(f"internalK must be a positive whole number, got {self.internalK!r}")
-        if not (isinstance(self.select_share, (int, float)) and 0 < self.select_share < 1):
-            raise ValueError(f"select_share must be in (0, 1), got {self.select_share!r}")
 
     def _sample_centre(self, pts, old, radius, sens, eps, noise: NoiseSource, label):
         rng = noise.rng
@@ -351,7 +356,7 @@ class SubClustering(KMeansGuarantee):
         groups, sub_centres = _lloyd_candidates(cands, int(self.internalK), rng)
         g = sub_centres.shape[0]
         sizes = np.bincount(assign(pts, sub_centres), minlength=g).astype(float) if pts.shape[0] else np.zeros(g)
-        e_sel = eps * float(self.select_share)
+        e_sel = eps * float(self.selection_share)
         chosen = noise.exponential(sizes, sensitivity=1.0, epsilon=e_sel, monotonic=True,
                                    name=f"{label}: sub-cluster choice")
         zone = cands[groups == chosen]

@@ -20,9 +20,10 @@ Blum, Dwork, McSherry, Nissim (2005). Practical privacy: the SuLQ framework.
 """
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._blocks.grid import grid_regime
 from .._blocks.grid_kmeans import eugkm_fit
@@ -30,13 +31,9 @@ from .._blocks.lloyd import MIN_ITER, RHO, _eps_per_iteration_target, auto_sched
 from .._blocks.size import public_or_noisy_size
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
+from ..parameters import SHARE
 from ..regime import Regime, check_fit
 from ..traits import AuditCase, Control, PrivacyCase
-
-#: Share of DPLloyd's budget that ``init="auto"`` spends on the noisy grid it starts from.  Measured on
-#: the taxi data (k = 5, 10 seeds, epsilon 0.05-2): 0.2 with the journal's iteration rule gave NICV
-#: ratios 1.13 / 1.06 / 1.02 / 1.02 / 1.00, against 1.30 / 1.22 / 1.15 / 1.13 / 1.13 from sphere packing.
-GRID_INIT_SHARE = 0.2
 
 
 class DPLloyd(DPClusterer):
@@ -59,7 +56,7 @@ class DPLloyd(DPClusterer):
     init : "auto", "sphere_packing" or ndarray (k, d) in data units, default "auto"
         Initial centres.  ``"sphere_packing"``: the paper's data-independent
         centres (§4.1.1).  ``"auto"`` (with ``n_iter="auto"``): when a grid at
-        ``GRID_INIT_SHARE`` of the budget is inside EUGkM's regime
+        ``init_share`` of the budget is inside EUGkM's regime
         (:func:`dpcore.algorithms.registry.assess`, i.e. low dimension), spend that share
         on EUGkM's noisy grid (Su et al. 2016, §4.2, Eq. 4) and start from
         k-means on it (10 restarts on the synopsis, post-processing); else
@@ -71,6 +68,11 @@ class DPLloyd(DPClusterer):
         ``n_share`` of epsilon on a noisy count first (ledger entry "dataset size").
     n_share : float, default 0.02
         The budget share for that noisy count.
+    init_share : float in (0, 1), default 0.2
+        The share of the budget left after the noisy count that ``init="auto"`` spends on the noisy
+        grid it starts from (when it starts from one).  Measured on the taxi data (k = 5, 10 seeds,
+        epsilon 0.05-2): 0.2 with the journal's iteration rule gave NICV ratios 1.13 / 1.06 / 1.02 /
+        1.02 / 1.00, against 1.30 / 1.22 / 1.15 / 1.13 / 1.13 from sphere packing.
     assignment : {"auto", "cells", "rows"}, default "auto"
         How each Lloyd step assigns the data to centres on a source.  ``"cells"``: one pass keeps
         exact counts and fixed-point sums per cell of a fine public grid
@@ -144,9 +146,16 @@ class DPLloyd(DPClusterer):
     controls = (Control("n_iter", "Iterations", options=("auto", 5, 10),
                         help="'auto': the journal version's rule (2–7 iterations, tuned split); "
                              "5: the CODASPY paper and PINQ."),)
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        # An array's shape (k, d) is checked against the data's columns in fit.
+        "init": [StrOptions({"auto", "sphere_packing"}), "array-like"],
+        "init_share": [SHARE],
+    }
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_iter="auto", init="auto",
-                 n_samples=None, n_share=0.02, random_state=None,
+                 n_samples=None, n_share=0.02, init_share=0.2, random_state=None,
                  max_contributions=None, contribution_bounding="sample", assignment="auto"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
@@ -155,6 +164,7 @@ class DPLloyd(DPClusterer):
         self.init = init
         self.n_samples = n_samples
         self.n_share = n_share
+        self.init_share = init_share
         self.random_state = random_state
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
@@ -206,14 +216,11 @@ class DPLloyd(DPClusterer):
 
     @fit_doc('Release k private centres.')
     def fit(self, X, y=None, privacy_id=None):
-        X, noise, n = self._begin_source_fit(X, privacy_id=privacy_id, assignment=self.assignment)
+        X, noise, n = self._begin_fit(X, privacy_id=privacy_id, assignment=self.assignment)
         dom = self.bounds_
         k, d = int(self.n_clusters), X.n_features
         eps = float(self.epsilon)
-        auto = self.n_iter == "auto"
-        if not auto and not (isinstance(self.n_iter, numbers.Integral) and not isinstance(self.n_iter, bool)
-                             and self.n_iter >= 1):
-            raise ValueError(f"n_iter must be a positive integer or 'auto', got {self.n_iter!r}")
+        auto = isinstance(self.n_iter, str)   # "auto" (the constraints allow no other string)
         self.regime_ = None
         grid_init = False
         if auto:
@@ -221,11 +228,11 @@ class DPLloyd(DPClusterer):
             check_fit(self, n=n_est, d=d, epsilon=eps_left)
             if isinstance(self.init, str) and self.init == "auto":
                 # The start is chosen on public inputs only (the noisy size, d, k, epsilon).
-                grid_init = grid_regime("eugkm", n_est, d, k, GRID_INIT_SHARE * eps_left).ok
+                grid_init = self._grid_start(n_est, d, eps_left)
         else:
             eps_left = eps
         if grid_init:
-            e0 = GRID_INIT_SHARE * eps_left
+            e0 = float(self.init_share) * eps_left
             init, _, _ = eugkm_fit(X, k, e0, n_est, noise, n_init=10, domain=dom,
                                    grid_name="initial centres: grid cell counts")
             eps_left -= e0
@@ -250,14 +257,31 @@ class DPLloyd(DPClusterer):
         self.count_share_ = count_share
         return self
 
+    def _grid_start(self, n: float, d: int, eps_left: float) -> bool:
+        """Whether ``init="auto"`` starts from a noisy grid: EUGkM's regime at ``init_share`` of what is left
+        after the size (public inputs only: the public or noisy size, d, k, epsilon)."""
+        return grid_regime("eugkm", n, d, int(self.n_clusters), float(self.init_share) * eps_left).ok
+
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The noisy size (``n_share``), the grid start (``init_share`` of the rest, when ``init="auto"``
+        starts from a grid at this size) and the iterations (the rest, in equal parts).
+        See :meth:`DPClusterer.budget_plan`."""
+        if not isinstance(self.n_iter, str):   # a fixed number of iterations: no size, no grid start
+            return {"iteration": (float(self.epsilon), 0.0)}
+        plan, left = self._size_step()
+        if isinstance(self.init, str) and self.init == "auto" and self._grid_start(self._planned_size(n),
+                                                                                   n_features, left):
+            plan["initial centres"] = (float(self.init_share) * left, 0.0)
+            left -= float(self.init_share) * left
+        plan["iteration"] = (left, 0.0)
+        return plan
+
 
 def _initial_centers(init, k, d, dom, rng):
-    if isinstance(init, str):
-        if init not in ("auto", "sphere_packing"):
-            raise ValueError(f"init must be 'auto', 'sphere_packing' or an array of shape ({k}, {d}), got {init!r}")
+    if isinstance(init, str):   # "auto" or "sphere_packing" (_parameter_constraints)
         return sphere_packing_centers(k, d, rng)
     arr = np.asarray(init, dtype=float)
-    if arr.shape != (k, d) or not np.isfinite(arr).all():
+    if arr.shape != (k, d) or not np.isfinite(arr).all():   # against k and the data's d: not a constraint
         raise ValueError(f"init must have shape ({k}, {d}) and finite values")
     return np.clip(dom.normalize(arr), -1.0, 1.0)
 

@@ -10,9 +10,9 @@ is post-processing, so it costs nothing).
 """
 from __future__ import annotations
 
-import math
+from numbers import Integral, Real
 
-import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from .._blocks.grid import MAX_CELLS, grid_cells, grid_regime
 from .._blocks.grid_kmeans import _grid_synopsis, eugkm_fit
@@ -100,6 +100,12 @@ class EUGkM(DPClusterer):
         structural=dict(n_init=1), exact_sums=dict(n_init=1), sources=dict(n_clusters=4, n_init=5))
     controls = (Control("theta", "θ (grid-size constant of Eq. 4)", bounds=(1.0, 100.0), default=10.0,
                         glossary="θ"),)
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        "theta": [Interval(Real, 0, None, closed="neither")],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "max_cells": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
                  n_share=0.02, max_cells=MAX_CELLS, random_state=None,
@@ -194,11 +200,16 @@ class EUGkM(DPClusterer):
         self.cluster_centers_ = self.bounds_.denormalize(self._fit_grid(X, noise, eps_left, n_est))
         return self
 
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The noisy size (``n_share``, none with a public ``n_samples``), then the grid cell counts
+        (the rest).  See :meth:`DPClusterer.budget_plan`."""
+        plan, left = self._size_step()
+        return {**plan, "grid cell counts": (left, 0.0)}
+
     # Shared with the Hybrid, which runs this on part of its budget.
     def _start_fit(self, X, privacy_id=None):
         """Validate, then the dataset size: returns (X, noise, n_est, epsilon left)."""
-        X, noise, n = self._begin_source_fit(X, privacy_id=privacy_id, assignment=getattr(self, "assignment", None))
-        _check_grid_params(self.theta, self.n_init)
+        X, noise, n = self._begin_fit(X, privacy_id=privacy_id, assignment=getattr(self, "assignment", None))
         n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, float(self.epsilon), noise)
         # Su et al. §6.2's regime, on the public/noisy size only, before the grid is spent (dpcore.algorithms.regime).
         check_fit(self, n=n_est, d=X.n_features, epsilon=eps_left, theta=float(self.theta),
@@ -213,12 +224,5 @@ class EUGkM(DPClusterer):
         self.synopsis_ = _grid_synopsis(counts, edges, self.bounds_)
         self.cells_per_dim_ = counts.shape[0]
         return centers
-
-
-def _check_grid_params(theta, n_init):
-    if not (isinstance(theta, (int, float)) and theta > 0 and math.isfinite(theta)):
-        raise ValueError(f"theta must be a positive number (the paper uses 10), got {theta!r}")
-    if not (isinstance(n_init, (int, np.integer)) and n_init >= 1):
-        raise ValueError(f"n_init must be a positive whole number, got {n_init!r}")
 
 

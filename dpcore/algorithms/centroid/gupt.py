@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans as _SKKMeans
+from sklearn.utils._param_validation import StrOptions
 
 from ...privacy.mechanisms import NoiseSource
 from ...utils.fixedpoint import FixedPoint, quantize
@@ -308,6 +309,13 @@ class GkM(DPClusterer):
     # couple two fits, and checks the block average's sensitivity in a test of its own.
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner"),), slow=True,
                       coupled=False)
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        # 0 <= low < high <= 1 is a rule between the two numbers: gupt_aggregate checks it.
+        "range_quantiles": ["array-like"],
+        "align": [StrOptions({"match", "sort"})],
+        "solver": [StrOptions({"auto", "sklearn", "batched"})],
+    }
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_samples=None, n_share=0.02,
                  range_quantiles=(0.05, 0.95), align="match", solver="auto", random_state=None,
@@ -324,17 +332,19 @@ class GkM(DPClusterer):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The noisy size, then half of the rest on the output range (2 d noisy quantiles) and half on
+        the averaged block centres (:func:`gupt_aggregate`).  See :meth:`DPClusterer.budget_plan`."""
+        plan, left = self._size_step()
+        return {**plan, "output range": (left / 2, 0.0), "averaged centres": (left / 2, 0.0)}
+
     def _n_blocks(self, n_est: float, k: int) -> int:
         """l = N^0.4 (GUPT), rounded, at least 1."""
         return max(1, int(round(n_est ** 0.4)))
 
     @fit_doc('Release k private centres.')
     def fit(self, X, y=None, privacy_id=None):
-        X, noise = self._begin_fit(X, privacy_id=privacy_id)
-        if self.align not in ("match", "sort"):
-            raise ValueError(f"align must be 'match' or 'sort', got {self.align!r}")
-        if self.solver not in ("auto", "sklearn", "batched"):
-            raise ValueError(f"solver must be 'auto', 'sklearn' or 'batched', got {self.solver!r}")
+        X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
         dom = self.bounds_
         Z = dom.normalize(X)
         k = int(self.n_clusters)

@@ -1,6 +1,10 @@
 """The Hybrid approach: EUGkM centres refined by one DPLloyd iteration (Su et al. 2016, §6.3)."""
 from __future__ import annotations
 
+from numbers import Real
+
+from sklearn.utils._param_validation import Interval
+
 from .._blocks.grid import MAX_CELLS
 from .._blocks.lloyd import RHO, noisy_lloyd_step
 from ..base import fit_doc
@@ -96,6 +100,7 @@ class Hybrid(EUGkM):
                         data="corner", n=20, added=(-1.0, -1.0), n_runs=8000, ci_runs=3000,
                         why="the EUGkM-only branch with the noisy dataset size choosing branch and grid")),
         structural=dict(n_init=1), exact_sums=dict(n_init=1), sources=dict(n_clusters=4, n_init=5))
+    _parameter_constraints = {**EUGkM._parameter_constraints, "rho": [Interval(Real, 0, None, closed="neither")]}
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
                  n_share=0.02, max_cells=MAX_CELLS, rho=RHO, random_state=None,
@@ -138,6 +143,17 @@ class Hybrid(EUGkM):
     def _grid_epsilon(cls, n, d, k, epsilon, *, theta=10.0, rho=RHO, **params) -> float:
         """Half of ``epsilon`` when Inequality 15 holds (one DPLloyd iteration gets the other half)."""
         return epsilon / 2 if epsilon >= hybrid_min_epsilon(n, d, k, rho=float(rho), theta=float(theta)) else epsilon
+
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The noisy size, then the grid (all the rest, or half of it when Inequality 15 holds at the
+        public or noisy size ``n``, the other half to one DPLloyd iteration).
+        See :meth:`DPClusterer.budget_plan`."""
+        plan, left = self._size_step()
+        n_plan = self._planned_size(n)
+        if left >= hybrid_min_epsilon(n_plan, n_features, int(self.n_clusters), rho=float(self.rho),
+                                      theta=float(self.theta)):
+            return {**plan, "grid cell counts": (left / 2, 0.0), "DPLloyd refinement": (left / 2, 0.0)}
+        return {**plan, "grid cell counts": (left, 0.0)}
 
     @fit_doc('Release the grid synopsis and k centres.')
     def fit(self, X, y=None, privacy_id=None):

@@ -16,8 +16,10 @@ algorithms. SIGMOD.
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
@@ -186,6 +188,15 @@ class PGkM(DPClusterer):
     colour = "#e377c2"
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner"),))
 
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        "n_candidates": [Interval(Integral, 2, None, closed="left")],
+        "n_selected": [Interval(Integral, 1, None, closed="left")],
+        "x": [Interval(Real, 0, None, closed="neither")],
+        "n_rounds": [Interval(Integral, 1, None, closed="left"), None],
+        "mutation_scale": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_candidates=N_CANDIDATES,
                  n_selected=N_SELECTED, x=X_FACTOR, n_rounds=None, mutation_scale=0.5, n_samples=None,
                  n_share=0.02, random_state=None,
@@ -233,17 +244,28 @@ class PGkM(DPClusterer):
                           f"k = {k}); Su et al. (2016, §5) run it on small data only: use a sample.", None, figs)
         return Regime(cls.key, "ok", "small enough for PrivGene's candidate scoring.", None, figs)
 
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The noisy size (when ``n_rounds`` is None), then t rounds in equal parts: every round but the
+        last splits its part over ``n_selected`` selections, the last makes one final selection.
+        t is ``n_rounds`` or the rule of §4.1.3 at the public or noisy size ``n``.
+        See :meth:`DPClusterer.budget_plan`."""
+        plan: dict[str, tuple[float, float]]
+        if self.n_rounds is not None:
+            plan, left, t = {}, float(self.epsilon), int(self.n_rounds)
+        else:
+            plan, left = self._size_step()
+            t = pgkm_rounds(self._planned_size(n), left, x=float(self.x), m_selected=int(self.n_selected))
+        if t > 1:
+            plan["round"] = (left * (t - 1) / t, 0.0)
+        plan["round #: final selection"] = (left / t, 0.0)
+        return plan
+
     @fit_doc('Release k private centres.')
     def fit(self, X, y=None, privacy_id=None):
-        X, noise = self._begin_fit(X, privacy_id=privacy_id)
+        X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
         m, m_sel = self.n_candidates, self.n_selected
-        for name, v, lo in (("n_candidates", m, 2), ("n_selected", m_sel, 1)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-                raise ValueError(f"{name} must be a whole number >= {lo}, got {v!r}")
-        if m_sel > m:
+        if m_sel > m:   # a rule between two parameters: no single constraint says it
             raise ValueError(f"n_selected ({m_sel}) cannot exceed n_candidates ({m})")
-        if not (isinstance(self.mutation_scale, (int, float)) and self.mutation_scale >= 0):
-            raise ValueError(f"mutation_scale must be a non-negative number, got {self.mutation_scale!r}")
         dom = self.bounds_
         Z = dom.normalize(X)
         k, d = int(self.n_clusters), X.shape[1]
@@ -253,9 +275,6 @@ class PGkM(DPClusterer):
             t = pgkm_rounds(n_est, eps_left, x=float(self.x), m_selected=int(m_sel))
             check_fit(self, n=n_est, d=d, epsilon=eps_left, n_candidates=int(m), n_rounds=t)
         else:
-            if isinstance(self.n_rounds, bool) or not isinstance(self.n_rounds, (int, np.integer)) \
-                    or self.n_rounds < 1:
-                raise ValueError(f"n_rounds must be a positive whole number or None, got {self.n_rounds!r}")
             t, eps_left = int(self.n_rounds), eps
             if self.n_samples is not None:
                 check_fit(self, n=float(self.n_samples), d=d, epsilon=eps, n_candidates=int(m), n_rounds=t)

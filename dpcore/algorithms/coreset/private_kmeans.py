@@ -59,15 +59,18 @@ McSherry, Talwar (2007). Mechanism design via differential privacy (exponential 
 from __future__ import annotations
 
 import math
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.cluster import KMeans as _SKKMeans
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...privacy.mechanisms import NoiseSource
 from ...synopsis import CoresetSynopsis
+from ...utils.validation import DELTA_REQUIRED, Checked
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
+from ..parameters import UNSPENT, share_tuple
 from ..regime import OutOfRegimeError, Regime, check_fit
 from ..traits import AuditCase
 from .plan import CONSTANTS, DEFAULT_SPLIT, MAX_GRID_CELLS, CoresetPlan, grid_side, min_feasible_epsilon, plan_coreset
@@ -88,6 +91,12 @@ _CORESET_INFEASIBLE_CHECKS = (
     "check_transformer_preserve_dtypes")
 
 
+def _check_constants(constants) -> None:
+    if not (isinstance(constants, str) and constants in CONSTANTS):
+        raise ValueError('constants must be "proved" or "paper_experiments" (the paper\'s experimental '
+                         f'constants: no proof), got {constants!r}')
+
+
 class PrivateKMeans(DPClusterer):
     """PRIVATE-K-MEAN: a private weighted coreset, then k-means on it (Feldman et al. 2017, Alg. 1).
 
@@ -105,7 +114,7 @@ class PrivateKMeans(DPClusterer):
     beta : float, default 0.1
         Failure probability of the utility guarantee; enters ``Delta`` and
         ``t_min`` through ``beta' = 3 beta / (8 k ln n)``.
-    split : (float, float, float), default (0.3, 0.45, 0.25)
+    budget_shares : (float, float, float), default (0.3, 0.45, 0.25)
         Shares of each SMALL-BALL budget for the radius, the heavy box and
         the noisy average.
     radius_growth : float, default 1.1
@@ -226,8 +235,20 @@ class PrivateKMeans(DPClusterer):
         structural=dict(epsilon=100.0, delta=1e-6, n_samples=2000, n_init=1),
         exact_sums=dict(epsilon=20.0, delta=1e-6, n_init=1), slow=True, n_clusters=2,
         k_above_n=dict(epsilon=300.0))
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        "delta": [DELTA_REQUIRED],
+        "beta": [Interval(Real, 0, 1, closed="neither")],
+        "budget_shares": [share_tuple("budget_shares", ("radius", "box", "average"))],
+        "radius_growth": [Interval(Real, 1, None, closed="neither")],
+        "box_factor": [Interval(Real, 1, None, closed="left")],
+        "budget": [StrOptions({"paper", "schedule"})],
+        # The sentence says what "paper_experiments" means (no proof): a Checked constraint keeps it.
+        "constants": [Checked(_check_constants, '"proved" or "paper_experiments"')],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+    }
 
-    def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-8, bounds=None, beta=0.1, split=DEFAULT_SPLIT,
+    def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-8, bounds=None, beta=0.1, budget_shares=DEFAULT_SPLIT,
                  radius_growth=1.1, box_factor=2.0, budget="paper", constants="proved", n_samples=None,
                  n_share=0.02, n_init=10, random_state=None,
                  max_contributions=None, contribution_bounding="sample"):
@@ -236,7 +257,7 @@ class PrivateKMeans(DPClusterer):
         self.delta = delta
         self.bounds = bounds
         self.beta = beta
-        self.split = split
+        self.budget_shares = budget_shares
         self.radius_growth = radius_growth
         self.box_factor = box_factor
         self.budget = budget
@@ -247,27 +268,6 @@ class PrivateKMeans(DPClusterer):
         self.random_state = random_state
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
-
-    def _check_params(self):
-        if not (isinstance(self.beta, numbers.Real) and 0 < self.beta < 1):
-            raise ValueError(f"beta must be in (0, 1), got {self.beta!r}")
-        try:
-            s = np.asarray(self.split, dtype=float)
-        except (TypeError, ValueError):
-            s = np.array([])
-        if s.shape != (3,) or not np.all(np.isfinite(s)) or np.any(s <= 0):
-            raise ValueError(f"split must be three positive shares (radius, box, average), got {self.split!r}")
-        if not (isinstance(self.radius_growth, numbers.Real) and self.radius_growth > 1):
-            raise ValueError(f"radius_growth must be a number > 1, got {self.radius_growth!r}")
-        if not (isinstance(self.box_factor, numbers.Real) and self.box_factor >= 1):
-            raise ValueError(f"box_factor must be a number >= 1, got {self.box_factor!r}")
-        if self.budget not in ("paper", "schedule"):
-            raise ValueError(f'budget must be "paper" or "schedule", got {self.budget!r}')
-        if self.constants not in CONSTANTS:
-            raise ValueError('constants must be "proved" or "paper_experiments" (the paper\'s experimental '
-                             f'constants: no proof), got {self.constants!r}')
-        if not (isinstance(self.n_init, numbers.Integral) and self.n_init >= 1):
-            raise ValueError(f"n_init must be a positive whole number, got {self.n_init!r}")
 
     def _expected_failed_checks(self) -> dict[str, str]:
         reason = ("PRIVATE-K-MEAN (Feldman et al. 2017, Alg. 1 line 2) needs more points than scikit-learn's "
@@ -287,7 +287,7 @@ class PrivateKMeans(DPClusterer):
         n_share : float
             Share of the total already spent on a noisy size (to state the total epsilon needed).
         **params
-            The plan's parameters (``beta``, ``split``, ``radius_growth``, ``budget``, ``constants``,
+            The plan's parameters (``beta``, ``budget_shares``, ``radius_growth``, ``budget``, ``constants``,
             ``box_factor``); others are ignored.
 
         Returns
@@ -295,8 +295,10 @@ class PrivateKMeans(DPClusterer):
         Regime
         """
         side = grid_side(n, d)
-        names = ("beta", "split", "radius_growth", "budget", "constants", "box_factor")
+        names = ("beta", "budget_shares", "radius_growth", "budget", "constants", "box_factor")
         kw = {key: params[key] for key in names if key in params}
+        if "budget_shares" in kw:   # plan_coreset calls one round's shares its split
+            kw["split"] = kw.pop("budget_shares")
         share = float(n_share)
         if float(side) ** d > MAX_GRID_CELLS:
             return Regime(cls.key, "refuse", f"the grid |X|^d = {side}^{d} is too large for prefix-sum counting "
@@ -322,11 +324,28 @@ class PrivateKMeans(DPClusterer):
         return Regime(cls.key, "ok", f"the coreset represents {covered:.0%} of the points: inside the regime.",
                       None, figs)
 
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The noisy size (``n_share``, none with a public ``n_samples``), then every SMALL-BALL round
+        of :func:`~dpcore.algorithms.coreset.plan.plan_coreset` at the public or noisy size ``n`` (its
+        (epsilon', delta') each; ``budget_shares`` shares them between radius, box and average inside a round).
+        With ``budget="paper"`` (Alg. 1 line 1) the rounds are provisioned for the worst case
+        ``8 k ln(n) / 3`` rounds and fewer run: the plan's ``"unspent"`` step is the budget the fit
+        leaves unused by design.  See :meth:`DPClusterer.budget_plan`."""
+        size, left = self._size_step()
+        plan = plan_coreset(self._planned_size(n), int(self.n_clusters), n_features, left, float(self.delta),
+                            beta=float(self.beta), split=self.budget_shares, radius_growth=float(self.radius_growth),
+                            budget=self.budget, box_factor=float(self.box_factor), constants=self.constants)
+        rounds = (len(plan.weights) * plan.eps_round, len(plan.weights) * plan.delta_round)
+        out = {**size, "round": rounds}
+        if left - rounds[0] > 1e-12 * left or float(self.delta) - rounds[1] > 1e-12 * float(self.delta):
+            out[UNSPENT + " (rounds provisioned by Alg. 1 line 1 that do not run)"] = (left - rounds[0],
+                                                                                    float(self.delta) - rounds[1])
+        return out
+
     @fit_doc("Release the private coreset and k centres computed from it.",
              example="n_clusters=2, epsilon=2.0, bounds=(0, 1)", size=(50_000, 1))
     def fit(self, X, y=None, privacy_id=None):
-        X, noise = self._begin_fit(X, privacy_id=privacy_id)
-        self._check_params()
+        X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
         k, d = int(self.n_clusters), X.shape[1]
         eps_total, delta_total = float(self.epsilon), float(self.delta)
         share = 0.0 if self.n_samples is not None else float(self.n_share)
@@ -334,9 +353,10 @@ class PrivateKMeans(DPClusterer):
         self.n_estimate_ = n_est
         # Feasibility (Alg. 1 line 2) and the grid's size, on the public/noisy size only (dpcore.algorithms.regime).
         check_fit(self, n=n_est, d=d, epsilon=eps_left, delta=delta_total, beta=float(self.beta),
-                  split=self.split, radius_growth=float(self.radius_growth), budget=self.budget, n_share=share,
+                  budget_shares=self.budget_shares, radius_growth=float(self.radius_growth), budget=self.budget,
+                  n_share=share,
                   box_factor=float(self.box_factor), constants=self.constants)
-        plan = plan_coreset(n_est, k, d, eps_left, delta_total, beta=float(self.beta), split=self.split,
+        plan = plan_coreset(n_est, k, d, eps_left, delta_total, beta=float(self.beta), split=self.budget_shares,
                             radius_growth=float(self.radius_growth), budget=self.budget,
                             box_factor=float(self.box_factor), constants=self.constants)
         self.plan_ = plan

@@ -56,17 +56,26 @@ import math
 import numbers
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from ...privacy.mechanisms import NoiseSource
 from ...utils.fixedpoint import SUM_BITS, label_sums
 from ...utils.nearest import assign
+from ...utils.validation import Checked
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
+from ..parameters import share_tuple
 from ..regime import check_fit
 from ..traits import AuditCase, PrivacyCase
 
 #: Edler (2023) §5.2: candidate, localswap, recover, private k-means, selection.
 DEFAULT_SHARES = (0.7, 0.01, 0.04, 0.2, 0.05)
+
+
+def _check_failure_probability(delta) -> None:
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not (0 < float(delta) < 1):
+        raise ValueError(f"delta is the failure probability of Balcan et al. and must be in (0, 1), "
+                         f"e.g. 0.1; got {delta!r}")
 
 
 # --------------------------------------------------------------------------
@@ -430,6 +439,16 @@ class BalcanKMeans(DPClusterer):
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(delta=1e-3)),),
                       structural=dict(delta=1e-3), exact_sums=dict(delta=1e-3))
 
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        # Not a privacy parameter here (the release is pure epsilon-DP): the analysis' failure probability.
+        "delta": [Checked(_check_failure_probability, "a failure probability in (0, 1)")],
+        "budget_shares": [share_tuple("budget_shares", ("candidate", "localswap", "recover", "k-means",
+                                                        "selection"))],
+        "n_candidate_runs": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_lloyd": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=0.1, bounds=None,
                  budget_shares=DEFAULT_SHARES, n_candidate_runs=3, n_lloyd=3, n_samples=None, n_share=0.02,
                  random_state=None,
@@ -447,29 +466,21 @@ class BalcanKMeans(DPClusterer):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
-    def _check_params(self):
-        delta = self.delta
-        if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not (0 < float(delta) < 1):
-            raise ValueError(f"delta is the failure probability of Balcan et al. and must be in (0, 1), "
-                             f"e.g. 0.1; got {delta!r}")
-        try:
-            shares = np.asarray(self.budget_shares, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError("budget_shares must be 5 numbers (candidate, localswap, recover, "
-                             "k-means, selection)") from None
-        if shares.shape != (5,) or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
-            raise ValueError("budget_shares must be 5 positive numbers (candidate, localswap, recover, "
-                             f"k-means, selection); got {self.budget_shares!r}")
-        for name in ("n_candidate_runs", "n_lloyd"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        return float(delta), shares / shares.sum()
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The noisy size, then the rest split by ``budget_shares`` (normalised) over the candidate runs,
+        localswap, recover, the private k-means steps and the final selection (Edler 2023, §5.2).
+        See :meth:`DPClusterer.budget_plan`."""
+        plan, left = self._size_step()
+        shares = np.asarray(self.budget_shares, dtype=float)
+        steps = ("candidate run", "localswap", "recover", "private k-means step", "final selection")
+        return {**plan, **{step: (left * s, 0.0) for step, s in zip(steps, shares / shares.sum())}}
 
     @fit_doc('Release k private centres.')
     def fit(self, X, y=None, privacy_id=None):
-        delta, shares = self._check_params()     # first: delta here is not a privacy parameter
-        X, noise = self._begin_fit(X, privacy_id=privacy_id)
+        X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
+        shares = np.asarray(self.budget_shares, dtype=float)
+        shares = shares / shares.sum()
+        delta = float(self.delta)
         dom = self.bounds_
         d = X.shape[1]
         k = int(self.n_clusters)

@@ -53,15 +53,18 @@ McSherry (2009) (parallel composition).
 from __future__ import annotations
 
 import math
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.cluster import KMeans as _SKKMeans
+from sklearn.utils._param_validation import Interval
 
 from ...utils.fixedpoint import SUM_BITS, FixedPoint, quantize
 from ...utils.nearest import assign
+from ...utils.validation import DELTA_REQUIRED
 from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
+from ..parameters import share_tuple
 from ..regime import check_fit
 
 #: Default budget shares: (node counts, cut choices, leaf means, refinement step).
@@ -88,14 +91,14 @@ class DPM(DPClusterer):
     n_bins : int, default 128
         Public intervals per axis: candidate cut positions and the width of the emptiness window.
     max_depth : int or None
-        Levels of cuts; ``None``: ``ceil(log2 k) + 3``.
-    min_share : float, default 0.25
+        Levels of cuts; ``None``: ``ceil(log2 k) + 6``.
+    min_balance : float in [0, 0.5), default 0.25
         ``q``: a cut leaving fewer than ``q`` of the node's points on one side is penalised.
     min_leaf : float or None
         A cut is rejected (the node is tried again one level down) when a child's noisy count
         falls below this, and a node below twice this is a leaf; ``None``: ``n_hat / (2 k)``
         (half the mean cluster size).
-    shares : 4 floats, default (0.1, 0.3, 0.25, 0.35)
+    budget_shares : 4 floats, default (0.05, 0.5, 0.15, 0.3)
         Budget shares of the node counts, the cut choices, the leaf means and the refinement
         step (``refine=False`` gives its share to the leaf means).
     refine : bool, default True
@@ -165,10 +168,22 @@ class DPM(DPClusterer):
     summary = ("Splits the data recursively along low-density gaps chosen privately, then averages each "
                "part with noise; for many clusters in mid dimensions.")
     needs_delta = True
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        "delta": [DELTA_REQUIRED],
+        "n_bins": [Interval(Integral, 2, 4096, closed="both")],
+        "max_depth": [Interval(Integral, 1, 30, closed="both"), None],
+        "min_balance": [Interval(Real, 0, 0.5, closed="left")],
+        "min_leaf": [Interval(Real, 1, None, closed="left"), None],
+        "budget_shares": [share_tuple("budget_shares", ("counts", "cuts", "leaf means", "refinement"),
+                                      last_may_be_zero=True)],
+        "refine": ["boolean"],
+        "refine_steps": [Interval(Integral, 1, 10, closed="both")],
+    }
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_bins=64, max_depth=None,
-                 min_share=0.25, min_leaf=None, shares=DEFAULT_SHARES, refine=True, refine_steps=1, n_samples=None,
-                 random_state=None,
+                 min_balance=0.25, min_leaf=None, budget_shares=DEFAULT_SHARES, refine=True, refine_steps=1,
+                 n_samples=None, random_state=None,
                  max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
@@ -176,9 +191,9 @@ class DPM(DPClusterer):
         self.bounds = bounds
         self.n_bins = n_bins
         self.max_depth = max_depth
-        self.min_share = min_share
+        self.min_balance = min_balance
         self.min_leaf = min_leaf
-        self.shares = shares
+        self.budget_shares = budget_shares
         self.refine = refine
         self.refine_steps = refine_steps
         self.n_samples = n_samples
@@ -186,44 +201,53 @@ class DPM(DPClusterer):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
-    def _check_params(self, k):
-        if not (isinstance(self.n_bins, numbers.Integral) and 2 <= self.n_bins <= 4096):
-            raise ValueError(f"n_bins must be a whole number in [2, 4096], got {self.n_bins!r}")
-        if self.max_depth is not None and not (isinstance(self.max_depth, numbers.Integral)
-                                               and 1 <= self.max_depth <= 30):
-            raise ValueError(f"max_depth must be None or a whole number in [1, 30], got {self.max_depth!r}")
-        if not (isinstance(self.min_share, numbers.Real) and 0 <= self.min_share < 0.5):
-            raise ValueError(f"min_share must be in [0, 0.5), got {self.min_share!r}")
-        try:
-            s = np.asarray(self.shares, dtype=float)
-        except (TypeError, ValueError):
-            s = np.array([])
-        if s.shape != (4,) or not np.all(np.isfinite(s)) or np.any(s[:3] <= 0) or s[3] < 0:
-            raise ValueError("shares must be 4 numbers (counts, cuts, leaf means, refinement), the first three "
-                             f"positive, got {self.shares!r}")
-        if not (isinstance(self.refine_steps, numbers.Integral) and 1 <= self.refine_steps <= 10):
-            raise ValueError(f"refine_steps must be a whole number in [1, 10], got {self.refine_steps!r}")
-        if self.min_leaf is not None and not (isinstance(self.min_leaf, numbers.Real) and self.min_leaf >= 1):
-            raise ValueError(f"min_leaf must be None or a number >= 1, got {self.min_leaf!r}")
-        return s / s.sum()
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """``budget_shares`` (normalised) of epsilon: node counts (with the root's noisy size unless
+        ``n_samples`` is public, equal parts per level), cut choices, leaf means and refinement; delta
+        half to the leaf means and half to the refinement (all to the leaf means without it).
+        See :meth:`DPClusterer.budget_plan`."""
+        s = np.asarray(self.budget_shares, dtype=float)
+        s = s / s.sum()
+        refine = bool(self.refine) and s[3] > 0
+        eps, delta = float(self.epsilon), float(self.delta)
+        depth = self._depth()
+        counts = eps * s[0]
+        plan: dict[str, tuple[float, float]] = {}
+        if self.n_samples is None:
+            plan["level #: dataset size"] = (counts / (depth + 1), 0.0)
+            counts -= counts / (depth + 1)
+        plan["level #: node counts"] = (counts, 0.0)
+        plan["level #: cut choices"] = (eps * s[1], 0.0)
+        if not refine:
+            plan["leaf centres"] = (eps * (s[2] + s[3]), delta)
+            return plan
+        plan["leaf centres"] = (eps * s[2], delta / 2)
+        plan["refinement"] = (eps * s[3], delta / 2)
+        return plan
+
+    def _depth(self) -> int:
+        """The tree's depth: ``max_depth``, else ceil(log2 k) + 6 (public)."""
+        k = int(self.n_clusters)
+        return int(self.max_depth) if self.max_depth is not None else int(math.ceil(math.log2(max(k, 2)))) + 6
 
     @fit_doc('Release k private centres (and the leaf means they come from).')
     def fit(self, X, y=None, privacy_id=None):
-        X, noise = self._begin_fit(X, privacy_id=privacy_id)
+        X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
         k, (n, d) = int(self.n_clusters), X.shape
-        s = self._check_params(k)
+        s = np.asarray(self.budget_shares, dtype=float)
+        s = s / s.sum()
         refine = bool(self.refine) and s[3] > 0
         if not refine:
             s = np.array([s[0], s[1], s[2] + s[3], 0.0])
         eps, delta = float(self.epsilon), float(self.delta)
-        depth = int(self.max_depth) if self.max_depth is not None else int(math.ceil(math.log2(max(k, 2)))) + 6
+        depth = self._depth()
         dom = self.bounds_
         lo, hi = dom.lower.astype(float), dom.upper.astype(float)
         nb = int(self.n_bins)
         width = (hi - lo) / nb
         # Interval index of every value (public grid): cut candidates and emptiness windows.
         B = np.clip(((X - lo) / width).astype(np.int64), 0, nb - 1)
-        q = float(self.min_share)
+        q = float(self.min_balance)
 
         eps_counts = eps * s[0]
         if self.n_samples is not None:

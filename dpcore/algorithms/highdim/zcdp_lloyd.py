@@ -32,7 +32,7 @@ the true one, is the divisor).  A cluster whose noisy count is below
 
 Budget.  The grant (epsilon, delta) becomes ``rho = zcdp_rho(epsilon, delta)``
 (Canonne, Kamath & Steinke 2020, Cor. 13).  Step 1 (the mean) gets
-``MEAN_SHARE`` of it; later step ``i`` gets ``rho_i`` proportional to
+``mean_share`` of it; later step ``i`` gets ``rho_i`` proportional to
 ``w_i``, the number of centres it releases: steps with more, smaller clusters
 need more accuracy.  Within a step the counts get ``rho_c = rho_i / (1 +
 sqrt(d))`` and the sums the rest: this minimises the centre's squared error
@@ -68,16 +68,20 @@ import math
 import numbers
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...privacy.accountant import ZCDPLedger
 from ...privacy.calibration import zcdp_rho
 from ...privacy.mechanisms import NoiseSource
 from ...utils.fixedpoint import SUM_BITS, label_sums
+from ...utils.validation import DELTA_REQUIRED
 from ..base import DPClusterer, fit_doc
+from ..parameters import SHARE
 from ..regime import check_fit
 from ..traits import AuditCase, PrivacyCase
 
-#: Share of rho for step 1, the DP mean (it decides nothing by itself: 2 % is plenty at n in the thousands).
+#: Default share of rho for step 1, the DP mean (``mean_share``; it decides nothing by itself: 2 % is
+#: plenty at n in the thousands).
 MEAN_SHARE = 0.02
 #: Candidate (steps per split, final steps) for ``"auto"``, longest first.
 AUTO_CHOICES = ((2, 4), (1, 3), (1, 2), (1, 1))
@@ -265,6 +269,8 @@ class ZCDPLloyd(DPClusterer):
     min_count : float, default 10
         A cluster whose noisy count is below this keeps its previous centre
         (its noisy mean would be mostly noise).
+    mean_share : float in (0, 1), default 0.02
+        The share of the zCDP budget rho spent on step 1, the DP mean.
     shrink : bool, default True
         Shrink the final centres towards the DP mean by positive-part
         James-Stein (:func:`james_stein`; post-processing, free).
@@ -343,6 +349,16 @@ class ZCDPLloyd(DPClusterer):
     # (epsilon, delta)-DP: the claim the privacy audit checks is the estimator's own delta.
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(delta=1e-3),
                                            delta=1e-3),))
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        "delta": [DELTA_REQUIRED],
+        "n_iter_per_split": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "n_final_iter": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "split_scale": [Interval(numbers.Real, 0, None, closed="neither")],
+        "min_count": [Interval(numbers.Real, 0, None, closed="left")],
+        "shrink": ["boolean"],
+        "mean_share": [SHARE],
+    }
 
 
     @classmethod
@@ -357,8 +373,8 @@ class ZCDPLloyd(DPClusterer):
         """
         return predicted_mse(n, d, k, epsilon, delta, r=r)
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_iter_per_split="auto",
-                 n_final_iter="auto", split_scale=0.005, min_count=10.0, shrink=True, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 n_final_iter="auto", split_scale=0.005, min_count=10.0, shrink=True, mean_share=MEAN_SHARE,
+                 random_state=None, max_contributions=None, contribution_bounding="sample"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -368,33 +384,32 @@ class ZCDPLloyd(DPClusterer):
         self.split_scale = split_scale
         self.min_count = min_count
         self.shrink = shrink
+        self.mean_share = mean_share
         self.random_state = random_state
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
     def _check_params(self) -> bool:
-        """Validate the schedule and numeric parameters; return True for the automatic schedule."""
-        auto = [getattr(self, n) == "auto" if isinstance(getattr(self, n), str) else False
-                for n in ("n_iter_per_split", "n_final_iter")]
+        """The rule between the two schedule parameters (each one's own range is a constraint); True for
+        the automatic schedule."""
+        auto = [isinstance(getattr(self, n), str) for n in ("n_iter_per_split", "n_final_iter")]
         if any(auto) and not all(auto):
             raise ValueError("n_iter_per_split and n_final_iter must both be 'auto' or both whole numbers >= 1")
-        if not all(auto):
-            for name in ("n_iter_per_split", "n_final_iter"):
-                v = getattr(self, name)
-                if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                    raise ValueError(f"{name} must be 'auto' or a whole number >= 1, got {v!r}")
-        for name in ("split_scale", "min_count"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (math.isfinite(v) and float(v) >= 0):
-                raise ValueError(f"{name} must be a non-negative number, got {v!r}")
-        if not self.split_scale > 0:
-            raise ValueError("split_scale must be > 0, e.g. 0.005")
         return all(auto)
+
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """``mean_share`` of the zCDP budget rho on the DP mean (step 1), the rest on the splitting and
+        Lloyd steps.  The ledger shows each Gaussian step's (epsilon, delta) in proportion to its rho,
+        so the plan splits (epsilon, delta) in the same proportions.
+        See :meth:`DPClusterer.budget_plan`."""
+        eps, delta, share = float(self.epsilon), float(self.delta), float(self.mean_share)
+        return {"step # (the mean)": (eps * share, delta * share),
+                "step": (eps - eps * share, delta - delta * share)}
 
     @fit_doc('Release k private centres (and the DP mean).')
     def fit(self, X, y=None, privacy_id=None):
+        X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
         auto = self._check_params()
-        X, noise = self._begin_fit(X, privacy_id=privacy_id)
         # Every step is Gaussian: the estimator's ledger composes them in zCDP.
         self.budget_ = ZCDPLedger(float(self.epsilon), float(self.delta))
         noise = noise.with_ledger(self.budget_)
@@ -411,7 +426,7 @@ class ZCDPLloyd(DPClusterer):
         rho = self.budget_.rho_total
 
         # step 1: the DP mean (one "current centre" at the origin: every row is in its cluster)
-        rho0 = rho * MEAN_SHARE
+        rho0 = rho * float(self.mean_share)
         C, counts = gaussian_lloyd_step(Z, np.zeros((1, d)), noise, rho=rho0, label="step 1 (the mean)", **step)
         self.mean_ = C[0] + origin
         self.n_samples_estimate_ = float(counts[0])

@@ -6,14 +6,17 @@ Each releases a noisy grid (or its significant cells) and runs WaveCluster's pos
 from __future__ import annotations
 
 import math
-import numbers
+from numbers import Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from ...privacy.accountant import split_budget
+from ...utils.validation import EPSILON
 from .._blocks.grid import eug_cells_per_dim, noisy_grid
 from .._blocks.size import public_or_noisy_size
 from ..base import fit_doc
+from ..parameters import SHARE
 from ..traits import AuditCase, Control, PrivacyCase
 from .transform import (
     MAX_CELLS,
@@ -23,7 +26,7 @@ from .transform import (
     top_k_threshold,
     wavelet_approximation,
 )
-from .wavecluster import WaveCluster, _check_share
+from .wavecluster import WaveCluster
 
 
 class PrivQT(WaveCluster):
@@ -87,6 +90,7 @@ class PrivQT(WaveCluster):
     audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", dict(num_grid=16),
                                            ci_runs=800, n_runs=4000),),
                       structural=dict(num_grid=8), exact_sums=dict(num_grid=8), sources=dict(num_grid=16))
+    _parameter_constraints = {**WaveCluster._parameter_constraints, "epsilon": [EPSILON]}
 
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", random_state=None,
@@ -95,6 +99,10 @@ class PrivQT(WaveCluster):
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
+
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """All of epsilon on the grid cell counts.  See :meth:`DPClusterer.budget_plan`."""
+        return {"grid cell counts": (float(self.epsilon), 0.0)}
 
     def _noisy_transform(self, counts, noise, epsilon):
         # Lattice noise (integer=False), not integer noise: PrivTHR drops |Z'|/2 of the positive
@@ -182,6 +190,8 @@ class PrivTHR(PrivQT):
                         percent=True, help="The rest goes to the density threshold. The paper's best is the "
                                            "default: 90 % (PrivTHR), 70 % (PrivTHR_EM)."),)
 
+    _parameter_constraints = {**PrivQT._parameter_constraints, "quantization_share": [SHARE]}
+
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", quantization_share=0.9, random_state=None,
                  max_contributions=None, contribution_bounding="sample"):
@@ -191,10 +201,17 @@ class PrivTHR(PrivQT):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """``quantization_share`` of epsilon on the grid cell counts, the rest on the noisy count of
+        non-positive transformed values.  See :meth:`DPClusterer.budget_plan`."""
+        eps = float(self.epsilon)
+        q = eps * float(self.quantization_share)
+        return {"grid cell counts": (q, 0.0), "count of non-positive transformed values": (eps - q, 0.0)}
+
     @fit_doc('Release the private clusters of X (see the class docstring).', example='epsilon=1.0, bounds=(0, 1)')
     def fit(self, X, y=None, privacy_id=None):
         X, noise, _ = self._prepare(X, privacy_id)
-        share = _check_share(self.quantization_share, "quantization_share")
+        share = float(self.quantization_share)
         eps_q, _ = split_budget(float(self.epsilon), [share, 1.0 - share])
         counts = self._counts(X)
         W_noisy = self._noisy_transform(counts, noise, eps_q)
@@ -288,6 +305,9 @@ class PrivTHREM(PrivQT):
                                            ci_runs=3000, n_runs=4000),),
                       structural=dict(num_grid=8), exact_sums=dict(num_grid=8), sources=dict(num_grid=16))
 
+    _parameter_constraints = {**PrivQT._parameter_constraints, "quantization_share": [SHARE],
+                              "value_cap": [Interval(Real, 0, None, closed="neither"), None]}
+
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", quantization_share=0.7, value_cap=None, random_state=None,
                  max_contributions=None, contribution_bounding="sample"):
@@ -298,13 +318,17 @@ class PrivTHREM(PrivQT):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """``quantization_share`` of epsilon on the grid cell counts, the rest on the density threshold
+        (exponential mechanism).  See :meth:`DPClusterer.budget_plan`."""
+        eps = float(self.epsilon)
+        q = eps * float(self.quantization_share)
+        return {"grid cell counts": (q, 0.0), "density threshold": (eps - q, 0.0)}
+
     @fit_doc('Release the private clusters of X (see the class docstring).', example='epsilon=1.0, bounds=(0, 1)')
     def fit(self, X, y=None, privacy_id=None):
         X, noise, _ = self._prepare(X, privacy_id)
-        share = _check_share(self.quantization_share, "quantization_share")
-        if self.value_cap is not None and not (isinstance(self.value_cap, numbers.Real)
-                                               and math.isfinite(self.value_cap) and self.value_cap > 0):
-            raise ValueError(f"value_cap must be a positive public number or None, got {self.value_cap!r}")
+        share = float(self.quantization_share)
         eps_q, _ = split_budget(float(self.epsilon), [share, 1.0 - share])
         counts = self._counts(X)
         W_noisy = self._noisy_transform(counts, noise, eps_q)
@@ -399,6 +423,9 @@ class PrivBasic(WaveCluster):
                                            ci_runs=800, n_runs=4000),),
                       structural=dict(num_grid=8), exact_sums=dict(num_grid=8), sources=dict(num_grid=16))
 
+    _parameter_constraints = {**WaveCluster._parameter_constraints, "epsilon": [EPSILON],
+                              "theta": [Interval(Real, 0, None, closed="neither")]}
+
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", theta=10.0, n_samples=None, n_share=0.02, random_state=None,
                  max_contributions=None, contribution_bounding="sample"):
@@ -410,11 +437,15 @@ class PrivBasic(WaveCluster):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The noisy size (``n_share``, none with a public ``n_samples``), then the synopsis grid's cell
+        counts.  See :meth:`DPClusterer.budget_plan`."""
+        plan, left = self._size_step()
+        return {**plan, "synopsis grid cell counts": (left, 0.0)}
+
     @fit_doc('Release the private clusters of X (see the class docstring).', example='epsilon=1.0, bounds=(0, 1)')
     def fit(self, X, y=None, privacy_id=None):
         X, noise, n = self._prepare(X, privacy_id)
-        if not (isinstance(self.theta, numbers.Real) and math.isfinite(self.theta) and self.theta > 0):
-            raise ValueError(f"theta must be a positive number (Qardaji et al. use 10), got {self.theta!r}")
         d = X.n_features
         n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, float(self.epsilon), noise)
         m_syn = eug_cells_per_dim(n_est, eps_left, d, theta=float(self.theta), max_cells=MAX_CELLS)

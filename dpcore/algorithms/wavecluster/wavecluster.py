@@ -55,11 +55,13 @@ rates". STOC (exponential mechanism over the intervals between sorted values).
 from __future__ import annotations
 
 import math
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...synopsis import WaveletGridSynopsis
+from ...utils.validation import EPSILON, Checked
 from ..base import DPClusterer, fit_doc
 from ..traits import AuditCase
 from .transform import (
@@ -73,26 +75,11 @@ from .transform import (
 )
 
 
-def _check_params(num_grid, density_threshold, connectivity, d):
-    if isinstance(num_grid, bool) or not isinstance(num_grid, numbers.Integral) or num_grid < 2:
-        raise ValueError(f"num_grid must be a whole number of cells per dimension, at least 2, got {num_grid!r}")
+def _check_cells(num_grid, d):
+    # num_grid's own range is a constraint; the cell count depends on the data's number of columns.
     if d * math.log(int(num_grid)) > math.log(MAX_CELLS):
         raise ValueError(f"num_grid={num_grid} in {d} dimensions makes {int(num_grid)}^{d} cells, more than "
                          f"{MAX_CELLS}: choose a smaller num_grid")
-    if isinstance(density_threshold, bool) or not isinstance(density_threshold, numbers.Real) \
-            or not (0 <= float(density_threshold) < 1):
-        raise ValueError("density_threshold is the fraction of positive transformed values that are NOT "
-                         f"significant, in [0, 1) (e.g. 0.1 for 10 %), got {density_threshold!r}")
-    if connectivity not in ("full", "face"):
-        raise ValueError(f"connectivity must be 'full' (cells touching by a corner are adjacent) or 'face', "
-                         f"got {connectivity!r}")
-
-
-def _check_share(share, name):
-    if isinstance(share, bool) or not isinstance(share, numbers.Real) or not (0 < float(share) < 1):
-        raise ValueError(f"{name} is the fraction of epsilon spent on the count matrix, strictly between 0 "
-                         f"and 1, got {share!r}")
-    return float(share)
 
 
 # ---------------------------------------------------------------------------
@@ -173,6 +160,17 @@ class WaveCluster(DPClusterer):
     private = False
     family = "grid clusters"
     audit = AuditCase(privacy="non-private baseline (WaveCluster)", sources=dict(epsilon=None, num_grid=16))
+    _parameter_constraints = {
+        **DPClusterer._parameter_constraints,
+        # The non-private baseline ignores a budget; its private variants replace this with EPSILON.
+        "epsilon": [EPSILON, None],
+        "num_grid": [Interval(Integral, 2, None, closed="left")],
+        # The fraction of positive transformed values that are NOT significant (0.1 for 10 %).
+        "density_threshold": [Interval(Real, 0, 1, closed="left")],
+        "wavelet": [Checked(check_wavelet, "a discrete wavelet name of PyWavelets, such as 'haar'")],
+        # "full": cells touching by a corner are adjacent; "face": only by a face.
+        "connectivity": [StrOptions({"full", "face"})],
+    }
 
     def __init__(self, *, epsilon=None, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", random_state=None):
@@ -187,8 +185,8 @@ class WaveCluster(DPClusterer):
     # -- fit scaffolding shared by every variant ----------------------------
     def _prepare(self, X, privacy_id=None):
         """Validate; return (source, noise, n): X may be an array or any DataSource."""
-        src, noise, n = self._begin_source_fit(X, privacy_id=privacy_id)
-        _check_params(self.num_grid, self.density_threshold, self.connectivity, src.n_features)
+        src, noise, n = self._begin_fit(X, privacy_id=privacy_id)
+        _check_cells(self.num_grid, src.n_features)
         self._wavelet_ = check_wavelet(self.wavelet)
         return src, noise, n
 
