@@ -14,11 +14,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.utils._param_validation import (
-    InvalidParameterError,
-    make_constraint,
-    validate_parameter_constraints,
-)
 
 from ..advisor.plan import ALGORITHMS
 from ..preprocessing import warn_if_after_fitted_transformer
@@ -27,16 +22,17 @@ from ..privacy.mechanisms import NoiseSource
 from ..privacy.rng import check_random_state, is_seeded, warn_seeded
 from ..utils.domain import Domain, _check_span, check_bounds
 from ..utils.nearest import assign
-from ..utils.validation import Checked, check_array, check_delta, check_epsilon, check_n_clusters
+from ..utils.validation import check_array, check_delta, check_epsilon, check_n_clusters
 from ._docs import document
 from ._docs import fit_doc as fit_doc  # re-exported: estimators mark their fit with it
 from ._units import PrivacyUnitMixin
-from .parameters import COMMON_CONSTRAINTS
+from .parameters import COMMON_CONSTRAINTS, DeclaredParameters
 from .regime import Regime
 from .traits import AuditCase, Control
 
 
-class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
+class DPClusterer(DeclaredParameters, PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
+                  BaseEstimator):
     """Base of all dpcore clusterers (private and non-private baselines).
 
     Class attributes (registry metadata, shown in the app)
@@ -209,101 +205,7 @@ class DPClusterer(PrivacyUnitMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         """
         return cls.su_mse(n, d, k, epsilon, t=t, r=r, rho=rho, theta=theta)
 
-    # -- the declared budget plan ------------------------------------------
-    def budget_plan(self, n_features: int, n: float | None = None, **released) -> dict[str, tuple[float, float]]:
-        """How ``fit`` splits (epsilon, delta) over its steps, from the parameters and public inputs.
-
-        Every budget share is a constructor parameter: ``<step>_share`` for one step's fraction,
-        ``budget_shares`` for a tuple over the named steps (issue 58's one naming scheme); this
-        method turns them into the plan a fit's ledger (``budget_``) must follow.  A ledger entry
-        belongs to the step whose name begins the entry's name once every number in it is written
-        ``#`` (the longest such step): ``"iteration #"`` holds ``"iteration 3: cluster counts and
-        sums"`` (:func:`ledger_by_step`).  ``tests/test_budget_plan.py`` compares the plan with the
-        ledger of a fit of every registered estimator.
-
-        Parameters
-        ----------
-        n_features : int
-            d, the number of columns (public).
-        n : float or None
-            The dataset size the fit plans with: the public ``n_samples``, or the noisy size the fit
-            released (its ``"dataset size"`` entry).  Only estimators whose split depends on it
-            read it (for example DPLloyd's grid start, the Hybrid's branch, PGkM's rounds).
-        **released
-            Other released values a split depends on (AutoKMeans: ``hypotheses``, the separation
-            read's ``separation_["hypotheses"]``, which decide how many candidates share the budget).
-
-        Returns
-        -------
-        dict
-            ``{step: (epsilon, delta)}``; the values add up to ``(epsilon, delta)`` given (the
-            delta of pure epsilon-DP estimators is 0).  A step named ``"unspent ..."``
-            (:data:`~dpcore.algorithms.parameters.UNSPENT`) is budget the fit leaves unused by design
-            (the coreset's worst-case provisioning).  Empty for a non-private baseline.
-
-        Raises
-        ------
-        sklearn.utils._param_validation.InvalidParameterError
-            A parameter outside its constraints (:meth:`_validate_params`): no plan of invalid shares.
-        ValueError
-            The split depends on ``n`` and none was given.
-
-        Notes
-        -----
-        **Privacy.** A function of public inputs and released values only: it reads no row.
-        """
-        self._validate_params()
-        return self._budget_plan(int(n_features), n, **released)
-
-    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
-        """The class's own plan (:meth:`budget_plan` validates the parameters first): each estimator says it."""
-        if not self.private:
-            return {}
-        raise NotImplementedError(f"{type(self).__name__} declares no budget plan: define _budget_plan")
-
-    def _planned_size(self, n: float | None) -> float:
-        """The size a plan depends on: ``n``, else the public ``n_samples``; ValueError without either."""
-        size = n if n is not None else getattr(self, "n_samples", None)
-        if size is None:
-            raise ValueError(f"{type(self).__name__}'s budget plan depends on the dataset size: pass n (the "
-                             "public n_samples or the noisy size the fit released)")
-        return max(float(size), 1.0)
-
-    def _size_step(self) -> tuple[dict[str, tuple[float, float]], float]:
-        """The plan's "dataset size" step (none with a public ``n_samples``) and the epsilon left after it."""
-        eps = float(self.epsilon)
-        if getattr(self, "n_samples", None) is not None:
-            return {}, eps
-        e = eps * float(self.n_share)
-        return {"dataset size": (e, 0.0)}, eps - e
-
     # -- shared fit scaffolding --------------------------------------------
-    def _validate_params(self) -> None:
-        """Check the constructor parameters against ``_parameter_constraints`` (scikit-learn's validation).
-
-        As :meth:`sklearn.base.BaseEstimator._validate_params`, except that a parameter whose
-        constraint is one of the project's checks (:class:`~dpcore.utils.validation.Checked`:
-        ``epsilon``, ``delta``, ``n_clusters``) gets that check's own sentence.  Called by
-        :meth:`_begin_fit` whatever scikit-learn's ``skip_parameter_validation`` setting says: the
-        shares and epsilon it checks are what keeps the ledger honest.
-
-        Raises
-        ------
-        sklearn.utils._param_validation.InvalidParameterError
-            A ``ValueError`` and a ``TypeError``: a parameter is outside its constraints.  Depends
-            on the parameters only (public inputs).
-        """
-        params = self.get_params(deep=False)
-        for name, constraints in self._parameter_constraints.items():
-            checked = [c for c in constraints if isinstance(c, Checked)]
-            if checked and name in params and not any(make_constraint(c).is_satisfied_by(params[name])
-                                                      for c in constraints):
-                try:
-                    checked[0].check(params[name])
-                except (TypeError, ValueError) as err:
-                    raise InvalidParameterError(str(err)) from None
-        validate_parameter_constraints(self._parameter_constraints, params, caller_name=type(self).__name__)
-
     def _begin_fit(self, X, *, min_samples: int = 1, privacy_id=None, assignment: str | None = None):
         """Validate the parameters and the data, set the common fitted attributes, return (data, noise, n).
 

@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import (
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    make_constraint,
+    validate_parameter_constraints,
+)
 
 from ..utils.contributions import check_max_contributions
 from ..utils.validation import EPSILON, N_CLUSTERS, Checked
@@ -106,3 +114,113 @@ def ledger_by_step(plan, ledger) -> dict[str, tuple[float, float]]:
         acc[0] += float(entry.epsilon)
         acc[1] += float(entry.delta)
     return {k: (v[0], v[1]) for k, v in out.items()}
+
+
+class DeclaredParameters:
+    """The estimator's declared parameters at work: their validation and the budget plan they make.
+
+    Mixed into :class:`~dpcore.algorithms.base.DPClusterer` (its first base, so :meth:`_validate_params`
+    replaces scikit-learn's); reads ``_parameter_constraints``, ``epsilon``, ``private`` and the shares
+    the subclass declares.
+    """
+
+    # Declared (annotation only: nothing here shadows the estimator's own values) for the type checker.
+    private: ClassVar[bool]
+    _parameter_constraints: ClassVar[dict]
+    epsilon: float
+    n_share: float
+    get_params: Callable[..., dict]
+
+    # -- the declared budget plan ------------------------------------------
+    def budget_plan(self, n_features: int, n: float | None = None, **released) -> dict[str, tuple[float, float]]:
+        """How ``fit`` splits (epsilon, delta) over its steps, from the parameters and public inputs.
+
+        Every budget share is a constructor parameter: ``<step>_share`` for one step's fraction,
+        ``budget_shares`` for a tuple over the named steps (issue 58's one naming scheme); this
+        method turns them into the plan a fit's ledger (``budget_``) must follow.  A ledger entry
+        belongs to the step whose name begins the entry's name once every number in it is written
+        ``#`` (the longest such step): ``"iteration #"`` holds ``"iteration 3: cluster counts and
+        sums"`` (:func:`ledger_by_step`).  ``tests/test_budget_plan.py`` compares the plan with the
+        ledger of a fit of every registered estimator.
+
+        Parameters
+        ----------
+        n_features : int
+            d, the number of columns (public).
+        n : float or None
+            The dataset size the fit plans with: the public ``n_samples``, or the noisy size the fit
+            released (its ``"dataset size"`` entry).  Only estimators whose split depends on it
+            read it (for example DPLloyd's grid start, the Hybrid's branch, PGkM's rounds).
+        **released
+            Other released values a split depends on (AutoKMeans: ``hypotheses``, the separation
+            read's ``separation_["hypotheses"]``, which decide how many candidates share the budget).
+
+        Returns
+        -------
+        dict
+            ``{step: (epsilon, delta)}``; the values add up to ``(epsilon, delta)`` given (the
+            delta of pure epsilon-DP estimators is 0).  A step named ``"unspent ..."``
+            (:data:`~dpcore.algorithms.parameters.UNSPENT`) is budget the fit leaves unused by design
+            (the coreset's worst-case provisioning).  Empty for a non-private baseline.
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError
+            A parameter outside its constraints (:meth:`_validate_params`): no plan of invalid shares.
+        ValueError
+            The split depends on ``n`` and none was given.
+
+        Notes
+        -----
+        **Privacy.** A function of public inputs and released values only: it reads no row.
+        """
+        self._validate_params()
+        return self._budget_plan(int(n_features), n, **released)
+
+    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
+        """The class's own plan (:meth:`budget_plan` validates the parameters first): each estimator says it."""
+        if not self.private:
+            return {}
+        raise NotImplementedError(f"{type(self).__name__} declares no budget plan: define _budget_plan")
+
+    def _planned_size(self, n: float | None) -> float:
+        """The size a plan depends on: ``n``, else the public ``n_samples``; ValueError without either."""
+        size = n if n is not None else getattr(self, "n_samples", None)
+        if size is None:
+            raise ValueError(f"{type(self).__name__}'s budget plan depends on the dataset size: pass n (the "
+                             "public n_samples or the noisy size the fit released)")
+        return max(float(size), 1.0)
+
+    def _size_step(self) -> tuple[dict[str, tuple[float, float]], float]:
+        """The plan's "dataset size" step (none with a public ``n_samples``) and the epsilon left after it."""
+        eps = float(self.epsilon)
+        if getattr(self, "n_samples", None) is not None:
+            return {}, eps
+        e = eps * float(self.n_share)
+        return {"dataset size": (e, 0.0)}, eps - e
+
+    def _validate_params(self) -> None:
+        """Check the constructor parameters against ``_parameter_constraints`` (scikit-learn's validation).
+
+        As :meth:`sklearn.base.BaseEstimator._validate_params`, except that a parameter whose
+        constraint is one of the project's checks (:class:`~dpcore.utils.validation.Checked`:
+        ``epsilon``, ``delta``, ``n_clusters``) gets that check's own sentence.  Called by
+        :meth:`_begin_fit` whatever scikit-learn's ``skip_parameter_validation`` setting says: the
+        shares and epsilon it checks are what keeps the ledger honest.
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError
+            A ``ValueError`` and a ``TypeError``: a parameter is outside its constraints.  Depends
+            on the parameters only (public inputs).
+        """
+        params = self.get_params(deep=False)
+        for name, constraints in self._parameter_constraints.items():
+            checked = [c for c in constraints if isinstance(c, Checked)]
+            if checked and name in params and not any(make_constraint(c).is_satisfied_by(params[name])
+                                                      for c in constraints):
+                try:
+                    checked[0].check(params[name])
+                except (TypeError, ValueError) as err:
+                    raise InvalidParameterError(str(err)) from None
+        validate_parameter_constraints(self._parameter_constraints, params, caller_name=type(self).__name__)
