@@ -123,9 +123,15 @@ if est is not None:
 if ds.bounds is not None:
     public_box = tuple(np.broadcast_to(np.asarray(b, dtype=float), (d,)) for b in ds.bounds)
     S.section(ds, fp, eps, k, bounds=public_box, sees_raw=sees_raw, height=MAP_HEIGHT)
-    with levels_slot:
-        S.levels_section(ds, fp, k, dict(delta=DELTA, budget=budget, constants=constants), bounds=public_box,
-                         sees_raw=sees_raw)
+    # On demand (issue 56, speed): eight fits and eight panels of points took most of the page's first render
+    # (~3 s of fits on a cold server, ~10 s of drawing in the browser); the expander computes them when opened.
+    levels = levels_slot.expander("Every level side by side: the points at ε = "
+                                  + ", ".join(f"{e:g}" for e in S.LEVELS) + " (Feldman et al. 2017, Figure 8)",
+                                  key="levels_open", on_change="rerun")
+    if levels.open:
+        with levels:
+            S.levels_section(ds, fp, k, dict(delta=DELTA, budget=budget, constants=constants), bounds=public_box,
+                             sees_raw=sees_raw)
 elif est is not None:
     S.section(ds, fp, eps, k, bounds=(est.bounds_.lower, est.bounds_.upper), sees_raw=sees_raw, height=MAP_HEIGHT)
 
