@@ -85,7 +85,12 @@ def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) ->
     where = st.sidebar if sidebar else st
     if dpcore.ALGORITHMS[algo].family != "centroids":
         return
-    with where.expander("Advisor: which algorithm here?", expanded=False):
+    # Computed when opened (issue 56, speed): the ranking took ~0.9 s of every first render on a cold server,
+    # for a box that opens closed.
+    box = where.expander("Advisor: which algorithm here?", key="advisor_open", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         n, said = public_size(ds, st)
         L = unit_params(ds).get("max_contributions") or 1
         adv = E.advise(n, len(ds.columns), k, eps, delta=1e-6, max_contributions=L)
