@@ -104,14 +104,14 @@ def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, 
             where.caption(NO_SYNOPSIS)
         else:
             try:
-                with where.spinner("Simulating releases from this draw's synopsis for the expected error…"):
+                with where.spinner("Running… simulating releases from this draw's synopsis for the expected error"):
                     pv = _preview(_release_key(fit), float(eps), geo, _release=fit)
             except ValueError as err:    # e.g. a noisy size below k: say why there is no figure
                 where.caption(f"No expected error for this draw: {err}.")
             else:
                 where.caption(pv.sentence())
         return
-    with where.spinner("Simulating releases for the expected error…"):
+    with where.spinner("Running… simulating releases for the expected error"):
         ans = _simulate(ds, fp, algo, k, params, 1.0, on_raw=False, n=DEFAULT_PUBLIC_N, epsilons=(float(eps),))
     if np.isnan(ans.band[0][1]):
         return
@@ -167,7 +167,7 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> Non
                    f"of cases, and the error band at every ε, simulated on {where}.")
         return
     try:
-        with st.spinner("Simulating releases at each ε…"):
+        with st.spinner("Running… simulating releases at each ε"):
             if source is None:
                 ans = _simulate(ds, fp, algo, k, params, target, on_raw=on_raw, n=DEFAULT_PUBLIC_N)
             else:

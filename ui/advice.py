@@ -93,7 +93,8 @@ def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) ->
     with box:
         n, said = public_size(ds, st)
         L = unit_params(ds).get("max_contributions") or 1
-        adv = E.advise(n, len(ds.columns), k, eps, delta=1e-6, max_contributions=L)
+        with st.spinner("Running… the advisor's ranking"):
+            adv = E.advise(n, len(ds.columns), k, eps, delta=1e-6, max_contributions=L)
         st.markdown(ranking_markdown(adv, algo), unsafe_allow_html=True)   # our own table: names and figures
         st.caption(f"First pick for about {n:,} rows ({said}), d = {len(ds.columns)}, k = {k}, ε = {eps:g}"
                    + (f" per person (L = {L}: each sensitivity is L rows')" if L > 1 else "")

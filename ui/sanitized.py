@@ -39,7 +39,7 @@ def synopsis_release(ds, fingerprint: str, epsilon: float, *, who: str):
     return None if fits is None else fits[0]
 
 
-@st.cache_data(show_spinner="Previewing the sanitized database (seeded, not recorded)…", max_entries=16)
+@st.cache_data(show_spinner="Running… a preview of the sanitized database (seeded, not recorded)", max_entries=16)
 def _preview(_X: np.ndarray, data_key: str, epsilon: float, bounds: tuple) -> PointSynopsis:
     est = Sanitizer(epsilon=epsilon, bounds=(np.asarray(bounds[0]), np.asarray(bounds[1])), random_state=0)
     return est.fit(_X).synopsis_
@@ -74,7 +74,7 @@ def kmeans_cost(X: np.ndarray, centres: np.ndarray, weights: np.ndarray | None =
     return float(d2.sum() if weights is None else np.asarray(weights, dtype=float) @ d2)
 
 
-@st.cache_data(show_spinner="Measuring the synopsis' cost error on the raw data…", max_entries=32)
+@st.cache_data(show_spinner="Running… the synopsis' cost error on the raw data", max_entries=32)
 def _errors(_X: np.ndarray, _syn: PointSynopsis, key: str, ks: tuple) -> pd.DataFrame:
     rows = []
     for k in ks:
@@ -348,12 +348,12 @@ def _digest(*parts) -> str:
     return h.hexdigest()
 
 
-@st.cache_data(show_spinner="k-means on the released points…", max_entries=64)
+@st.cache_data(show_spinner="Running… k-means on the released points", max_entries=64)
 def _level_kmeans(_syn: PointSynopsis, key: str, n_clusters: int) -> np.ndarray:
     return _syn.kmeans(n_clusters, random_state=0)
 
 
-@st.cache_data(show_spinner="Measuring the cost error on the raw data…", max_entries=64)
+@st.cache_data(show_spinner="Running… the cost error on the raw data", max_entries=64)
 def _level_error(_X: np.ndarray, _points, _weights, _centres, key: str) -> float:
     """|cost on the released weighted points − cost on the data| / cost on the data (raw data: not private)."""
     true = kmeans_cost(_X, _centres)
