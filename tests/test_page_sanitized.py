@@ -69,7 +69,13 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
     size = next(m.value for m in at.metric if m.label == "Synopsis size m")
     assert size == f"{len(syn['points'])} points"
     assert not any("PREVIEW" in i.value for i in at.info)
-    # The owner's figures on this public data: the cost error at a few k, from the recorded synopsis.
+    # The owner's figures on this public data: the cost error at a few k, from the recorded synopsis (computed when
+    # its box is opened: issue 56, speed).
+    assert not any("relative error" in getattr(df.value, "columns", []) for df in at.dataframe)
+    at.session_state["cost_errors_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert _keys(store) == ["sanitize"]
     errs = next(df.value for df in at.dataframe if "relative error" in getattr(df.value, "columns", []))
     assert list(errs["k"]) == [3, 5, 10, 20]
     assert np.all(np.isfinite(errs["relative error"])) and errs["relative error"].max() < 1.0

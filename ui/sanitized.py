@@ -128,7 +128,9 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
     if is_preview:
         st.info("PREVIEW, not a release: a seeded simulation on this public data, recorded nowhere and spending "
                 "nothing, to choose the level. Press Draw above for the release you can publish.")
-    centres = syn.kmeans(n_clusters, random_state=0)     # post-processing: any k, no spend
+    # Post-processing: any k, no spend.  Cached on the synopsis' content (seeded, so the same centres a rerun would
+    # compute): ~1 s of every run of the page before (issue 56, speed).
+    centres = _level_kmeans(syn, _digest(syn), n_clusters)
     view, side = st.columns([2, 1], gap="medium")
     if ds.geo and syn.points.shape[1] == 2:
         view.pydeck_chart(map_deck(bounds=bounds, private_centers=centres, coreset_points=syn.points,
@@ -143,13 +145,17 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
         show_ledger(fit, where=side)
         draw_controls(fit, where=side, key="new_draw_synopsis")
     if sees_raw:
-        key = f"release {fit.release_id}" if not is_preview else f"preview {ds.name} {fingerprint} {epsilon:g}"
-        errs = cost_errors(ds.X, syn, key)
-        side.markdown("**Cost error on the data** (not private: raw data)",
-                      help="For the centres k-means finds on the synopsis: |cost on the synopsis − cost on the "
-                           "data| / cost on the data.")
-        # Two columns: the side column is narrow, and the relative error is the figure that chooses a level.
-        side.dataframe(errs[["k", "relative error"]].style.format({"relative error": "{:.1%}"}), hide_index=True)
+        # Computed when opened (issue 56, speed): four k-means on the synopsis and their costs on every raw row
+        # took ~1.5-4 s of the page's first render on a cold server.
+        box = side.expander("Cost error on the data (not private: raw data)", key="cost_errors_open",
+                            on_change="rerun")
+        if box.open:
+            key = f"release {fit.release_id}" if not is_preview else f"preview {ds.name} {fingerprint} {epsilon:g}"
+            errs = cost_errors(ds.X, syn, key)
+            box.caption("For the centres k-means finds on the synopsis: |cost on the synopsis − cost on the data| / "
+                        "cost on the data.")
+            # Two columns: the side column is narrow, and the relative error is the figure that chooses a level.
+            box.dataframe(errs[["k", "relative error"]].style.format({"relative error": "{:.1%}"}), hide_index=True)
 
 
 # -- "Analyse a publication" vs "draw from the data" (issue 57) ------------------------------------------------
