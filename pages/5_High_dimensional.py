@@ -89,25 +89,29 @@ if side * side == d and d >= 16:
         st.plotly_chart(F.center_images_figure(base.cluster_centers_, side=side, zmin=lo, zmax=hi), width="stretch",
                         key="centres-baseline")
 
-with st.expander("2-D PCA view of the data and the centres" if sees_raw else "2-D PCA view of the private centres"):
-    # Display only.  The owner's PCA is fitted on a sample of the data shown on this screen; anyone else's
-    # on the private centres themselves (post-processing of the release).
-    rng = np.random.default_rng(0)
-    show = X[rng.choice(n, size=min(n, 3000), replace=False)] if sees_raw else est.cluster_centers_
-    pca = PCA(2, random_state=0).fit(show)
-    Cp = pca.transform(est.cluster_centers_)
-    fig = go.Figure()
-    if sees_raw:
-        P, Cb = pca.transform(show), pca.transform(base.cluster_centers_)
-        fig.add_trace(go.Scattergl(x=P[:, 0], y=P[:, 1], mode="markers", name=f"data sample ({F.NOT_PRIVATE})",
-                                   marker=dict(size=3, color="lightgray")))
-        fig.add_trace(go.Scatter(x=Cb[:, 0], y=Cb[:, 1], mode="markers", name=f"non-private centres ({F.NOT_PRIVATE})",
-                                 marker=dict(size=11, symbol="circle-open", color="black", line=dict(width=2))))
-    fig.add_trace(go.Scatter(x=Cp[:, 0], y=Cp[:, 1], mode="markers", name=f"private centres ({W.epsilon_label(eps)})",
-                             marker=dict(size=11, symbol="x", color="crimson")))
-    fig.update_layout(xaxis_title="PC 1", yaxis_title="PC 2", height=420, margin=dict(l=10, r=10, t=30, b=10),
-                      legend=dict(orientation="h", y=-0.2))
-    st.plotly_chart(fig, width="stretch")
+pca_box = st.expander("2-D PCA view of the data and the centres" if sees_raw else "2-D PCA view of the private centres",
+                      key="pca_open", on_change="rerun")
+# Fitted and drawn when opened (issue 56, speed): the PCA took ~0.5 s of every run, its WebGL plot more.
+if pca_box.open:
+    with pca_box:
+        # Display only.  The owner's PCA is fitted on a sample of the data shown on this screen; anyone else's
+        # on the private centres themselves (post-processing of the release).
+        rng = np.random.default_rng(0)
+        show = X[rng.choice(n, size=min(n, 3000), replace=False)] if sees_raw else est.cluster_centers_
+        pca = PCA(2, random_state=0).fit(show)
+        Cp = pca.transform(est.cluster_centers_)
+        fig = go.Figure()
+        if sees_raw:
+            P, Cb = pca.transform(show), pca.transform(base.cluster_centers_)
+            fig.add_trace(go.Scattergl(x=P[:, 0], y=P[:, 1], mode="markers", name=f"data sample ({F.NOT_PRIVATE})",
+                                       marker=dict(size=3, color="lightgray")))
+            fig.add_trace(go.Scatter(x=Cb[:, 0], y=Cb[:, 1], mode="markers", name=f"non-private centres ({F.NOT_PRIVATE})",
+                                     marker=dict(size=11, symbol="circle-open", color="black", line=dict(width=2))))
+        fig.add_trace(go.Scatter(x=Cp[:, 0], y=Cp[:, 1], mode="markers", name=f"private centres ({W.epsilon_label(eps)})",
+                                 marker=dict(size=11, symbol="x", color="crimson")))
+        fig.update_layout(xaxis_title="PC 1", yaxis_title="PC 2", height=420, margin=dict(l=10, r=10, t=30, b=10),
+                          legend=dict(orientation="h", y=-0.2))
+        st.plotly_chart(fig, width="stretch")
 
 W.show_ledger(est)
 W.draw_controls(est)

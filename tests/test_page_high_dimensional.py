@@ -1,4 +1,6 @@
 """The high-dimensional page opens offline on real MNIST digits with zCDP-Lloyd and the trivial answer's line."""
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -28,6 +30,15 @@ def test_page_defaults_to_zcdp_lloyd_on_the_mnist_sample(monkeypatch):
     assert "Release seed" not in [n.label for n in at.number_input]
     # at the default (15,000 digits, epsilon = 1) the private centres beat one centre at the mean
     assert not at.warning, [w.value for w in at.warning]
+    # The PCA view is fitted and drawn when its box is opened (issue 56, speed), from the same kept draw.
+    charts = len(at.get("plotly_chart"))
+    at.session_state["pca_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.get("plotly_chart")) == charts + 1
+    names = [t["name"] for t in json.loads(at.get("plotly_chart")[-1].proto.spec)["data"]]
+    assert any(n.startswith("private centres") for n in names) and any(n.startswith("data sample") for n in names)
+    assert len(ReleaseStore().releases("mnist_sample")) == 1      # opening the box draws nothing
 
 
 def test_page_warns_when_a_release_is_worse_than_the_mean(monkeypatch):

@@ -40,6 +40,12 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
     spent = store.spent(TAXI_SAMPLE_NAME)[0]
     # ...but a labelled preview (seeded, recorded nowhere) shows the level before any spend.
     assert any("PREVIEW, not a release" in i.value for i in at.info)
+    # Every level side by side is computed on demand (issue 56, speed): not on opening, then when opened.
+    assert not any("synopsis points" in getattr(df.value, "columns", []) for df in at.dataframe)
+    at.session_state["levels_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert _keys(store) == []
     # Feldman et al.'s Figure 8: every level side by side, coreset above synopsis, with the error figures below.
     levels = _levels_table(at)
     assert list(levels["ε"]) == ["0.1", "0.5", "1", "2"]
@@ -63,7 +69,13 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
     size = next(m.value for m in at.metric if m.label == "Synopsis size m")
     assert size == f"{len(syn['points'])} points"
     assert not any("PREVIEW" in i.value for i in at.info)
-    # The owner's figures on this public data: the cost error at a few k, from the recorded synopsis.
+    # The owner's figures on this public data: the cost error at a few k, from the recorded synopsis (computed when
+    # its box is opened: issue 56, speed).
+    assert not any("relative error" in getattr(df.value, "columns", []) for df in at.dataframe)
+    at.session_state["cost_errors_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert _keys(store) == ["sanitize"]
     errs = next(df.value for df in at.dataframe if "relative error" in getattr(df.value, "columns", []))
     assert list(errs["k"]) == [3, 5, 10, 20]
     assert np.all(np.isfinite(errs["relative error"])) and errs["relative error"].max() < 1.0
@@ -80,7 +92,7 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
 
 def test_the_synopsis_stays_when_private_k_mean_refuses_at_low_epsilon(shared_data, monkeypatch):
     """The paper's budget rule at ε = 0.1: PRIVATE-K-MEAN cannot run, the sanitized database still can."""
-    at = _open(shared_data, monkeypatch, {"epsilon": "0.1"}, budget="paper")
+    at = _open(shared_data, monkeypatch, {"epsilon": "0.1"}, budget="paper", levels_open=True)
     assert any("PRIVATE-K-MEAN cannot run at ε = 0.1" in w.value for w in at.warning)
     assert at.button(key=SYN_DRAW) is not None                      # its own Draw, below the refusal's sentence
     assert any("PREVIEW, not a release" in i.value for i in at.info)
@@ -92,7 +104,7 @@ def test_the_synopsis_stays_when_private_k_mean_refuses_at_low_epsilon(shared_da
 
 def test_on_private_data_only_levels_already_drawn_are_shown(shared_data, monkeypatch):
     """Never a spend without a click: opening shows no level; a Draw shows that level and records that draw only."""
-    at = _open(shared_data, monkeypatch, {"dataset": "gowalla_nyc_checkins", "epsilon": "1"})
+    at = _open(shared_data, monkeypatch, {"dataset": "gowalla_nyc_checkins", "epsilon": "1"}, levels_open=True)
     store = ReleaseStore()
     assert _keys(store) == []
     levels = _levels_table(at)

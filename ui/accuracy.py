@@ -162,7 +162,7 @@ def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, 
             lookalike_offer(ds, fp, fit, where=where, key="lookalike_explorer")
             return
         try:
-            with where.spinner("Simulating releases from a recorded synopsis for the expected error…"):
+            with where.spinner("Running… simulating releases from a recorded synopsis for the expected error"):
                 pv = _preview(_release_key(fit, shape), float(eps), geo, _release=fit,
                               _lookalike=None if shape is fit or shape.release is fit.release else shape)
         except ValueError as err:    # e.g. a noisy size below k: say why there is no figure
@@ -170,7 +170,7 @@ def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, 
         else:
             where.caption(pv.sentence())
         return
-    with where.spinner("Simulating releases for the expected error…"):
+    with where.spinner("Running… simulating releases for the expected error"):
         ans = _simulate(ds, fp, algo, k, params, 1.0, epsilons=(float(eps),))
     if np.isnan(ans.band[0][1]):
         return
@@ -246,7 +246,7 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> Non
                    f"of cases, and the error band at every ε, simulated on {where}.")
         return
     try:
-        with st.spinner("Simulating releases at each ε…"):
+        with st.spinner("Running… simulating releases at each ε"):
             if not private:
                 ans = _simulate(ds, fp, algo, k, params, target)     # public data, or the owner's raw data
             elif source is None:     # the page's setting on the data's recorded synopsis

@@ -87,10 +87,16 @@ def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) ->
     where = st.sidebar if sidebar else st
     if dpcore.ALGORITHMS[algo].family != "centroids":
         return
-    with where.expander("Advisor: which algorithm here?", expanded=False):
+    # Computed when opened (issue 56, speed): the ranking took ~0.9 s of every first render on a cold server,
+    # for a box that opens closed.
+    box = where.expander("Advisor: which algorithm here?", key="advisor_open", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         n, said = public_size(ds, st)
         L = unit_params(ds).get("max_contributions") or 1
-        adv = E.advise(n, len(ds.columns), k, eps, delta=1e-6, max_contributions=L)
+        with st.spinner("Running… the advisor's ranking"):
+            adv = E.advise(n, len(ds.columns), k, eps, delta=1e-6, max_contributions=L)
         st.markdown(ranking_markdown(adv, algo), unsafe_allow_html=True)   # our own table: names and figures
         st.caption(f"First pick for about {n:,} rows ({said}), d = {len(ds.columns)}, k = {k}, ε = {eps:g}"
                    + (f" per person (L = {L}: each sensitivity is L rows')" if L > 1 else "")

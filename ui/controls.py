@@ -154,7 +154,7 @@ def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:
 
 
 def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algorithm: str = "eugkm",
-                     allow_large: bool = False):
+                     allow_large: bool = False, epsilon: bool = True):
     """The sidebar every centroid page shares: dataset, algorithm, k, ε (all in the URL).
 
     Stops the page with a sentence when no data is chosen yet.  There is no
@@ -164,6 +164,8 @@ def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algor
     empty cluster a centre from its noisy sums.
 
     ``allow_large`` offers the configured large sources too (see :func:`dataset_picker`).
+    ``epsilon=False`` leaves out ε and what follows it (the page calls :func:`epsilon_controls` itself, e.g.
+    inside an ``st.fragment`` so that an ε move reruns only what depends on ε; epsilon is then None).
 
     Returns
     -------
@@ -174,10 +176,24 @@ def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algor
         st.stop()
     algo = algorithm_picker(default=default_algorithm, scalable_only=is_large(ds))
     k = n_clusters_input(ds)
-    eps = epsilon_slider(epsilon_label)
+    eps = epsilon_controls(ds, algo, k, label=epsilon_label) if epsilon else None
+    return ds, fp, algo, k, eps
+
+
+def epsilon_controls(ds, algo: str, k: int, *, label: str = "Privacy level (ε)") -> float:
+    """The sidebar's ε and what depends on it there: the slider, the advisor at this ε, the running total.
+
+    The second half of :func:`release_controls`.  Safe inside an ``st.fragment`` (issue 56): everything it
+    draws goes to the sidebar from the same run, so a fragment rerun redraws it in place.
+
+    Returns
+    -------
+    float, the ε chosen (one of :data:`EPSILON_VALUES`).
+    """
+    eps = epsilon_slider(label)
     advisor_panel(ds, algo, k, eps)
     sidebar_total(ds)
-    return ds, fp, algo, k, eps
+    return eps
 
 
 def sidebar_total(ds) -> None:

@@ -21,7 +21,7 @@ NO_UNIT = "none: each row is its own unit"
 LABEL_FITS = 30
 
 
-@st.cache_data(show_spinner="Loading data…", max_entries=8)
+@st.cache_data(show_spinner="Running… loading the data", max_entries=8)
 def load_dataset(name: str, max_rows: int | None = None):
     """Load a named dataset once per (name, max_rows); returns (Dataset, fingerprint)."""
     ds = datasets.load(name, max_rows=max_rows)
@@ -159,7 +159,7 @@ def _dataset_label(name: str) -> str:
     return meta["title"] + (" · large source" if meta["large"] else "")
 
 
-@st.cache_resource(show_spinner="Opening the source…", max_entries=4)
+@st.cache_resource(show_spinner="Running… opening the source", max_entries=4)
 def _large_source(name: str, content: str):
     """One open source per configured entry and content key, shared by every session.
 
@@ -265,7 +265,7 @@ def pass_progress(ds, what: str, *, private: bool = False):
         return
     src = ds.data_source
     if private:
-        with st.spinner(f"{what}: computing where the data lie, in {engine_name(src.engine)}…"):
+        with st.spinner(f"Running… {what}: computing where the data lie, in {engine_name(src.engine)}"):
             yield
         return
     box = st.empty()

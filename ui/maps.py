@@ -20,10 +20,22 @@ PRIVATE_RGB = [230, 85, 13]
 BASELINE_RGB = [8, 48, 107]
 RAW_RGB = [120, 120, 120]
 NOT_PRIVATE = "not private: for the data owner's eyes only"
-# A street basemap that needs no access token: CARTO's free "Positron" vector style.  Light, so the
-# red/blue cells stay readable on it.  Without internet the tiles do not load and the map is drawn
-# on white: the public box, the cells and the centres alone still show where the data are.
-BASEMAP = pdk.map_styles.CARTO_LIGHT
+# A street basemap that needs no access token: CARTO's free "Positron" (light_all) raster tiles.  Light, so
+# the red/blue cells stay readable on it.  The style is given inline, not as CARTO's style.json URL: the
+# map waited for that file before drawing anything, so the deck arrived seconds after the page (issue 56,
+# ~3 s where DNS fails offline); now the layers draw at once and the tiles fill in when they arrive.  Without
+# internet the tiles do not load and the map is drawn on white: the public box, the cells and the centres
+# alone still show where the data are.
+_BASEMAP_STYLE = {
+    "version": 8,
+    "sources": {"carto-light": {
+        "type": "raster", "tileSize": 256, "maxzoom": 19,
+        "tiles": [f"https://{s}.basemaps.cartocdn.com/light_all/{{z}}/{{x}}/{{y}}.png" for s in "abcd"],
+        "attribution": "© OpenStreetMap contributors © CARTO"}},
+    "layers": [{"id": "carto-light", "type": "raster", "source": "carto-light"}],
+}
+# Streamlit's map takes a style URL only: a data URL carries the style itself, read without any request.
+BASEMAP = "data:application/json;base64," + base64.b64encode(json.dumps(_BASEMAP_STYLE).encode()).decode("ascii")
 # The grid is drawn as one image (BitmapLayer): its size is what the browser gets, whatever the cell
 # count.  Grids finer than this many cells per side are shown with blocks summed (post-processing).
 MAX_IMAGE_SIDE = 1024

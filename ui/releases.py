@@ -417,7 +417,7 @@ def _baseline_fit(X, algorithm: str, params: tuple, bounds):
     return dpcore.ALGORITHMS[algorithm](**kwargs, bounds=bounds).fit(X)
 
 
-@st.cache_data(show_spinner="Computing the non-private reference…", max_entries=64)
+@st.cache_data(show_spinner="Running… the non-private reference (k-means on the raw data)", max_entries=64)
 def _fit_baseline(_X: np.ndarray, data_key: str, algorithm: str, params: tuple, _bounds=None):
     return _baseline_fit(_X, algorithm, params, _bounds)
 

@@ -67,7 +67,7 @@ def kmeans_cost(X: np.ndarray, centres: np.ndarray, weights: np.ndarray | None =
     return float(d2.sum() if weights is None else np.asarray(weights, dtype=float) @ d2)
 
 
-@st.cache_data(show_spinner="Measuring the synopsis' cost error on the raw data…", max_entries=32)
+@st.cache_data(show_spinner="Running… the synopsis' cost error on the raw data", max_entries=32)
 def _errors(_X: np.ndarray, _syn: PointSynopsis, key: str, ks: tuple) -> pd.DataFrame:
     rows = []
     for k in ks:
@@ -121,7 +121,9 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
     if is_preview:
         st.info("PREVIEW, not a release: a draw with fresh noise on this public data, recorded nowhere and spending "
                 "nothing, to choose the level. Press Draw above for the release you can publish.")
-    centres = syn.kmeans(n_clusters, random_state=0)     # post-processing: any k, no spend
+    # Post-processing: any k, no spend.  Cached on the synopsis' content (seeded, so the same centres a rerun would
+    # compute): ~1 s of every run of the page before (issue 56, speed).
+    centres = _level_kmeans(syn, _digest(syn), n_clusters)
     view, side = st.columns([2, 1], gap="medium")
     if ds.geo and syn.points.shape[1] == 2:
         view.pydeck_chart(map_deck(bounds=bounds, private_centers=centres, coreset_points=syn.points,
@@ -136,13 +138,17 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
         show_ledger(fit, where=side)
         draw_controls(fit, where=side, key="new_draw_synopsis")
     if sees_raw:
-        key = f"release {fit.release_id}" if not is_preview else f"preview {_digest(syn)}"
-        errs = cost_errors(ds.X, syn, key)
-        side.markdown("**Cost error on the data** (not private: raw data)",
-                      help="For the centres k-means finds on the synopsis: |cost on the synopsis − cost on the "
-                           "data| / cost on the data.")
-        # Two columns: the side column is narrow, and the relative error is the figure that chooses a level.
-        side.dataframe(errs[["k", "relative error"]].style.format({"relative error": "{:.1%}"}), hide_index=True)
+        # Computed when opened (issue 56, speed): four k-means on the synopsis and their costs on every raw row
+        # took ~1.5-4 s of the page's first render on a cold server.
+        box = side.expander("Cost error on the data (not private: raw data)", key="cost_errors_open",
+                            on_change="rerun")
+        if box.open:
+            key = f"release {fit.release_id}" if not is_preview else f"preview {_digest(syn)}"
+            errs = cost_errors(ds.X, syn, key)
+            box.caption("For the centres k-means finds on the synopsis: |cost on the synopsis − cost on the data| / "
+                        "cost on the data.")
+            # Two columns: the side column is narrow, and the relative error is the figure that chooses a level.
+            box.dataframe(errs[["k", "relative error"]].style.format({"relative error": "{:.1%}"}), hide_index=True)
 
 
 # -- "Analyse a publication" vs "draw from the data" (issue 57) ------------------------------------------------
@@ -341,12 +347,12 @@ def _digest(*parts) -> str:
     return h.hexdigest()
 
 
-@st.cache_data(show_spinner="k-means on the released points…", max_entries=64)
+@st.cache_data(show_spinner="Running… k-means on the released points", max_entries=64)
 def _level_kmeans(_syn: PointSynopsis, key: str, n_clusters: int) -> np.ndarray:
     return _syn.kmeans(n_clusters, random_state=0)
 
 
-@st.cache_data(show_spinner="Measuring the cost error on the raw data…", max_entries=64)
+@st.cache_data(show_spinner="Running… the cost error on the raw data", max_entries=64)
 def _level_error(_X: np.ndarray, _points, _weights, _centres, key: str) -> float:
     """|cost on the released weighted points − cost on the data| / cost on the data (raw data: not private)."""
     true = kmeans_cost(_X, _centres)
