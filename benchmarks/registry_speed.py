@@ -261,7 +261,7 @@ COLS = [("algorithm", 30), ("data", 8), ("N", 12), ("fit s", 9), ("peak MB", 9),
         ("met", 5), ("note", 0)]
 
 
-def _row(algo, data, n, res, target):
+def _row(algorithm, data, n, res, target):
     secs = f"{res['seconds']:.2f}" if "seconds" in res else "-"
     mb = f"{res['mb']:.0f}" if "mb" in res else "-"
     met, tlabel = "", ""
@@ -275,7 +275,7 @@ def _row(algo, data, n, res, target):
     note = res.get("note", "")
     if res.get("status") not in ("ok", None):
         note = f"[{res['status']}] {note}".strip()
-    cells = [algo, data, f"{n:,}", secs, mb, tlabel, met, note]
+    cells = [algorithm, data, f"{n:,}", secs, mb, tlabel, met, note]
     return "".join(str(c).ljust(w) if w else str(c) for c, (_, w) in zip(cells, COLS))
 
 

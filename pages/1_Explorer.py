@@ -18,14 +18,14 @@ st.caption("One private k-means release at the privacy level chosen in the sideb
            "result: how far the private centres (orange) move from the non-private ones (blue rings), and what "
            "the published noisy data look like. Pick data, an algorithm, k and ε in the sidebar.")
 
-ds, fp, algo, k, _ = W.release_controls(allow_large=True, epsilon=False)
+ds, fp, algorithm, k, _ = W.release_controls(allow_large=True, epsilon=False)
 
 
 # Everything from ε on is one fragment (issue 56): an ε move (or a draw) reruns this part only, not the data
 # picker and the controls above it.  ε stays in the sidebar (a fragment may write there), shared by every page.
 @st.fragment
 def release_part():
-    eps = W.epsilon_controls(ds, algo, k)
+    eps = W.epsilon_controls(ds, algorithm, k)
     publication = S.input_choice(ds)   # "analyse a publication" (issue 57): post-processing, nothing drawn
     if publication is not None:
         S.analyse_publication(ds, fp, publication, k, height=MAP_HEIGHT)
@@ -34,7 +34,7 @@ def release_part():
     sees_raw = W.sees_raw(ds)   # the data owner, or public data: the non-private comparison may be shown
     extra = {}
     with st.sidebar.expander("Algorithm settings"):
-        extra.update(W.algorithm_settings(algo))   # the controls the algorithm's class declares
+        extra.update(W.algorithm_settings(algorithm))   # the controls the algorithm's class declares
         if not sees_raw:
             show_raw = False
         elif large:
@@ -47,7 +47,7 @@ def release_part():
     # one sentence on what the noise did.  Both compare with the raw data, which is fine only for public data.
     teach = W.teach_toggle(ds)
     show_raw = show_raw or teach
-    W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps)
+    W.set_url(dataset=ds.name, algorithm=algorithm, k=k, epsilon=eps)
 
     d = ds.X.shape[1]
     st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
@@ -55,7 +55,7 @@ def release_part():
         st.warning("No public bounds: the domain is read from the data, so this release is NOT private for the "
                    "extreme records. Enter public bounds in the sidebar to fix that.")
 
-    est = W.private_release(ds, fp, algo, who="Explorer", n_clusters=k, epsilon=eps, **extra)
+    est = W.private_release(ds, fp, algorithm, who="Explorer", n_clusters=k, epsilon=eps, **extra)
     bounds = (est.bounds_.lower, est.bounds_.upper)
     syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" else None
     raw = ds.X[np.random.default_rng(0).permutation(ds.X.shape[0])[:20_000]] if show_raw and not large else None
@@ -136,7 +136,7 @@ def release_part():
         else:
             st.caption(W.OWNER_ONLY)
         if not large:
-            W.expected_error_caption(ds, fp, algo, k, eps, extra, fit=est)
+            W.expected_error_caption(ds, fp, algorithm, k, eps, extra, fit=est)
         if hasattr(est, "branch_"):
             st.info(f"Hybrid branch: {getattr(est, 'branch_reason_', est.branch_)}")
         st.subheader("Privacy budget")
@@ -144,7 +144,7 @@ def release_part():
         W.draw_controls(est)
         W.account_caption(ds, fit=est)
         st.subheader("Publish")
-        W.publish_buttons(est, ds, stem=f"{algo}_eps{eps:g}")
+        W.publish_buttons(est, ds, stem=f"{algorithm}_eps{eps:g}")
 
     W.raw_facts(ds, fit=est)
 

@@ -38,7 +38,7 @@ if ds.X.shape[1] > MAX_COLUMNS:
     if st.session_state.get("_dp_routed"):     # the router's page list exists (not when run on its own)
         st.page_link("pages/5_High_dimensional.py", label="Open High dimensional with this data", icon="➡️")
     st.stop()
-algo = W.algorithm_picker(family="grid clusters", default="privthr")
+algorithm = W.algorithm_picker(family="grid clusters", default="privthr")
 eps = W.epsilon_slider()
 W.sidebar_total(ds)
 side = st.sidebar
@@ -60,8 +60,8 @@ wavelet = side.selectbox("Wavelet", WAVELETS, key="wavelet",
                               "transformed values, so the private threshold steps need more noise.")
 grid = dict(num_grid=num_grid, density_threshold=density / 100, wavelet=wavelet)   # the non-private one's too
 with side:
-    params = dict(grid, **W.algorithm_settings(algo))   # + the controls its class declares (its budget split)
-W.set_url(dataset=ds.name, algorithm=algo, epsilon=eps, num_grid=num_grid, density=density)
+    params = dict(grid, **W.algorithm_settings(algorithm))   # + the controls its class declares (its budget split)
+W.set_url(dataset=ds.name, algorithm=algorithm, epsilon=eps, num_grid=num_grid, density=density)
 
 n, d = ds.X.shape
 st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
@@ -69,11 +69,11 @@ if ds.bounds is None:
     st.warning("No public bounds: the grid box is read from the data, so this release is NOT private for the "
                "extreme records. Enter public bounds in the sidebar to fix that.")
 
-est = W.private_release(ds, fp, algo, who="WaveCluster", epsilon=eps, **params)
+est = W.private_release(ds, fp, algorithm, who="WaveCluster", epsilon=eps, **params)
 sees_raw = W.sees_raw(ds)   # the non-private grid and the measures compare with the raw data
 base = (W.baseline(ds, fp, "wavecluster", epsilon=None, **grid)
         if sees_raw else None)
-name = dpcore.ALGORITHMS[algo].display_name
+name = dpcore.ALGORITHMS[algorithm].display_name
 
 view, measures = st.container(), st.container()   # maps first, full width; the measures under them
 with view:
@@ -115,7 +115,7 @@ def show_measures():
     tr, te = train_test_indices(n, np.random.default_rng(0))
     with W.friendly_errors("The measures"):
         # The refit on 90 % of the rows draws its own fresh noise (never the release's): kept, not shown.
-        est_tr = W.private_refit(est, ds, fp, tr, algo, epsilon=eps, **params)
+        est_tr = W.private_refit(est, ds, fp, tr, algorithm, epsilon=eps, **params)
         base_tr = W.baseline(W.rows_subset(ds, tr, "train90"), fp, "wavecluster", epsilon=None, **grid)
         cm = classification_measures(ds.X[te], base_tr, est_tr)
         table = pd.DataFrame({

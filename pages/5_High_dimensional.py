@@ -30,7 +30,7 @@ if ds is None:
 highdim = [key for key, cls in dpcore.ALGORITHMS.items() if cls.high_dimensional and cls.private]
 chosen = W.url_default("algorithm", None, str)
 own = chosen in highdim
-algo = st.sidebar.selectbox("Algorithm", highdim,
+algorithm = st.sidebar.selectbox("Algorithm", highdim,
                             index=highdim.index(chosen if own else DEFAULT if DEFAULT in highdim else highdim[0]),
                             format_func=lambda a: dpcore.ALGORITHMS[a].display_name,
                             key="algorithm" if own or chosen is None else "hd_algorithm")
@@ -38,20 +38,20 @@ if chosen is not None and not own:
     st.sidebar.caption(f"{dpcore.ALGORITHMS[chosen].display_name or chosen}, chosen on another page, is not one of "
                        "this page's algorithms for many columns: this page uses the one above, and the other pages "
                        f"keep {dpcore.ALGORITHMS[chosen].display_name or chosen}.")
-st.sidebar.caption(f"{dpcore.ALGORITHMS[algo].summary} *Source: {dpcore.ALGORITHMS[algo].reference}.*",
-                   help=help_for("zCDP") if algo == "zcdp_lloyd" else None)
+st.sidebar.caption(f"{dpcore.ALGORITHMS[algorithm].summary} *Source: {dpcore.ALGORITHMS[algorithm].reference}.*",
+                   help=help_for("zCDP") if algorithm == "zcdp_lloyd" else None)
 eps = W.epsilon_slider()
-DELTA = W.delta_input(1e-6) if dpcore.ALGORITHMS[algo].needs_delta else None   # the working set's δ (issue 56)
+DELTA = W.delta_input(1e-6) if dpcore.ALGORITHMS[algorithm].needs_delta else None   # the working set's δ (issue 56)
 W.sidebar_total(ds)
 k = int(st.sidebar.slider("Number of clusters (k)", 2, 32, W.url_default("k", 10, int, valid=lambda v: 2 <= v <= 32), key="k"))
-W.set_url(dataset=ds.name, algorithm=algo if own else None, epsilon=eps, k=k, delta=DELTA)
+W.set_url(dataset=ds.name, algorithm=algorithm if own else None, epsilon=eps, k=k, delta=DELTA)
 
 X = ds.X
 n, d = X.shape
-extra = {"delta": DELTA} if dpcore.ALGORITHMS[algo].needs_delta else {}
+extra = {"delta": DELTA} if dpcore.ALGORITHMS[algorithm].needs_delta else {}
 st.markdown(f"**{ds.title}** · {d} columns · "
             + (f"(ε = {eps:g}, δ = {DELTA:g})-DP" if extra else f"ε = {eps:g}-DP"))
-est = W.private_release(ds, fp, algo, who="High-dimensional", n_clusters=k, epsilon=eps, **extra)
+est = W.private_release(ds, fp, algorithm, who="High-dimensional", n_clusters=k, epsilon=eps, **extra)
 sees_raw = W.sees_raw(ds)   # the inertia figure, the non-private centres and the data's PCA use the raw data
 # One k-means++ start, not ten: on 15,000 × 784 the ten starts took over a minute on first view (issue 56),
 # and the reference is for comparison only (on the MNIST sample at k = 10 its inertia is within 0.1 % of ten starts').
@@ -65,9 +65,9 @@ if sees_raw:
         st.warning(f"At ε = {eps:g} these {k} private centres fit the data worse than one centre at the mean "
                    f"(inertia {private_inertia:.3g} against {mean_inertia:.3g}). Do not publish them: publish a DP "
                    "mean instead (it costs almost nothing at this size), or raise ε"
-                   + (", or choose zCDP-Lloyd." if algo != "zcdp_lloyd" else "."))
+                   + (", or choose zCDP-Lloyd." if algorithm != "zcdp_lloyd" else "."))
     st.plotly_chart(F.inertia_reference_figure(
-        {f"private ({algo}, ε = {eps:g})": private_inertia, f"non-private k-means++ ({F.NOT_PRIVATE})": base.inertia_},
+        {f"private ({algorithm}, ε = {eps:g})": private_inertia, f"non-private k-means++ ({F.NOT_PRIVATE})": base.inertia_},
         reference=mean_inertia, reference_label=f"trivial answer: one centre at the mean ({mean_inertia:.3g})"),
         width="stretch")
     if W.teach_toggle(ds):   # public data only

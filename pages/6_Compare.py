@@ -16,7 +16,7 @@ st.title("Compare privacy levels")
 st.caption("The same data, algorithm and k at several ε side by side, then how utility moves with ε over many "
            "releases. Use it to choose ε with your eyes open.")
 
-ds, fp, algo, k, eps = W.release_controls(epsilon_label="Chosen privacy level (ε)", allow_large=True)
+ds, fp, algorithm, k, eps = W.release_controls(epsilon_label="Chosen privacy level (ε)", allow_large=True)
 publication = S.input_choice(ds)   # "analyse a publication" (issue 57): post-processing, nothing drawn
 if publication is not None:
     S.analyse_publication(ds, fp, publication, k)
@@ -31,7 +31,7 @@ if ds.bounds is None:
 st.warning("Looking at many ε on the real data is itself a use of the data: every panel below is a real release, "
            "recorded in this dataset's account before it is shown. Choose ε on public or synthetic data where you can.",
            icon="⚠️")
-delta = {"delta": W.delta_input(1e-8)} if dpcore.ALGORITHMS[algo].needs_delta else {}   # the working set's δ
+delta = {"delta": W.delta_input(1e-8)} if dpcore.ALGORITHMS[algorithm].needs_delta else {}   # the working set's δ
 W.set_url(**delta)
 
 # -- small multiples ---------------------------------------------------------------------------
@@ -42,13 +42,13 @@ multiples = st.multiselect("Privacy levels to compare (3 to 6)", W.EPSILON_VALUE
                            format_func=W.epsilon_label, key="multiples")
 sees_raw = W.sees_raw(ds)   # the non-private centres, the NICV figures and a curve on the data use the raw data
 show_base = sees_raw and st.checkbox(f"Show the non-private centres ({NOT_PRIVATE})", value=True, key="show_base")
-W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps)
+W.set_url(dataset=ds.name, algorithm=algorithm, k=k, epsilon=eps)
 drawn = []      # (ε, fit) of the panels drawn; under a cap some may not fit (compare_panels names them)
 if not 3 <= len(multiples) <= 6:
     st.info("Choose between 3 and 6 privacy levels to see them side by side.")
 else:
     multiples = sorted(multiples)
-    fits = W.compare_panels(ds, fp, algo, multiples, who="Compare", n_clusters=k, **delta)
+    fits = W.compare_panels(ds, fp, algorithm, multiples, who="Compare", n_clusters=k, **delta)
     drawn = [(e, f) for e, f in zip(multiples, fits) if f is not None]
 if drawn:
     base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0) if sees_raw else None
@@ -88,11 +88,11 @@ if drawn:
 
 # -- privacy-utility curve -----------------------------------------------------------------------
 st.subheader("Privacy–utility curve")
-measure = E.measure_for(algo)
+measure = E.measure_for(algorithm)
 same_measure = [a for a, c in dpcore.ALGORITHMS.items()
-                if c.private and c.family == dpcore.ALGORITHMS[algo].family and E.measure_for(a) == measure]
+                if c.private and c.family == dpcore.ALGORITHMS[algorithm].family and E.measure_for(a) == measure]
 c1, c2, c3, c4 = st.columns([3, 3, 1, 2])
-algos = c1.multiselect("Algorithms", same_measure, default=[algo], key="curve_algos",
+algorithms = c1.multiselect("Algorithms", same_measure, default=[algorithm], key="curve_algos",
                        format_func=lambda a: dpcore.ALGORITHMS[a].display_name or a)
 grid = c2.multiselect("ε values", W.EPSILON_VALUES, default=list(E.DEFAULT_EPSILONS), key="curve_eps",
                       format_func=lambda e: f"{e:g}")
@@ -125,7 +125,7 @@ if st.session_state.pop("curve_stopped", False):
     st.info("Stopped. Nothing was kept; switch the curve on again to restart.")
 # Anyone who may not see figures computed on the raw data gets the curve on a recorded synopsis (issue 56).
 lookalike = None if sees_raw else W.curve_lookalike(ds)
-names = {a: dpcore.ALGORITHMS[a].display_name or a for a in algos}
+names = {a: dpcore.ALGORITHMS[a].display_name or a for a in algorithms}
 curve_slot = st.empty()     # each ε is drawn here as soon as it is measured, then the whole curve
 
 
@@ -136,11 +136,11 @@ def _curve_figure(curves):
 
 if on and not sees_raw and lookalike is None:
     st.info(W.NO_CURVE_YET)
-elif on and algos and grid:
+elif on and algorithms and grid:
     stop_slot = st.empty()
     stop_slot.button("Stop", key="curve_stop_btn", on_click=_stop, help="Stop the computation now.")
     bar = st.progress(0.0, text="Fitting releases…")
-    curves, complete = W.utility_curves(ds, fp, algos, epsilons=sorted(grid), n_seeds=n_seeds, n_clusters=k,
+    curves, complete = W.utility_curves(ds, fp, algorithms, epsilons=sorted(grid), n_seeds=n_seeds, n_clusters=k,
                                         params=delta, max_rows=max_rows, lookalike=lookalike,
                                         progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg) and None,
                                         on_partial=lambda c: curve_slot.plotly_chart(_curve_figure(c), width="stretch"))
@@ -170,7 +170,7 @@ elif not on and not large:   # on a large source the sentence above says why it 
 
 # -- ε from the accuracy people need (issue 31, 56): simulated from a recorded draw on private data ---------
 if not large:
-    W.accuracy_section(ds, fp, algo, k, delta, fits=[f for _, f in drawn])
+    W.accuracy_section(ds, fp, algorithm, k, delta, fits=[f for _, f in drawn])
 
 # -- raw facts, with the Su et al. advisor: it needs the true dataset size, so it is a raw fact too --------
 if sees_raw:
@@ -181,7 +181,7 @@ if sees_raw:
         "(2016, §6: Eqs. 7, 12, 13 and Inequality 15) beside it. Its figures are functions of the exact N: "
         "not private (the sidebar's advisor uses a public size)."])
     with facts:
-        if dpcore.ALGORITHMS[algo].family != "centroids":
+        if dpcore.ALGORITHMS[algorithm].family != "centroids":
             st.caption("The advisor covers the algorithms that release k-means centres: "
                        + ", ".join(c.display_name for c in dpcore.ALGORITHMS.values()
                                    if c.private and c.family == "centroids") + ".")

@@ -15,8 +15,8 @@ st.caption("Download the chosen private result. Only private output and public i
            "no non-private centres, no figure computed on the raw data. Every release is recorded in the release "
            "store before anyone sees it, so a reload, another tab or a restart keeps the account.")
 
-ds, fp, algo, k, eps = W.release_controls(allow_large=True)
-W.set_url(dataset=ds.name, algorithm=algo, k=k, epsilon=eps)
+ds, fp, algorithm, k, eps = W.release_controls(allow_large=True)
+W.set_url(dataset=ds.name, algorithm=algorithm, k=k, epsilon=eps)
 if not W.publishable(ds):
     st.error("This data has no public bounds, so no release of it is private (the range would be read from the data). "
              "Enter bounds known in advance in the sidebar to publish.")
@@ -24,9 +24,9 @@ if not W.publishable(ds):
 
 left, right = st.columns([3, 2], gap="large")
 with left:   # drawn (and recorded) first, so the account beside it includes it
-    delta = {"delta": W.delta_input(1e-8)} if dpcore.ALGORITHMS[algo].needs_delta else {}   # the working set's δ
+    delta = {"delta": W.delta_input(1e-8)} if dpcore.ALGORITHMS[algorithm].needs_delta else {}   # the working set's δ
     W.set_url(**delta)
-    fits = W.draw_on_click(ds, fp, algo, eps, who="Release page", preview=False, n_clusters=k, **delta)
+    fits = W.draw_on_click(ds, fp, algorithm, eps, who="Release page", preview=False, n_clusters=k, **delta)
 with right:  # shown even after a refusal, so the data owner can set or raise the total
     W.account_panel(ds)
 if fits is None:   # refused (the refusal is shown, nothing of the new draw), or not drawn yet (the button is)
@@ -34,7 +34,7 @@ if fits is None:   # refused (the refusal is shown, nothing of the new draw), or
 fit = fits[0]
 rel = fit.release
 with left:
-    st.subheader(f"{dpcore.ALGORITHMS[algo].display_name} · k = {k} · ε = {eps:g} ({level_for(eps).name})")
+    st.subheader(f"{dpcore.ALGORITHMS[algorithm].display_name} · k = {k} · ε = {eps:g} ({level_for(eps).name})")
     st.markdown(f"**Guarantee:** {guarantee_sentence(rel)}, in *{ds.title}*.")
     total = W.account_caption(ds, fit=fit, strip=True)
     shown, d = F.published_view_kwargs(fit), len(ds.columns)
@@ -55,7 +55,7 @@ with left:
     W.show_ledger(fit)
     W.draw_controls(fit)
     st.subheader("Download")
-    stem = f"{ds.name}_{algo}_k{k}_eps{eps:g}_release{fit.release_id}"
+    stem = f"{ds.name}_{algorithm}_k{k}_eps{eps:g}_release{fit.release_id}"
     st.caption(f"Release #{fit.release_id} as recorded in the store: downloading it again costs nothing more.")
     st.download_button("Download JSON", R.to_json(rel), file_name=f"{stem}.json", mime="application/json",
                        key="dl_json")

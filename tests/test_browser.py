@@ -137,8 +137,8 @@ def test_explorer_opens_on_the_taxi_map_and_redraws(server, browser):
         _assert_maps_drawn(page, "after moving the ε slider")
 
         # Switch the algorithm: open the selectbox and pick DPLloyd (no synopsis: centres only).
-        algo = page.locator('[data-testid="stSelectbox"]').filter(has_text="Algorithm")
-        algo.click()
+        algorithm = page.locator('[data-testid="stSelectbox"]').filter(has_text="Algorithm")
+        algorithm.click()
         page.get_by_role("option", name=re.compile(r"^DPLloyd")).first.click()
         page.wait_for_url(re.compile("algorithm=dplloyd"), timeout=STEP_S * 1000)
         settled(page, STEP_S)

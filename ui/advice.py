@@ -78,14 +78,14 @@ def pick_text(adv) -> str:
     return E.advice_name(adv.best)
 
 
-def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) -> None:
+def advisor_panel(ds, algorithm: str, k: int, eps: float, *, sidebar: bool = True) -> None:
     """An expander with the advisor's ranking for the chosen k and ε, and where the chosen algorithm stands.
 
     Public inputs only: a public size (:func:`public_size`), the number of columns, k, ε and the privacy
     unit's L.  Nothing is spent and nothing of the data is read.
     """
     where = st.sidebar if sidebar else st
-    if dpcore.ALGORITHMS[algo].family != "centroids":
+    if dpcore.ALGORITHMS[algorithm].family != "centroids":
         return
     # Computed when opened (issue 56, speed): the ranking took ~0.9 s of every first render on a cold server,
     # for a box that opens closed.
@@ -97,7 +97,7 @@ def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) ->
         L = unit_params(ds).get("max_contributions") or 1
         with st.spinner("Running… the advisor's ranking"):
             adv = E.advise(n, len(ds.columns), k, eps, delta=1e-6, max_contributions=L)
-        st.markdown(ranking_markdown(adv, algo), unsafe_allow_html=True)   # our own table: names and figures
+        st.markdown(ranking_markdown(adv, algorithm), unsafe_allow_html=True)   # our own table: names and figures
         st.caption(f"First pick for about {n:,} rows ({said}), d = {len(ds.columns)}, k = {k}, ε = {eps:g}"
                    + (f" per person (L = {L}: each sensitivity is L rows')" if L > 1 else "")
                    + f": **{pick_text(adv)}**. Cost ratio to non-private k-means (1 = as good), measured on "
@@ -105,13 +105,13 @@ def advisor_panel(ds, algo: str, k: int, eps: float, *, sidebar: bool = True) ->
                    "their sizes are equal, is not public, hence the range. Where no single algorithm holds up "
                    "at every separation calibrated (overlapping, c = 1, to far apart, c = 16) with equal or "
                    "unequal sizes, the pick is Auto.")
-        own = next((p for p in adv.ranking if p.key == algo), None)
-        if algo != "auto" and own is not None and math.isfinite(own.ratio):
-            factor, where = trivial_factor(algo, n, len(ds.columns), k, eps / L)    # as the advice on the fit
+        own = next((p for p in adv.ranking if p.key == algorithm), None)
+        if algorithm != "auto" and own is not None and math.isfinite(own.ratio):
+            factor, where = trivial_factor(algorithm, n, len(ds.columns), k, eps / L)    # as the advice on the fit
             if factor > WARN_SHARE:
-                st.warning(f"{E.advice_name(algo)}: {near_trivial_sentence(factor, *where)}")
-        elif algo != "auto" and algo not in calibrated_keys():
-            st.caption(f"{E.advice_name(algo)} is not calibrated: the advisor has no measurements of it, so it "
+                st.warning(f"{E.advice_name(algorithm)}: {near_trivial_sentence(factor, *where)}")
+        elif algorithm != "auto" and algorithm not in calibrated_keys():
+            st.caption(f"{E.advice_name(algorithm)} is not calibrated: the advisor has no measurements of it, so it "
                        "is not in the ranking.")
 
 

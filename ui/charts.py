@@ -231,12 +231,12 @@ def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: f
     """
     names = names or {}
     fig = go.Figure()
-    for algo, g in frame.groupby("algorithm", sort=False):
+    for algorithm, g in frame.groupby("algorithm", sort=False):
         g = g.dropna(subset=["median"]).sort_values("epsilon")
         if g.empty:
             continue
-        _band(fig, g["epsilon"], g["q10"], g["median"], g["q90"], n=g["n"], colour=algorithm_colour(algo),
-              label=f"{names.get(algo, algo)}: ", group=algo)
+        _band(fig, g["epsilon"], g["q10"], g["median"], g["q90"], n=g["n"], colour=algorithm_colour(algorithm),
+              label=f"{names.get(algorithm, algorithm)}: ", group=algorithm)
     fig.add_hline(y=reference_line, line=dict(color="rgb(8,48,107)", dash="dash", width=2),
                   annotation_text="non-private k-means" if measure != "UD" else "non-private WaveCluster",
                   annotation_position="top left")

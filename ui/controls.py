@@ -90,17 +90,17 @@ def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", defau
     keys = [k for k, cls in dpcore.ALGORITHMS.items() if cls.family == family and cls.private
             and (not scalable_only or cls.accepts_source)]
     start = url_default("algorithm", default, str, valid=lambda a: a in keys)
-    algo = where.selectbox("Algorithm", keys, index=keys.index(start) if start in keys else 0, key=key,
+    algorithm = where.selectbox("Algorithm", keys, index=keys.index(start) if start in keys else 0, key=key,
                            format_func=lambda k: dpcore.ALGORITHMS[k].display_name or k)
-    cls = dpcore.ALGORITHMS[algo]
+    cls = dpcore.ALGORITHMS[algorithm]
     where.caption(f"{cls.summary} *Source: {cls.reference}.*")
     if scalable_only:
         where.caption("On a large source only the algorithms that run where the data lie are offered; the "
                       "others need the rows in memory (fit them on a sample: see the README).")
-    return algo
+    return algorithm
 
 
-def algorithm_settings(algo: str) -> dict:
+def algorithm_settings(algorithm: str) -> dict:
     """The controls of the algorithm's own parameters that its class declares (``controls``).
 
     A control without a ``default`` starts at the constructor's own default, so the paper's value is
@@ -112,7 +112,7 @@ def algorithm_settings(algo: str) -> dict:
         Parameter name -> the value chosen (a select box's option, or a float), to pass to the estimator.
     """
     out: dict = {}
-    cls = dpcore.ALGORITHMS[algo]
+    cls = dpcore.ALGORITHMS[algorithm]
     for c in cls.controls:
         help_text = help_for(c.glossary) if c.glossary else (c.help or None)
         if c.options:
@@ -174,13 +174,13 @@ def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algor
     ds, fp = dataset_picker(allow_large=allow_large)
     if ds is None:
         st.stop()
-    algo = algorithm_picker(default=default_algorithm, scalable_only=is_large(ds))
+    algorithm = algorithm_picker(default=default_algorithm, scalable_only=is_large(ds))
     k = n_clusters_input(ds)
-    eps = epsilon_controls(ds, algo, k, label=epsilon_label) if epsilon else None
-    return ds, fp, algo, k, eps
+    eps = epsilon_controls(ds, algorithm, k, label=epsilon_label) if epsilon else None
+    return ds, fp, algorithm, k, eps
 
 
-def epsilon_controls(ds, algo: str, k: int, *, label: str = "Privacy level (ε)") -> float:
+def epsilon_controls(ds, algorithm: str, k: int, *, label: str = "Privacy level (ε)") -> float:
     """The sidebar's ε and what depends on it there: the slider, the advisor at this ε, the running total.
 
     The second half of :func:`release_controls`.  Safe inside an ``st.fragment`` (issue 56): everything it
@@ -191,7 +191,7 @@ def epsilon_controls(ds, algo: str, k: int, *, label: str = "Privacy level (ε)"
     float, the ε chosen (one of :data:`EPSILON_VALUES`).
     """
     eps = epsilon_slider(label)
-    advisor_panel(ds, algo, k, eps)
+    advisor_panel(ds, algorithm, k, eps)
     sidebar_total(ds)
     return eps
 
