@@ -142,6 +142,14 @@ def test_a_refit_without_a_size_keeps_none():
     assert est.n_samples_estimate_ is None and not any(SIZE in e.name for e in est.budget_)
 
 
+def test_a_public_size_read_only_by_the_check_is_kept():
+    """PGkM with a fixed number of rounds plans with no size, but its regime check reads a public one."""
+    kw = dict(n_clusters=2, epsilon=1.0, bounds=(0, 1), n_rounds=3, random_state=0)
+    assert _fit(CLASSES["pgkm"], kw).n_samples_estimate_ is None
+    est = _fit(CLASSES["pgkm"], {**kw, "n_samples": 600.0})
+    assert est.n_samples_estimate_ == 600.0 and not any(SIZE in e.name for e in est.budget_)
+
+
 @pytest.mark.parametrize("key", sorted(k for k, c in CLASSES.items() if not c.private))
 def test_a_baseline_plans_no_budget(key):
     assert CLASSES[key]().budget_plan(2, 100.0) == {}

@@ -275,8 +275,9 @@ class PGkM(DPClusterer):
             check_fit(self, n=n_est, d=d, epsilon=eps_left, n_candidates=int(m), n_rounds=t)
         else:
             t, eps_left = int(self.n_rounds), eps
-            if self.n_samples is not None:
-                check_fit(self, n=float(self.n_samples), d=d, epsilon=eps, n_candidates=int(m), n_rounds=t)
+            if self.n_samples is not None:   # a public size costs nothing: the check reads it (n_samples_estimate_)
+                n_pub, _ = self._public_or_noisy_size(X.shape[0], noise, eps)
+                check_fit(self, n=n_pub, d=d, epsilon=eps, n_candidates=int(m), n_rounds=t)
         rng = noise.rng
         sens = 4.0 * d
         per_round = eps_left / t
