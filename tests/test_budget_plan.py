@@ -1,30 +1,33 @@
-"""Every estimator's declared budget plan is what its fit spends (issue 58).
+"""Every estimator's declared budget plan is what its fit spends, at the size it keeps (issue 58).
 
 ``est.budget_plan(d, n)`` turns the budget-share parameters (``<step>_share``, ``budget_shares``) into
 ``{step: (epsilon, delta)}``; a fit's ledger, grouped by step (:func:`~dpcore.algorithms.base.ledger_by_step`),
 must match it to 1e-12 and spend exactly the (epsilon, delta) given.  Parametrised over the registry
 (and the Sanitizer), so a new algorithm is covered as soon as it is registered; each is fitted with its
 audit case's fast parameters, with its defaults, and with a public ``n_samples`` where it takes one.
+The size a plan reads is the fitted ``n_samples_estimate_`` (the public ``n_samples`` or the noisy size
+the fit released), one name for every estimator.
 """
 from __future__ import annotations
 
 import inspect
-import sys
 import warnings
 
 import numpy as np
 import pytest
 
 import dpcore
-from dpcore.algorithms._blocks import size as size_block
 from dpcore.algorithms.parameters import UNSPENT, ledger_by_step
 from dpcore.algorithms.sanitize import Sanitizer
+from tests.audit.dp_audit import ReleaseRecorder
 
 CLASSES = {**dpcore.ALGORITHMS, "sanitize": Sanitizer}
 PRIVATE = sorted(k for k, c in CLASSES.items() if c.private)
 RNG = np.random.default_rng(3)
 X = np.clip(np.vstack([RNG.normal(0.3, 0.05, (300, 2)), RNG.normal(0.7, 0.05, (300, 2))]), 0, 1)
 VARIANTS = ("audit case", "defaults", "public size")
+#: The ledger entry of a bought size ends so (DPM's is "level 0: dataset size").
+SIZE = "dataset size"
 
 
 def _params(cls, variant: str) -> dict | None:
@@ -44,36 +47,23 @@ def _params(cls, variant: str) -> dict | None:
     return kw
 
 
-def _fit_recording_the_size(cls, kw, monkeypatch):
-    """Fit; return the estimator and the public or noisy size its plan read (None: it read none)."""
-    sizes: list[float] = []
-    original = size_block.public_or_noisy_size
-
-    def recording(*args, **kwargs):
-        n_est, left = original(*args, **kwargs)
-        sizes.append(n_est)
-        return n_est, left
-
-    # The estimators import the block by name: patch every dpcore module that holds it.
-    for name, module in list(sys.modules.items()):
-        if name.startswith("dpcore.") and getattr(module, "public_or_noisy_size", None) is original:
-            monkeypatch.setattr(module, "public_or_noisy_size", recording)
+def _fit(cls, kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = cls(**kw).fit(X)
-    return est, (sizes[0] if sizes else None)
+        return cls(**kw).fit(X)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("key", PRIVATE)
-def test_the_ledger_follows_the_plan(key, variant, monkeypatch):
+def test_the_ledger_follows_the_plan(key, variant):
     cls = CLASSES[key]
     kw = _params(cls, variant)
     if kw is None:
         pytest.skip(f"{cls.__name__} takes no public n_samples")
-    est, n = _fit_recording_the_size(cls, kw, monkeypatch)
+    est = _fit(cls, kw)
     released = {"hypotheses": est.separation_["hypotheses"]} if getattr(est, "separation_", None) else {}
-    plan = est.budget_plan(X.shape[1], n, **released)
+    # The size the fit planned with (public or released: test_every_fit_keeps_the_size_it_planned_with).
+    plan = est.budget_plan(X.shape[1], est.n_samples_estimate_, **released)
     spent = ledger_by_step(plan, est.budget_)
     assert set(spent) <= set(plan), f"ledger steps outside the plan: {sorted(set(spent) - set(plan))}"
     for step, (eps, delta) in plan.items():
@@ -91,6 +81,73 @@ def test_the_ledger_follows_the_plan(key, variant, monkeypatch):
     if cls.needs_delta:
         assert delta_plan == pytest.approx(float(est.delta), rel=1e-12)
         assert est.budget_.total()[1] == pytest.approx(float(est.delta) - sum(d for _, d in unspent), rel=1e-9)
+
+
+def _plan_reads_the_size(est) -> bool:
+    """Whether the estimator's budget plan depends on n (it asks for one when no public size is set)."""
+    probe = est.__class__(**{**est.get_params(), "n_samples": None}) if "n_samples" in est.get_params() else est
+    try:
+        probe.budget_plan(X.shape[1])
+    except ValueError as err:
+        if "depends on the dataset size" not in str(err):
+            raise
+        return True
+    return False
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("key", PRIVATE)
+def test_every_fit_keeps_the_size_it_planned_with(key, variant):
+    """``n_samples_estimate_``: the public ``n_samples``, else exactly the value a release drew (the
+    ``"dataset size"`` entry's when one was bought), on that entry's lattice and inside its noise's tail."""
+    cls = CLASSES[key]
+    kw = _params(cls, variant)
+    if kw is None:
+        pytest.skip(f"{cls.__name__} takes no public n_samples")
+    with ReleaseRecorder(("laplace", "gaussian", "gaussian_zcdp")) as recorder:
+        est = _fit(cls, kw)
+    size = est.n_samples_estimate_
+    bought = [e for e in est.budget_ if e.name.endswith(SIZE)]
+    drawn = [float(v) for name, v in recorder.releases if name.endswith(SIZE)]
+    assert len(bought) == len(drawn) <= 1
+    if _plan_reads_the_size(est):
+        assert size is not None, f"{cls.__name__}'s plan depends on n, but its fit keeps no size"
+    if size is None:
+        assert not bought, "a size bought and not kept"
+        return
+    assert isinstance(size, float) and size >= 1.0
+    documented = [c for c in cls.__mro__ if "n_samples_estimate_ :" in (vars(c).get("__doc__") or "")]
+    assert documented, f"{cls.__name__} does not document n_samples_estimate_"
+    if kw.get("n_samples") is not None:
+        assert size == kw["n_samples"] and not bought, "a public size is free and is the one planned with"
+        return
+    # Released, never read from the rows: the value drawn, clamped at 1.
+    assert any(size == max(float(x), 1.0) for _, v in recorder.releases for x in np.ravel(v)), size
+    if bought:
+        entry = bought[0]
+        assert size == max(drawn[0], 1.0)
+        step = entry.sampler["granularity"]
+        assert size == 1.0 or size / step == round(size / step)
+        # A discrete Laplace of scale t exceeds 40 t with probability below 2 e^-40.
+        assert abs(size - len(X)) <= 40 * entry.sampler["value"] * step or size == 1.0
+
+
+def test_a_refit_without_a_size_keeps_none():
+    """A fit that plans with no size (a fixed number of iterations) leaves no stale size behind."""
+    est = _fit(CLASSES["dplloyd"], dict(n_clusters=2, epsilon=1.0, bounds=(0, 1), random_state=0))
+    assert est.n_samples_estimate_ is not None and any(e.name == SIZE for e in est.budget_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.set_params(n_iter=3).fit(X)
+    assert est.n_samples_estimate_ is None and not any(SIZE in e.name for e in est.budget_)
+
+
+def test_a_public_size_read_only_by_the_check_is_kept():
+    """PGkM with a fixed number of rounds plans with no size, but its regime check reads a public one."""
+    kw = dict(n_clusters=2, epsilon=1.0, bounds=(0, 1), n_rounds=3, random_state=0)
+    assert _fit(CLASSES["pgkm"], kw).n_samples_estimate_ is None
+    est = _fit(CLASSES["pgkm"], {**kw, "n_samples": 600.0})
+    assert est.n_samples_estimate_ == 600.0 and not any(SIZE in e.name for e in est.budget_)
 
 
 @pytest.mark.parametrize("key", sorted(k for k, c in CLASSES.items() if not c.private))
@@ -122,9 +179,8 @@ def test_the_coresets_schedule_budget_leaves_nothing_unspent():
     """budget="schedule" divides epsilon by the rounds that run (same guarantee): no unspent step."""
     est = CLASSES["coreset"](n_clusters=2, epsilon=20.0, delta=1e-6, bounds=(0, 1), n_init=1, budget="schedule",
                              random_state=0)
-    with pytest.MonkeyPatch.context() as mp:
-        est, n = _fit_recording_the_size(CLASSES["coreset"], est.get_params(), mp)
-    plan = est.budget_plan(2, n)
+    est = _fit(CLASSES["coreset"], est.get_params())
+    plan = est.budget_plan(2, est.n_samples_estimate_)
     assert not [s for s in plan if s.startswith(UNSPENT)]
     spent = ledger_by_step(plan, est.budget_)
     assert set(spent) == set(plan)

@@ -2,7 +2,8 @@
 
 :func:`fit_doc` marks a ``fit``; :func:`document` fills the template in when the class is made
 (``DPClusterer.__init_subclass__``), from the class's tags: whether it accepts a
-:class:`~dpcore.sources.DataSource`, whether it takes a privacy unit, whether it weights rows.
+:class:`~dpcore.sources.DataSource`, whether it takes a privacy unit, whether it weights rows; and
+the class docstring's shared entries (the privacy-unit parameters, ``n_samples_estimate_``).
 """
 from __future__ import annotations
 
@@ -54,13 +55,26 @@ contribution_bounding : {{"sample", "weight"}}, default "sample"
     row, weighted ``min(1, L / m)`` for a unit with m rows (Amin et al. 2019){weight_note}."""
 
 
+#: The size a fit planned with: one attribute, one sentence, for every estimator that takes ``n_samples``.
+_SIZE_DOC = """n_samples_estimate_ : float or None
+    The dataset size the fit planned with (its parameter rules; ``budget_plan(d, n)``'s ``n``): the
+    public ``n_samples``, or the noisy size it released (its ``"dataset size"`` ledger entry), at
+    least 1.  Never the true size: a public input or a released value.  None when the fit planned
+    with no size (e.g. a fixed number of iterations or rounds)."""
+
+
 def _with_unit_parameters(doc: str, cls) -> str:
     """``doc`` with the privacy-unit parameters added at the end of its Parameters section."""
     note = "" if cls.supports_weighting else "; not supported by this estimator"
-    block = textwrap.indent(_UNIT_DOC.format(weight_note=note), "    ")
+    return _at_section_end(doc, "Parameters", _UNIT_DOC.format(weight_note=note))
+
+
+def _at_section_end(doc: str, section: str, text: str) -> str:
+    """``doc`` with ``text`` (numpydoc entries, unindented) at the end of its ``section``; unchanged without one."""
+    block = textwrap.indent(text, "    ")
     lines = doc.split("\n")
     try:
-        start = next(i for i, line in enumerate(lines) if line.strip() == "Parameters")
+        start = next(i for i, line in enumerate(lines) if line.strip() == section)
     except StopIteration:
         return doc
     end = next((i for i in range(start + 2, len(lines)) if lines[i].strip() and
@@ -97,10 +111,13 @@ def fit_doc(summary: str, *, example: str = "n_clusters=3, epsilon=1.0, bounds=(
 
 
 def document(cls) -> None:
-    """Fill in ``cls.fit``'s marked docstring and add the privacy-unit parameters to the class docstring."""
-    if "max_contributions" in inspect.signature(cls.__init__).parameters and cls.__dict__.get("__doc__") \
-            and "max_contributions :" not in cls.__doc__:
+    """Fill in ``cls.fit``'s marked docstring; add the privacy-unit parameters and ``n_samples_estimate_``
+    (an estimator that takes ``n_samples``) to the class docstring."""
+    params = inspect.signature(cls.__init__).parameters
+    if "max_contributions" in params and cls.__dict__.get("__doc__") and "max_contributions :" not in cls.__doc__:
         cls.__doc__ = _with_unit_parameters(cls.__doc__, cls)
+    if "n_samples" in params and cls.__dict__.get("__doc__") and "n_samples_estimate_ :" not in cls.__doc__:
+        cls.__doc__ = _at_section_end(cls.__doc__, "Attributes", _SIZE_DOC)
     fit = cls.__dict__.get("fit")
     spec = getattr(fit, "_fit_doc", None)
     if spec is not None:

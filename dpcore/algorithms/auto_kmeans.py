@@ -65,7 +65,6 @@ from ..advisor.separation_read import SEPARATION_SHARE, read_separation
 from ..advisor.verdict import within_words
 from ..exceptions import SeededNoiseWarning
 from ..utils.validation import DELTA
-from ._blocks.size import public_or_noisy_size
 from .base import DPClusterer, fit_doc
 from .parameters import SHARE
 from .regime import OutOfRegimeError, RegimeWarning
@@ -201,7 +200,6 @@ class AutoKMeans(DPClusterer):
     selected_budget_ : BudgetLedger, the chosen candidate's own ledger (its steps within its share).
         The candidate estimators themselves are not kept: their exact diagnostics (e.g. ``n_clipped_``)
         are not part of the release.
-    n_samples_estimate_ : float, the public or noisy size the ranking used
     separation_ : dict or None
         The read (``statistic``, ``named``, ``laws``, ``hypotheses``, ``epsilon``: all released,
         see :func:`~dpcore.advisor.separation_read.read_separation`); None with ``separation_share=0``
@@ -292,9 +290,7 @@ class AutoKMeans(DPClusterer):
         X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
         dom = self.bounds_
         d = X.shape[1]
-        n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, float(self.n_share),
-                                               float(self.epsilon), noise)
-        self.n_samples_estimate_ = n_est
+        n_est, eps_left = self._public_or_noisy_size(X.shape[0], noise, float(self.epsilon))
         self.separation_ = None
         plan = None
         if self._reads_separation(n_est, d, eps_left):

@@ -305,6 +305,8 @@ class DPClusterer(DeclaredParameters, PrivacyUnitMixin, ClassNamePrefixFeaturesO
             del self.feature_names_in_
         self.budget_ = ledger
         self.synopsis_ = None
+        if self.private:   # a refit that plans with no size must not keep the last fit's (_public_or_noisy_size)
+            self.n_samples_estimate_ = None
         if not self.accepts_source:
             Xc, self.n_clipped_ = domain.clip(Xa)
             Xc, _ = self._bound_units(Xc, privacy_id, noise, domain, weights_ok=False)

@@ -24,8 +24,10 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
 )
 
+from ..privacy.mechanisms import NoiseSource
 from ..utils.contributions import check_max_contributions
 from ..utils.validation import EPSILON, N_CLUSTERS, Checked
+from ._blocks.size import public_or_noisy_size
 
 #: ``max_contributions``: a public bound L >= 1 on the rows of one privacy unit, or None (row level).
 MAX_CONTRIBUTIONS = Checked(functools.partial(check_max_contributions, allow_auto=False), "a whole number >= 1")
@@ -130,6 +132,8 @@ class DeclaredParameters:
     epsilon: float
     n_share: float
     get_params: Callable[..., dict]
+    #: The size the last fit planned with (set by :meth:`_public_or_noisy_size`; None: it planned with none).
+    n_samples_estimate_: float | None
 
     # -- the declared budget plan ------------------------------------------
     def budget_plan(self, n_features: int, n: float | None = None, **released) -> dict[str, tuple[float, float]]:
@@ -198,6 +202,44 @@ class DeclaredParameters:
             return {}, eps
         e = eps * float(self.n_share)
         return {"dataset size": (e, 0.0)}, eps - e
+
+    def _public_or_noisy_size(self, n_true, noise: NoiseSource, epsilon: float, *, share: float | None = None,
+                              name: str = "dataset size") -> tuple[float, float]:
+        """The size the fit plans with, kept as ``n_samples_estimate_``: the one door to the size block.
+
+        Calls :func:`~dpcore.algorithms._blocks.size.public_or_noisy_size` with the estimator's public
+        ``n_samples`` (if it takes one) and stores what it returns, so every estimator names the size
+        its plan read the same way (issue 58) and :meth:`budget_plan` can be given it
+        (``est.budget_plan(d, est.n_samples_estimate_)``).
+
+        Parameters
+        ----------
+        n_true : int or FixedPoint
+            The exact size (private: read only through the noise).
+        noise : NoiseSource
+            The fit's noise (its ledger records the ``name`` entry when a noisy size is bought).
+        epsilon : float
+            The budget the share is taken from.
+        share : float or None
+            The fraction of ``epsilon`` spent on the noisy size; None: the ``n_share`` parameter.
+        name : str, default "dataset size"
+            The ledger entry's name.
+
+        Returns
+        -------
+        (n_estimate, epsilon_left) : float, float
+            ``n_estimate`` (also ``self.n_samples_estimate_``) is the public ``n_samples`` or the
+            released noisy size, at least 1; never the true size.
+
+        Raises
+        ------
+        ValueError
+            As :func:`~dpcore.algorithms._blocks.size.public_or_noisy_size` (public inputs only).
+        """
+        n_est, left = public_or_noisy_size(n_true, getattr(self, "n_samples", None),
+                                           self.n_share if share is None else share, epsilon, noise, name=name)
+        self.n_samples_estimate_ = float(n_est)
+        return n_est, left
 
     def _validate_params(self) -> None:
         """Check the constructor parameters against ``_parameter_constraints`` (scikit-learn's validation).

@@ -38,7 +38,6 @@ from ..synopsis import PointSynopsis
 from ..utils.validation import DELTA
 from ._blocks.consistency import norm_sub, tree_norm_sub, two_level_consistency
 from ._blocks.grid import eug_cells_per_dim
-from ._blocks.size import public_or_noisy_size
 from .base import DPClusterer, fit_doc
 from .parameters import SHARE
 
@@ -216,7 +215,7 @@ class Sanitizer(DPClusterer):
         if method == "privtree":
             lower, upper, weights = self._privtree(src, noise, eps, d, dom)
         else:
-            n_est, eps = public_or_noisy_size(n, self.n_samples, self.n_share, eps, noise)
+            n_est, eps = self._public_or_noisy_size(n, noise, eps)
             if method == "uniform":
                 lower, upper, weights = self._uniform(src, noise, eps, n_est, d, dom)
             else:

@@ -446,18 +446,20 @@ class ReleaseRecorder:
     NoiseSource, including ``sub`` and ``parallel`` children) appends
     ``(ledger entry name, output array)`` to :attr:`releases`.  These are the values the
     ledger claims to be (epsilon, delta)-DP as a whole.  The methods are restored on exit.
+    ``mechanisms`` names other NoiseSource methods to record as well (e.g. ``"gaussian_zcdp"``).
     """
 
-    def __init__(self):
+    def __init__(self, mechanisms: tuple[str, ...] = _MECHANISMS):
         self.releases: list[tuple[str, np.ndarray]] = []
         self._orig = {}
+        self._mechanisms = mechanisms
 
     def clear(self):
         self.releases = []
 
     def __enter__(self):
         rec = self
-        for m in _MECHANISMS:
+        for m in self._mechanisms:
             orig = NoiseSource.__dict__.get(m)
             if orig is None:
                 continue

@@ -28,7 +28,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._blocks.grid import grid_regime
 from .._blocks.grid_kmeans import eugkm_fit
 from .._blocks.lloyd import MIN_ITER, RHO, _eps_per_iteration_target, auto_schedule, noisy_lloyd_step
-from .._blocks.size import public_or_noisy_size
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
 from ..parameters import SHARE
@@ -224,7 +223,7 @@ class DPLloyd(DPClusterer):
         self.regime_ = None
         grid_init = False
         if auto:
-            n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, eps, noise)
+            n_est, eps_left = self._public_or_noisy_size(n, noise, eps)
             check_fit(self, n=n_est, d=d, epsilon=eps_left)
             if isinstance(self.init, str) and self.init == "auto":
                 # The start is chosen on public inputs only (the noisy size, d, k, epsilon).

@@ -17,7 +17,6 @@ from sklearn.utils._param_validation import Interval
 from .._blocks.grid import MAX_CELLS, grid_cells, grid_regime
 from .._blocks.grid_kmeans import _grid_synopsis, eugkm_fit
 from .._blocks.lloyd import RHO
-from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
 from ..regime import Regime, check_fit
 from ..traits import AuditCase, Control, PrivacyCase
@@ -210,7 +209,7 @@ class EUGkM(DPClusterer):
     def _start_fit(self, X, privacy_id=None):
         """Validate, then the dataset size: returns (X, noise, n_est, epsilon left)."""
         X, noise, n = self._begin_fit(X, privacy_id=privacy_id, assignment=getattr(self, "assignment", None))
-        n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, float(self.epsilon), noise)
+        n_est, eps_left = self._public_or_noisy_size(n, noise, float(self.epsilon))
         # Su et al. §6.2's regime, on the public/noisy size only, before the grid is spent (dpcore.algorithms.regime).
         check_fit(self, n=n_est, d=X.n_features, epsilon=eps_left, theta=float(self.theta),
                   max_cells=int(self.max_cells), rho=float(getattr(self, "rho", 0.225)))

@@ -26,7 +26,6 @@ from sklearn.utils._param_validation import StrOptions
 
 from ...privacy.mechanisms import NoiseSource
 from ...utils.fixedpoint import FixedPoint, quantize
-from .._blocks.size import public_or_noisy_size
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
 from ..regime import check_fit
@@ -348,7 +347,7 @@ class GkM(DPClusterer):
         dom = self.bounds_
         Z = dom.normalize(X)
         k = int(self.n_clusters)
-        n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
+        n_est, eps_left = self._public_or_noisy_size(X.shape[0], noise, float(self.epsilon))
         check_fit(self, n=n_est, d=Z.shape[1], epsilon=eps_left)    # the calibrated check (issue 25)
         n_blocks = self._n_blocks(n_est, k)
         centres, ranges = gupt_aggregate(Z, k, n_blocks, eps_left, noise, range_quantiles=self.range_quantiles,

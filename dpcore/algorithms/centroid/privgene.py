@@ -21,7 +21,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
 from ..regime import Regime, check_fit
 from ..traits import AuditCase, PrivacyCase
@@ -271,13 +270,14 @@ class PGkM(DPClusterer):
         k, d = int(self.n_clusters), X.shape[1]
         eps = float(self.epsilon)
         if self.n_rounds is None:
-            n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, eps, noise)
+            n_est, eps_left = self._public_or_noisy_size(X.shape[0], noise, eps)
             t = pgkm_rounds(n_est, eps_left, x=float(self.x), m_selected=int(m_sel))
             check_fit(self, n=n_est, d=d, epsilon=eps_left, n_candidates=int(m), n_rounds=t)
         else:
             t, eps_left = int(self.n_rounds), eps
-            if self.n_samples is not None:
-                check_fit(self, n=float(self.n_samples), d=d, epsilon=eps, n_candidates=int(m), n_rounds=t)
+            if self.n_samples is not None:   # a public size costs nothing: the check reads it (n_samples_estimate_)
+                n_pub, _ = self._public_or_noisy_size(X.shape[0], noise, eps)
+                check_fit(self, n=n_pub, d=d, epsilon=eps, n_candidates=int(m), n_rounds=t)
         rng = noise.rng
         sens = 4.0 * d
         per_round = eps_left / t

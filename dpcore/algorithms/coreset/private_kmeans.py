@@ -68,7 +68,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ...privacy.mechanisms import NoiseSource
 from ...synopsis import CoresetSynopsis
 from ...utils.validation import DELTA_REQUIRED, Checked
-from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
 from ..parameters import UNSPENT, share_tuple
 from ..regime import OutOfRegimeError, Regime, check_fit
@@ -149,7 +148,6 @@ class PrivateKMeans(DPClusterer):
         Grid side, per-round budget, ``Delta``, ``t_min``, the schedule.
     radii_ : ndarray (m,)
         The released L-infinity radius of each round, in data units (first dimension's scale).
-    n_estimate_ : float
     budget_ : BudgetLedger
         One entry per SMALL-BALL call ("round i: SMALL-BALL"), plus "dataset size".
 
@@ -349,8 +347,7 @@ class PrivateKMeans(DPClusterer):
         k, d = int(self.n_clusters), X.shape[1]
         eps_total, delta_total = float(self.epsilon), float(self.delta)
         share = 0.0 if self.n_samples is not None else float(self.n_share)
-        n_est, eps_left = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, eps_total, noise)
-        self.n_estimate_ = n_est
+        n_est, eps_left = self._public_or_noisy_size(X.shape[0], noise, eps_total)
         # Feasibility (Alg. 1 line 2) and the grid's size, on the public/noisy size only (dpcore.algorithms.regime).
         check_fit(self, n=n_est, d=d, epsilon=eps_left, delta=delta_total, beta=float(self.beta),
                   budget_shares=self.budget_shares, radius_growth=float(self.radius_growth), budget=self.budget,

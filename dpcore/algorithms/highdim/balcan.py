@@ -62,7 +62,6 @@ from ...privacy.mechanisms import NoiseSource
 from ...utils.fixedpoint import SUM_BITS, label_sums
 from ...utils.nearest import assign
 from ...utils.validation import Checked
-from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
 from ..parameters import share_tuple
 from ..regime import check_fit
@@ -484,7 +483,7 @@ class BalcanKMeans(DPClusterer):
         dom = self.bounds_
         d = X.shape[1]
         k = int(self.n_clusters)
-        n, eps = public_or_noisy_size(X.shape[0], self.n_samples, self.n_share, float(self.epsilon), noise)
+        n, eps = self._public_or_noisy_size(X.shape[0], noise, float(self.epsilon))
         check_fit(self, n=n, d=d, epsilon=eps, delta=float(self.delta))    # the calibrated check (issue 25)
         n = max(n, 3.0)  # the rules below need ln n > 1
         rng = noise.rng

@@ -62,7 +62,6 @@ from sklearn.utils._param_validation import Interval
 from ...utils.fixedpoint import SUM_BITS, FixedPoint, quantize
 from ...utils.nearest import assign
 from ...utils.validation import DELTA_REQUIRED
-from .._blocks.size import public_or_noisy_size
 from ..base import DPClusterer, fit_doc
 from ..parameters import share_tuple
 from ..regime import check_fit
@@ -250,14 +249,9 @@ class DPM(DPClusterer):
         q = float(self.min_balance)
 
         eps_counts = eps * s[0]
-        if self.n_samples is not None:
-            n_root, _ = public_or_noisy_size(n, self.n_samples, 0.5, eps, noise)
-            eps_level_count = eps_counts / depth
-        else:
-            eps_level_count = eps_counts / (depth + 1)
-            n_root = float(noise.laplace(int(n), sensitivity=1.0, epsilon=eps_level_count,
-                                         name="level 0: dataset size"))
-        n_root = max(n_root, 1.0)
+        # The root's size: the public n_samples, or one level's part of the node-count budget.
+        n_root, _ = self._public_or_noisy_size(n, noise, eps, share=s[0] / (depth + 1), name="level 0: dataset size")
+        eps_level_count = eps_counts / (depth if self.n_samples is not None else depth + 1)
         check_fit(self, n=n_root, d=X.shape[1], epsilon=eps, delta=delta)    # the calibrated check (issue 25)
         min_leaf = float(self.min_leaf) if self.min_leaf is not None else n_root / (4 * k)
         eps_cut = eps * s[1] / depth

@@ -281,7 +281,9 @@ class ZCDPLloyd(DPClusterer):
     ----------
     cluster_centers_ : ndarray (k, d), data units
     mean_ : ndarray (d,), the DP mean released by step 1 (the trivial one-centre answer)
-    n_samples_estimate_ : float, the noisy dataset size released with it
+    n_samples_estimate_ : float
+        The dataset size the fit planned with (the schedule, the calibrated check): the DP mean's noisy
+        count, released by step 1.  Never the true size.  Its plan does not depend on it.
     n_iter_ : int, number of noisy Lloyd steps, the DP mean's included
     schedule_ : list of int, centres released per step (the DP mean's 1 first)
     rho_ : float, the zCDP budget ``zcdp_rho(epsilon, delta)``

@@ -14,7 +14,6 @@ from sklearn.utils._param_validation import Interval
 from ...privacy.accountant import split_budget
 from ...utils.validation import EPSILON
 from .._blocks.grid import eug_cells_per_dim, noisy_grid
-from .._blocks.size import public_or_noisy_size
 from ..base import fit_doc
 from ..parameters import SHARE
 from ..traits import AuditCase, Control, PrivacyCase
@@ -447,7 +446,7 @@ class PrivBasic(WaveCluster):
     def fit(self, X, y=None, privacy_id=None):
         X, noise, n = self._prepare(X, privacy_id)
         d = X.n_features
-        n_est, eps_left = public_or_noisy_size(n, self.n_samples, self.n_share, float(self.epsilon), noise)
+        n_est, eps_left = self._public_or_noisy_size(n, noise, float(self.epsilon))
         m_syn = eug_cells_per_dim(n_est, eps_left, d, theta=float(self.theta), max_cells=MAX_CELLS)
         counts, _ = noisy_grid(X, m_syn, noise, noise.ledger.remaining()[0],
                                name="synopsis grid cell counts", domain=self.bounds_)
