@@ -45,8 +45,9 @@ NO_SYNOPSIS = ("No accuracy preview yet: this algorithm releases only centres, a
                "recorded EUGkM or Hybrid draw serves as well.")
 
 #: The share of a centres-only draw's ε its look-alike for previews (a sanitized database) is drawn at, on a
-#: click.  Checked in tests/test_preview.py: DPLloyd's preview on a sanitized database at ε/10 covers 83–93 %
-#: of real draws on taxi, Gowalla (person level) and an upload.
+#: click.  Checked in tests/test_preview.py: the previews of DPLloyd, zCDP-Lloyd, DPM and the other centres-only
+#: algorithms of dpcore.evaluation.preview.CHECKED on a sanitized database at ε/10 cover 77–100 % of real draws
+#: on taxi, Gowalla (person level) and an upload (benchmarks/results/preview_coverage.txt).
 LOOKALIKE_SHARE = 0.1
 
 #: What the look-alike for previews is: the sanitized point synopsis (dpcore.algorithms.sanitize, PrivTree).
