@@ -10,7 +10,7 @@ It prints the real draws' 10-50-90 % quantiles and the previews' mean band besid
 miss shows its direction.  tests/test_preview.py checks the algorithms that reach 0.7 (``CHECKED``).
 
 Run: ``DPCORE_DATA=/work/shared/data python3 -m benchmarks.preview_coverage [algorithm ...]``
-(``--data taxi,gowalla,upload``, ``--share 0.1``, ``--real 10``, ``--previews 3``).
+(``--data taxi,gowalla,upload``, ``--share 0.1``, ``--lookalike sanitize``, ``--real 10``, ``--previews 3``).
 Results: benchmarks/results/preview_coverage.txt.
 """
 from __future__ import annotations
@@ -75,7 +75,8 @@ def draw(X, bounds, ids, L, seed, algorithm, epsilon=EPS):
             X, **({"privacy_id": ids} if L else {}))
 
 
-def coverage(X, bounds, ids, L, algorithm, *, share=0.1, n_real=10, n_previews=3, n_releases=8, n_checks=2):
+def coverage(X, bounds, ids, L, algorithm, *, share=0.1, lookalike="sanitize", n_real=10, n_previews=3, n_releases=8,
+             n_checks=2):
     """(coverage, real 10-50-90 % quantiles, mean preview band) or a refusal message."""
     with threadpool_limits(1):
         ref = KMeans(n_clusters=K, n_init=3, random_state=0).fit(X).cluster_centers_
@@ -88,7 +89,7 @@ def coverage(X, bounds, ids, L, algorithm, *, share=0.1, n_real=10, n_previews=3
         for i, fit in enumerate(fits[:n_previews]):
             rel = build_release(fit, algorithm=algorithm, dataset="t", simulation=True)
             shape = None if previewable(rel) else build_release(
-                draw(X, bounds, ids, L, 200 + i, "sanitize", share * EPS), algorithm="sanitize", dataset="t",
+                draw(X, bounds, ids, L, 200 + i, lookalike, share * EPS), algorithm=lookalike, dataset="t",
                 simulation=True)
             p = release_preview(rel, lookalike=shape, geo=True, n_releases=n_releases, n_checks=n_checks,
                                 random_state=i)
@@ -102,17 +103,19 @@ def main(argv=None) -> None:
     ap.add_argument("algorithms", nargs="*", default=list(ALL))
     ap.add_argument("--data", default="taxi,gowalla,upload")
     ap.add_argument("--share", type=float, default=0.1)
+    ap.add_argument("--lookalike", default="sanitize", help="the look-alike's algorithm for centres-only draws")
     ap.add_argument("--real", type=int, default=10)
     ap.add_argument("--previews", type=int, default=3)
     args = ap.parse_args(argv)
     print(f"k = {K}, ε = {EPS}; {args.real} real draws, {args.previews} previews; centres-only algorithms on a "
-          f"sanitized database at ε = {args.share * EPS:g}; errors in metres")
+          f"{args.lookalike} release at ε = {args.share * EPS:g}; errors in metres")
     print(f"{'algorithm':18} {'data':8} {'coverage':>8}  {'real q10 / q50 / q90':>22}  {'band lo / mid / hi':>22}  s")
     for name in args.data.split(","):
         X, bounds, ids, L = DATA[name]()
         for algo in args.algorithms:
             t = time.perf_counter()
-            out = coverage(X, bounds, ids, L, algo, share=args.share, n_real=args.real, n_previews=args.previews)
+            out = coverage(X, bounds, ids, L, algo, share=args.share, lookalike=args.lookalike, n_real=args.real,
+                           n_previews=args.previews)
             s = time.perf_counter() - t
             if isinstance(out, str):
                 print(f"{algo:18} {name:8} {'-':>8}  {out}", flush=True)

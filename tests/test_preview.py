@@ -219,6 +219,11 @@ def test_a_centres_only_release_is_previewed_on_the_best_recorded_synopsis_of_th
     assert lookalike_source(lloyd["release"], [row_level, wide]) is None     # other unit, other bounds
     best = lookalike_source(lloyd["release"], [row_level, san[0], wide, san[1]])
     assert best is not None and best.release is san[1]
+    # A sanitized database before a grid of larger ε: previews are checked on its synopsis.
+    grid = build_release(_draw(X, UPLOAD_BOUNDS, ids, L, 6, "eugkm", 2.0), algorithm="eugkm", dataset="t",
+                         simulation=True)
+    assert lookalike_source(lloyd["release"], [grid, san[0]]).release is san[0]
+    assert lookalike_source(lloyd["release"], [grid]).release is grid
     own = build_release(_draw(X, UPLOAD_BOUNDS, ids, L, 5), algorithm="eugkm", dataset="t", simulation=True)
     assert lookalike_source(own, san).release is own
     p = release_preview(lloyd["release"], lookalike=best, geo=True, n_releases=4, n_checks=1, random_state=0)
@@ -293,3 +298,10 @@ def test_a_preview_of_an_algorithm_not_checked_against_real_draws_says_so():
     assert said["dpm"][0] and "not checked" not in said["dpm"][1]
     assert not said["pgkm"][0] and "not checked against real draws yet" in said["pgkm"][1]
     assert "DPM" in said["pgkm"][1] and "zCDP-Lloyd" in said["pgkm"][1] and "(separation)" not in said["pgkm"][1]
+    # A checked algorithm on another kind of look-alike (an EUGkM grid) is not called checked: DPM's previews
+    # there covered 60 % of real draws on the taxi sample.
+    grid = build_release(_draw(X, TAXI_BOUNDS, None, None, 3, "eugkm"), algorithm="eugkm", dataset="t", simulation=True)
+    rel = build_release(_draw(X, TAXI_BOUNDS, None, None, 2, "dpm"), algorithm="dpm", dataset="t", simulation=True)
+    p = release_preview(rel, lookalike=grid, geo=True, n_releases=3, n_checks=0, random_state=0)
+    assert not p.checked and "not checked against real draws yet" in p.sentence()
+    assert release_preview(grid, geo=True, n_releases=3, n_checks=0, random_state=0).checked
