@@ -56,7 +56,8 @@ def curve_lookalike(ds):
 
     Among the store's releases of ``ds`` (:func:`ui.releases.recorded_releases`) that hold a grid,
     point or coreset synopsis, have the data's public bounds and protect the page's unit (person
-    or row level), the one drawn at the largest ε (least noise).  A choice by public fields of
+    or row level), a sanitized database first, then the one drawn at the largest ε (least noise)
+    (:func:`dpcore.evaluation.lookalike_source`).  A choice by public fields of
     recorded releases: post-processing.
 
     Returns
