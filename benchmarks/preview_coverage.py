@@ -7,7 +7,7 @@ k = 5, ε = 1; ``N_PREVIEWS`` previews, each from one of the draws and a look-al
 synopsis when it has one, else a sanitized database drawn at ``SHARE`` of ε, as the app's
 "look-alike for previews"); coverage = the mean share of real draws inside each preview's band.
 It prints the real draws' 10-50-90 % quantiles and the previews' mean band beside the coverage, so a
-miss shows its direction.  tests/test_preview.py checks the algorithms that reach 0.7 (``CHECKED``).
+miss shows its direction.  tests/test_preview.py checks the algorithms that reach 0.7 (their classes declare ``preview_checked``).
 
 Run: ``DPCORE_DATA=/work/shared/data python3 -m benchmarks.preview_coverage [algorithm ...]``
 (``--data taxi,gowalla,upload``, ``--share 0.1``, ``--lookalike sanitize``, ``--real 10``, ``--previews 3``).

@@ -48,8 +48,9 @@ NO_SYNOPSIS = ("No accuracy preview yet: this algorithm releases only centres, a
 
 #: The share of a centres-only draw's ε its look-alike for previews (a sanitized database) is drawn at, on a
 #: click.  Checked in tests/test_preview.py: the previews of DPLloyd, zCDP-Lloyd, DPM and the other centres-only
-#: algorithms of dpcore.evaluation.preview.CHECKED on a sanitized database at ε/10 cover 77–100 % of real draws
-#: on taxi, Gowalla (person level) and an upload (benchmarks/results/preview_coverage.txt).
+#: algorithms whose classes declare ``preview_checked`` (dpcore.evaluation.preview.checked_keys), on a
+#: sanitized database at ε/10, cover 77–100 % of real draws on taxi, Gowalla (person level) and an upload
+#: (benchmarks/results/preview_coverage.txt).
 LOOKALIKE_SHARE = 0.1
 
 #: What the look-alike for previews is: the sanitized point synopsis (dpcore.algorithms.sanitize, PrivTree).

@@ -41,13 +41,24 @@ from .lookalike_points import (  # noqa: F401  (re-exported: the preview's look-
     synopsis_points,
 )
 
-#: Algorithms whose previews tests/test_preview.py checks against real draws (band covering >= 70 % of
-#: them on taxi, Gowalla at person level and an upload; EUGkM and Hybrid on their own grid, the others on
-#: a sanitized database at a tenth of the draw's ε).  Measured but not listed
-#: (``benchmarks/results/preview_coverage.txt``): PGkM (63 % on the taxi sample), Auto (53 % on the
-#: upload, and a minute per preview), PRIVATE-K-MEAN (refuses at ε = 1 on these sizes).
-CHECKED = ("eugkm", "hybrid", "dplloyd", "gkm", "gkm3k", "kmeans_guarantee", "subcluster", "balcan", "dpm",
-           "zcdp_lloyd")
+
+def checked_keys() -> tuple[str, ...]:
+    """Registry keys of the algorithms whose previews are checked against real draws (their classes declare
+    ``preview_checked = True``; read from the registry when asked, so a class registered later counts).
+
+    ``tests/test_preview.py`` checks each: the band covers >= 70 % of real draws on taxi, Gowalla at person
+    level and an upload (EUGkM and Hybrid on their own grid, the others on a sanitized database at a tenth of
+    the draw's ε).  Measured but not declared (``benchmarks/results/preview_coverage.txt``): PGkM (63 % on the
+    taxi sample), Auto (53 % on the upload, and a minute per preview), PRIVATE-K-MEAN (refuses at ε = 1 on
+    these sizes).
+
+    Returns
+    -------
+    tuple of str
+        In registry order.
+    """
+    from ..algorithms.registry import ALGORITHMS  # imported when asked, as the registry elsewhere in this module
+    return tuple(key for key, cls in ALGORITHMS.items() if vars(cls).get("preview_checked", False))
 
 
 @dataclass(frozen=True)
@@ -80,7 +91,7 @@ class ReleasePreview:
         ``"release #9's synopsis (sanitized database at ε = 0.1, recorded on the same data), for release
         #12's setting (DPLloyd)"`` when the look-alike came from another release of the same data).
     checked : bool
-        Whether previews like this one are checked against real draws: a :data:`CHECKED` algorithm on
+        Whether previews like this one are checked against real draws: a :func:`checked_keys` algorithm on
         its own synopsis or a sanitized database's; the sentence says so when they are not.
     """
 
@@ -123,27 +134,27 @@ class ReleasePreview:
 def _checked(key: str, fit: ReleasedFit, shape: ReleasedFit) -> bool:
     """Whether a preview of ``key`` from ``shape``'s synopsis is one of the kinds checked against real draws.
 
-    Checked (tests/test_preview.py): a release on its own synopsis, or a :data:`CHECKED` algorithm on a
+    Checked (tests/test_preview.py): a release on its own synopsis, or a :func:`checked_keys` algorithm on a
     sanitized database's.  On another release's grid (an EUGkM or Hybrid draw as the look-alike of a
     DPM draw) the previews of DPM and zCDP-Lloyd covered only 60-67 % of real draws on the taxi sample
     (``benchmarks/preview_coverage.py --lookalike eugkm --share 1``), so such a preview is not called
     checked.
     """
-    return key in CHECKED and (shape is fit or shape.release["algorithm"]["key"] == "sanitize")
+    return key in checked_keys() and (shape is fit or shape.release["algorithm"]["key"] == "sanitize")
 
 
 def checked_names() -> str:
-    """The short display names of the :data:`CHECKED` algorithms, in words.
+    """The short display names of the :func:`checked_keys` algorithms, in words.
 
     Returns
     -------
     str
         ``"EUGkM, Hybrid, DPLloyd, ... and zCDP-Lloyd"``: each registry display name without its
-        parenthesis, in :data:`CHECKED` order.
+        parenthesis, in :func:`checked_keys` order.
     """
     from ..algorithms.registry import releasable
     # "DPM (separation)" -> "DPM": the sentence lists names, the picker explains them.
-    names = [(releasable(key).display_name or key).split(" (")[0] for key in CHECKED]
+    names = [(releasable(key).display_name or key).split(" (")[0] for key in checked_keys()]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
@@ -396,7 +407,7 @@ def release_preview(release, epsilon: float | None = None, *, lookalike=None, al
     medians / the preview's median)); the band shown is the simulated 10 % quantile / ``u`` to the
     90 % quantile × ``u``, so that it allows for the preview's own error.
     Cells below :func:`floor_scales` noise scales (the look-alike's ledger) are taken as empty.
-    Checked against real draws in ``tests/test_preview.py`` for the :data:`CHECKED` algorithms
+    Checked against real draws in ``tests/test_preview.py`` for the :func:`checked_keys` algorithms
     (taxi, Gowalla at person level, an upload-like CSV; EUGkM and Hybrid on their own synopsis, the
     others on a sanitized database's): the band covers at least 70 % of them.
     """

@@ -172,6 +172,7 @@ class KMeansGuarantee(DPClusterer):
 
     key = "kmeans_guarantee"
     calibrated = True
+    preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "KMeans-Guarantee"
     reference = "Lu & Shen 2020, as described by Joshi & Thakkar 2022 §4.1"
     summary = ("Lloyd steps whose new centres are sampled by the exponential mechanism in a random "
@@ -326,6 +327,7 @@ class SubClustering(KMeansGuarantee):
 
     key = "subcluster"
     calibrated = True
+    preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "SubClustering"
     reference = "Joshi & Thakkar 2022, Algorithms 1-2"
     summary = ("KMeans-Guarantee whose sampling zone is the sub-cluster of the convergent zone "

@@ -121,6 +121,7 @@ class DPLloyd(DPClusterer):
 
     key = "dplloyd"
     calibrated = True
+    preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "DPLloyd"
     accepts_source = True
     supports_weighting = True

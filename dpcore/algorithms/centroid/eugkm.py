@@ -82,6 +82,7 @@ class EUGkM(DPClusterer):
 
     key = "eugkm"
     calibrated = True
+    preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "EUGkM"
     accepts_source = True
     supports_weighting = True

@@ -300,6 +300,7 @@ class GkM(DPClusterer):
 
     key = "gkm"
     calibrated = True
+    preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "GkM (GUPT)"
     reference = "Su et al. 2016, §4.1.2 (Eq. 3); Mohan et al. 2012 (GUPT)"
     summary = "Sample-and-aggregate: k-means on N^0.4 data blocks, centres averaged plus Laplace noise."
@@ -391,6 +392,7 @@ class GkM3K(GkM):
 
     key = "gkm3k"
     calibrated = True
+    preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "GkM-3K"
     reference = "Su et al. 2016, §4.1.2 and §5.2 (blocks of 3k points)"
     summary = "GkM with many small blocks of 3k points each: less noise, better averaged centres."

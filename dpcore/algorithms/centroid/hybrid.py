@@ -84,6 +84,7 @@ class Hybrid(EUGkM):
 
     key = "hybrid"
     calibrated = True
+    preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "Hybrid"
     reference = "Su et al. 2016, §6.3 (Inequality 15)"
     summary = "EUGkM's centres refined by one DPLloyd iteration when the data are numerous enough."

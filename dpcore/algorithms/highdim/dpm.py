@@ -162,6 +162,7 @@ class DPM(DPClusterer):
 
     key = "dpm"
     calibrated = True
+    preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "DPM (separation)"
     reference = "Liebenow, Schütt, Braun, Gehrke, Thaeter, Mohammadi, ACM CCS 2024"
     summary = ("Splits the data recursively along low-density gaps chosen privately, then averages each "
