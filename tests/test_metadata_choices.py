@@ -61,12 +61,15 @@ def test_an_epsilon_found_on_the_raw_data_is_not_offered_for_the_release(monkeyp
 
     monkeypatch.setattr(accuracy, "_simulate", one_epsilon)
     at = _uploaded("6_Compare.py", algorithm="eugkm", k="3")
-    at.number_input(key="acc_target").set_value(5000.0)
+    # A target every raw-data simulation at ε = 10 meets: the upload's 90 % error at ε = 10 is sometimes above 5 km
+    # (k = 3 on check-ins spread over the city), and what is tested is where the answer may be used, not its value.
+    at.number_input(key="acc_target").set_value(20_000.0)
     at.checkbox(key="acc_raw").check()
     _run(at)                # without a recorded draw the button appears only for the raw data
     at.button(key="acc_go").click()
     _run(at)
-    assert [s.value for s in at.success if "on the raw data" in s.value], "the raw-data simulation gave no ε"
+    said = [m.value for m in (*at.success, *at.warning, *at.info, *at.error)]
+    assert [s.value for s in at.success if "on the raw data" in s.value], f"the raw-data simulation gave no ε: {said}"
     assert not [b for b in at.button if b.key == "acc_use"]
     assert any("chosen on the raw data" in c.value for c in at.caption)
     at.checkbox(key="acc_raw").uncheck()
