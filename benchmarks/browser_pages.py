@@ -57,7 +57,8 @@ def _render_time(browser, url: str, text: str, timeout_s: float = 300, *, contex
     person's browser does on a second visit); None: a fresh context with an empty cache (a first visit).
     """
     from browser_util import settled
-    page = (context or browser).new_page(viewport={"width": 1400, "height": 1000})
+    viewport = {"width": 1400, "height": 1000}     # a context's pages take the context's viewport
+    page = context.new_page() if context is not None else browser.new_page(viewport=viewport)
     page.set_default_timeout(timeout_s * 1000)
     page.add_init_script(_MAP_WATCH)
     t0 = time.monotonic()
@@ -108,7 +109,7 @@ def main() -> None:
         with chromium() as browser, streamlit_server("app.py", env=env, log_path=Path(tmp) / "server.log") as url:
             rows, returning = [], {}
             # A returning person's browser: one context for every page, each visited once before it is timed.
-            person = browser.new_context()
+            person = browser.new_context(viewport={"width": 1400, "height": 1000})
             for path, text in PAGES:
                 cold = _render_time(browser, f"{url}/{path}", text)
                 warm = _render_time(browser, f"{url}/{path}", text)
