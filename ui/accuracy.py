@@ -66,19 +66,19 @@ def _unit(ds) -> tuple[bool, str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _answer(algo: str, target: float, lower: tuple, upper: tuple, k: int, geo: bool, params: tuple,
+def _answer(algorithm: str, target: float, lower: tuple, upper: tuple, k: int, geo: bool, params: tuple,
             key: str, epsilons: tuple, source: str | None, _X=None):
     """Cached simulations on the data: ``key`` is the data's name and fingerprint."""
-    return epsilon_for_accuracy(algo, target, bounds=(np.asarray(lower), np.asarray(upper)), n_clusters=k,
+    return epsilon_for_accuracy(algorithm, target, bounds=(np.asarray(lower), np.asarray(upper)), n_clusters=k,
                                 X=_X, geo=geo, params=dict(params), epsilons=epsilons, source=source)
 
 
-def _simulate(ds, fp, algo, k, params, target, *, epsilons=ACCURACY_EPSILONS):
+def _simulate(ds, fp, algorithm, k, params, target, *, epsilons=ACCURACY_EPSILONS):
     """Simulations on the data themselves: public data, or the raw data for the data owner (not private)."""
     geo, _ = _unit(ds)
     lower, upper = (tuple(np.ravel(b).tolist()) for b in ds.bounds)
     source = "this public data" if getattr(ds, "public", False) else None
-    return _answer(algo, float(target), lower, upper, int(k), geo, tuple(sorted(params.items())),
+    return _answer(algorithm, float(target), lower, upper, int(k), geo, tuple(sorted(params.items())),
                    f"data:{ds.name}:{fp}", tuple(epsilons), source, _X=ds.X)
 
 
@@ -148,7 +148,7 @@ def lookalike_words(shape, max_contributions: int | None) -> str:
             "costs no ε")
 
 
-def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, *, fit=None, where=None) -> None:
+def expected_error_caption(ds, fp, algorithm: str, k: int, eps: float, params: dict, *, fit=None, where=None) -> None:
     """Under a draw: the error band expected at this ε, in the units of the data (metres on a map).
 
     On public data it is simulated on the data; on private data only from ``fit``, a recorded draw
@@ -176,7 +176,7 @@ def expected_error_caption(ds, fp, algo: str, k: int, eps: float, params: dict, 
             where.caption(pv.sentence())
         return
     with where.spinner("Running… simulating releases for the expected error"):
-        ans = _simulate(ds, fp, algo, k, params, 1.0, epsilons=(float(eps),))
+        ans = _simulate(ds, fp, algorithm, k, params, 1.0, epsilons=(float(eps),))
     if np.isnan(ans.band[0][1]):
         return
     lo, mid, hi = (quantity(v) for v in ans.band[0])
@@ -202,7 +202,7 @@ def _source_fit(ds, fits):
     return fit, lookalike_for(ds, fit)
 
 
-def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> None:
+def accuracy_section(ds, fp, algorithm: str, k: int, params: dict, *, fits=()) -> None:
     """Compare's "ε from the accuracy you need": a target in data units, the smallest ε that meets it.
 
     ``fits``: the draws the page shows.  On private data the answer is simulated from the recorded one
@@ -244,8 +244,8 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> Non
              lookalike_words(shape, punit.get("max_contributions") if punit.get("person_level") else None)
              + (f", for the setting of the recorded draw at ε = {float(source.release['privacy']['epsilon']):g}"
                 if source is not None else
-                f", for this page's setting ({releasable(algo).display_name or algo}, k = {k}; none of its draws "
-                "is recorded yet)"))
+                f", for this page's setting ({releasable(algorithm).display_name or algorithm}, k = {k}; none of its "
+                "draws is recorded yet)"))
     if not st.button("Find the smallest ε", key="acc_go"):
         st.caption("Answers with the smallest ε whose simulated releases put the centres within your error in 90 % "
                    f"of cases, and the error band at every ε, simulated on {where}.")
@@ -253,10 +253,10 @@ def accuracy_section(ds, fp, algo: str, k: int, params: dict, *, fits=()) -> Non
     try:
         with st.spinner("Running… simulating releases at each ε"):
             if not private:
-                ans = _simulate(ds, fp, algo, k, params, target)     # public data, or the owner's raw data
+                ans = _simulate(ds, fp, algorithm, k, params, target)     # public data, or the owner's raw data
             elif source is None:     # the page's setting on the data's recorded synopsis
                 ans = _answer_from_release(_release_key(shape), float(target), geo, tuple(ACCURACY_EPSILONS),
-                                           (algo, int(k), tuple(sorted(params.items()))), _release=shape)
+                                           (algorithm, int(k), tuple(sorted(params.items()))), _release=shape)
             else:
                 ans = _answer_from_release(_release_key(source, shape), float(target), geo,
                                            tuple(ACCURACY_EPSILONS), _release=source,

@@ -286,8 +286,8 @@ def _describe(fit: ReleasedFit, shape: ReleasedFit) -> str:
         return f"{name(fit)}'s synopsis"
     from ..algorithms.registry import releasable
     what = lambda f: releasable(f.release["algorithm"]["key"]).display_name or f.release["algorithm"]["key"]  # noqa: E731
-    algo = "sanitized database" if shape.release["algorithm"]["key"] == "sanitize" else what(shape)
-    return (f"{name(shape)}'s synopsis ({algo} at ε = {float(shape.release['privacy']['epsilon']):g}, recorded on "
+    kind = "sanitized database" if shape.release["algorithm"]["key"] == "sanitize" else what(shape)
+    return (f"{name(shape)}'s synopsis ({kind} at ε = {float(shape.release['privacy']['epsilon']):g}, recorded on "
             f"the same data), for {name(fit)}'s setting ({what(fit)})")
 
 
