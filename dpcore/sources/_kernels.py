@@ -110,10 +110,10 @@ class GridAccumulator:
 
     def add(self, X: np.ndarray, worker: int | None = None) -> None:
         """Add rows X (m, d): on all threads, or (``worker`` w) on this thread into partial w only."""
-        if worker is None:
+        if worker is None and _blocks(X.shape[0]) > 1:
             _grid_into(X, self.lower, self.upper, self.width, self.shape, self.part[:_blocks(X.shape[0])])
-        else:
-            _grid_into_serial(X, self.lower, self.upper, self.width, self.shape, self.part[worker])
+        else:      # one block: numba's thread pool costs more to wake than the rows (see _row_cells_serial)
+            _grid_into_serial(X, self.lower, self.upper, self.width, self.shape, self.part[worker or 0])
 
     def result(self) -> np.ndarray:
         """The counts (int64, C-order flat)."""
@@ -237,20 +237,41 @@ def _cells_into_serial(X, lower, upper, width, centre, scale, shape, inv, buf, f
         fbuf[flat, d + 1] += t
 
 
+@numba.njit(cache=True, nogil=True)
+def _row_stats(X, i, lower, upper, width, centre, scale, shape, inv, flat, qs, ss, z, q, idx):  # pragma: no cover
+    """Row ``i``'s flat fine cell, fixed-point coordinates and squared offset (a finite row); ``z``,
+    ``q``, ``idx`` (d,): scratch."""
+    d = X.shape[1]
+    flat[i] = _cell_row(X, i, lower, upper, width, centre, scale, shape, idx, z)
+    t = 0.0
+    for j in range(d):
+        t += _cell_terms(z, idx, inv, q, j)
+        qs[i, j] = q[j]
+    ss[i] = t
+
+
 @numba.njit(parallel=True, cache=True)
 def _row_cells(X, lower, upper, width, centre, scale, shape, inv, flat, qs, ss):  # pragma: no cover - compiled
-    """Per row (finite rows only): its flat fine cell, fixed-point coordinates and squared offset."""
+    """Per row (finite rows only): :func:`_row_stats`, the rows spread over numba's threads."""
     d = X.shape[1]
     for i in numba.prange(X.shape[0]):
-        z = np.empty(d)
-        q = np.empty(d, dtype=np.int64)
-        idx = np.empty(d, dtype=np.int64)
-        flat[i] = _cell_row(X, i, lower, upper, width, centre, scale, shape, idx, z)
-        t = 0.0
-        for j in range(d):
-            t += _cell_terms(z, idx, inv, q, j)
-            qs[i, j] = q[j]
-        ss[i] = t
+        _row_stats(X, i, lower, upper, width, centre, scale, shape, inv, flat, qs, ss,
+                   np.empty(d), np.empty(d, dtype=np.int64), np.empty(d, dtype=np.int64))
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_cells_serial(X, lower, upper, width, centre, scale, shape, inv, flat, qs, ss):  # pragma: no cover
+    """:func:`_row_cells` on one thread: for small arrays, where waking the thread pool costs more
+    than the rows (about 1 ms per call on 20 rows, and tens under load: the privacy audits fit
+    thousands of times on 20 rows)."""
+    d = X.shape[1]
+    z, q, idx = np.empty(d), np.empty(d, dtype=np.int64), np.empty(d, dtype=np.int64)
+    for i in range(X.shape[0]):
+        _row_stats(X, i, lower, upper, width, centre, scale, shape, inv, flat, qs, ss, z, q, idx)
+
+
+#: Below this many rows :func:`row_cells` stays on one thread.
+PARALLEL_ROWS = 1 << 16
 
 
 class CellAccumulator:
@@ -300,7 +321,8 @@ def row_cells(X: np.ndarray, lower, upper, shape):
     n, d = X.shape
     flat, qs, ss = np.empty(n, dtype=np.int64), np.empty((n, d), dtype=np.int64), np.empty(n)
     shape = np.asarray(shape, dtype=np.int64)
-    _row_cells(X, lower, upper, width, (upper + lower) / 2, 2.0 / width, shape, 1.0 / shape, flat, qs, ss)
+    kernel = _row_cells if n >= PARALLEL_ROWS else _row_cells_serial
+    kernel(X, lower, upper, width, (upper + lower) / 2, 2.0 / width, shape, 1.0 / shape, flat, qs, ss)
     order = np.argsort(flat, kind="stable")
     flat = flat[order]
     start = np.flatnonzero(np.r_[True, flat[1:] != flat[:-1]]) if n else np.zeros(0, dtype=np.intp)
@@ -342,7 +364,10 @@ def cells_inertia(mids, cnt, offs, ss, C):  # pragma: no cover - compiled
 
 def n_outside(X: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> int:
     """Rows of ``X`` with a coordinate outside ``[lower, upper]`` (one pass)."""
-    return int(_outside(X, lower, upper, _blocks(X.shape[0])))
+    nb = _blocks(X.shape[0])
+    if nb == 1:     # one block: NumPy, without waking numba's thread pool (NaN is neither below nor above)
+        return int(((X < lower) | (X > upper)).any(axis=1).sum())
+    return int(_outside(X, lower, upper, nb))
 
 
 def grid_counts(X: np.ndarray, lower: np.ndarray, upper: np.ndarray, shape) -> np.ndarray:
@@ -420,8 +445,13 @@ def cluster_sums(X: np.ndarray, lower: np.ndarray, upper: np.ndarray, centers: n
     width = upper - lower
     centre = (upper + lower) / 2
     scale = 2.0 / width
-    return _sums(X, lower, upper, centre, scale, np.ascontiguousarray(centers, dtype=float),
-                 _blocks(X.shape[0]))
+    C = np.ascontiguousarray(centers, dtype=float)
+    nb = _blocks(X.shape[0])
+    if nb == 1:     # one block: the serial kernel, without waking numba's thread pool
+        cnt, sm = np.zeros(C.shape[0], dtype=np.int64), np.zeros(C.shape, dtype=np.int64)
+        _sums_into_serial(X, lower, upper, centre, scale, C, cnt, sm)
+        return cnt, sm
+    return _sums(X, lower, upper, centre, scale, C, nb)
 
 
 class Pipeline:
