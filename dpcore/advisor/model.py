@@ -295,30 +295,64 @@ def _predict_all(key: str, x: np.ndarray, exclude: str | None, hyps) -> list[Pre
     shifts = np.zeros((steps + 1, x.size))
     shifts[:, 0] = np.arange(steps + 1) * math.log10(2.0) / SCALES[0]
     base = ((X[None, :, :] - (x - shifts)[:, None, :]) ** 2).sum(axis=2)                   # (steps+1, rows)
-    dist = np.sqrt(base[None, :, :] + gap2[:, None, :])                                    # (hyps, steps+1, rows)
-    # The neighbours: every row within the NEIGHBOURS-th smallest distance, ties included.  The
-    # separations of one (n, d, k) share their coordinates exactly; taking six of a tied group by
-    # row order made a prediction depend on the order the supplements were appended in.
-    m = min(NEIGHBOURS, dist.shape[2])
-    near = dist <= np.partition(dist, m - 1, axis=2)[:, :, m - 1:m] + 1e-9
-    finite = np.isfinite(y)
-    ok = near & finite
-    usable = (near & ~finite).sum(axis=2) * NEIGHBOURS < MAX_FAILED * near.sum(axis=2)    # (hyps, steps+1)
-    w = np.where(ok, 1.0 / (dist + 0.25) ** 2, 0.0)
-    v = np.where(ok, y, 0.0)
+    hi, si, ri = _neighbours(base, gap2, min(NEIGHBOURS, len(y)))
+    # Only the few neighbours of each (hypothesis, step) are weighed: sparse sums (bincount) over
+    # them, where dense (hyps, steps+1, rows) arrays made this the advisor's hot spot.
+    H, S = len(gap2), len(base)
+    cell = hi * S + si
+    finite = np.isfinite(y[ri])
+    n_near = np.bincount(cell, minlength=H * S).reshape(H, S)
+    n_failed = np.bincount(cell[~finite], minlength=H * S).reshape(H, S)
+    usable = n_failed * NEIGHBOURS < MAX_FAILED * n_near                                 # (hyps, steps+1)
+    cell, hi, si, ri = cell[finite], hi[finite], si[finite], ri[finite]
+    w = 1.0 / (np.sqrt(base[si, ri] + gap2[hi, ri]) + 0.25) ** 2
+    v = y[ri]
+    w_sum = np.bincount(cell, weights=w, minlength=H * S).reshape(H, S)
     with np.errstate(invalid="ignore", divide="ignore"):     # rows with no finite neighbour: unusable
-        mean = (w * v).sum(axis=2) / w.sum(axis=2)
+        mean = np.bincount(cell, weights=w * v, minlength=H * S).reshape(H, S) / w_sum
     out = []
-    for i in range(len(gap2)):
+    for i in range(H):
         if not usable[i, 0]:
             out.append(Prediction(key, math.inf, math.inf, math.inf, False, math.inf))
             continue
         j = int(np.argmin(np.where(usable[i], mean[i], np.inf)))
-        spread = float(np.sqrt((w[i, j] * (v[i, j] - mean[i, j]) ** 2).sum() / w[i, j].sum()))
-        g = float(np.exp((w[i, 0] * np.where(ok[i, 0], regret, 0.0)).sum() / w[i, 0].sum()))
+        at, first = cell == i * S + j, cell == i * S
+        spread = float(np.sqrt((w[at] * (v[at] - mean[i, j]) ** 2).sum() / w_sum[i, j]))
+        g = float(np.exp((w[first] * regret[ri[first]]).sum() / w_sum[i, 0]))
         r = math.exp(float(mean[i, j]))
         out.append(Prediction(key, r, r / math.exp(spread), r * math.exp(spread), True, g))
     return out
+
+
+#: Rows nearest in the public coordinates that :func:`_neighbours` searches first.
+_SHORTLIST = 256
+
+
+def _neighbours(base: np.ndarray, gap2: np.ndarray, m: int):
+    """(hypothesis, step, row) index arrays of every row within the m-th smallest distance, ties included.
+
+    ``base`` (steps, rows): squared distances in the public coordinates; ``gap2`` (hyps, rows): the
+    squared separation/size gaps, so a distance is ``sqrt(base + gap2)``.  The separations of one
+    (n, d, k) share their coordinates exactly; taking six of a tied group by row order made a
+    prediction depend on the order the supplements were appended in.  Exact, by a shortlist: the
+    :data:`_SHORTLIST` rows nearest in ``base`` hold every neighbour wherever the m-th distance among
+    them is below the next row's ``base`` (gaps only add); elsewhere the whole table is searched.
+    Rows come in ascending order within each (hypothesis, step), on either path, so the sums over
+    them are the same to the last bit.
+    """
+    S, R = base.shape
+    if R > 2 * _SHORTLIST:
+        part = np.argpartition(base, _SHORTLIST, axis=1)
+        short = np.sort(part[:, :_SHORTLIST], axis=1)                                    # (steps, K)
+        beyond = np.take_along_axis(base, part[:, _SHORTLIST:_SHORTLIST + 1], axis=1)     # (steps, 1)
+        d2 = np.take_along_axis(base, short, axis=1)[None, :, :] + gap2[:, short]       # (hyps, steps, K)
+        reach = np.sqrt(np.partition(d2, m - 1, axis=2)[:, :, m - 1:m]) + 1e-9
+        if (reach * reach < beyond[None]).all():
+            hi, si, ki = np.nonzero(d2 <= reach * reach)
+            return hi, si, short[si, ki]
+    d2 = base[None, :, :] + gap2[:, None, :]
+    reach = np.sqrt(np.partition(d2, m - 1, axis=2)[:, :, m - 1:m]) + 1e-9
+    return np.nonzero(d2 <= reach * reach)
 
 
 def predict(n: float, d: int, k: int, epsilon: float, *, keys=None, exclude: str | None = None,
