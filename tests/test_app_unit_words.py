@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_walk import upload_in_apptest
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -47,21 +48,13 @@ def test_below_the_large_epsilon_there_is_no_warning_and_the_unit_is_still_named
 
 
 def test_an_upload_at_person_level_names_its_person_in_the_sidebar_as_on_the_page():
-    import hashlib
-
     import numpy as np
     rng = np.random.default_rng(3)
     rows = "\n".join(f"{i % 40},{a:.5f},{b:.5f}" for i, (a, b) in
                      enumerate(zip(rng.uniform(-74.0, -73.95, 300), rng.uniform(40.7, 40.8, 300))))
     data = ("user_id,longitude,latitude\n" + rows + "\n").encode()
-    at = _app(dataset="s1_like", epsilon="10.0")
-    at.selectbox(key="dataset").set_value("Upload a file…").run()
-    # What the file uploader hands over (AppTest cannot drive the uploader itself): the kept upload.
-    at.session_state["_dp_upload"] = ("trips.csv", hashlib.sha256(data).hexdigest())
-    at.session_state["_dp_upload_bytes"] = data
-    at.run()
-    at.multiselect(key="dataset_cols").set_value(["longitude", "latitude"]).run()
-    at.text_area(key="dataset_bounds").input("-74.0, -73.95\n40.7, 40.8").run()
+    at = upload_in_apptest(_app(dataset="s1_like", epsilon="10.0"), data, "trips.csv",
+                           columns=["longitude", "latitude"], bounds="-74.0, -73.95\n40.7, 40.8")
     assert "one trip can change" in _odds_caption(at)         # row level (a map upload: trips) until a person column
     at.selectbox(key="dataset_unit").set_value("user_id").run()
     assert not at.exception, [e.value for e in at.exception]
