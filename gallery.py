@@ -152,8 +152,12 @@ def gallery() -> None:
     d1.download_button("Download JSON", R.to_json(rel), file_name=f"{stem}.json", mime="application/json",
                        key="dl_json")
     d2.download_button("Download CSV", R.to_csv(rel), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
-    # The report carries the data's running total (issue 56), as the Release page's does; per row unless known.
-    total = running_total(None, spent[0], cap[0] if cap else None, unit=unit_words(None).one)
+    # The report carries the data's running total (issue 56), as the Release page's does.  The total holds per
+    # row: in the row's own word ("trip") when this release is row level, as its guarantee says, so the report
+    # names one unit; a person-level release's row word is not recorded, so "record".
+    row_level = not (rel.get("privacy_unit") or {}).get("person_level")
+    total = running_total(None, spent[0], cap[0] if cap else None,
+                          unit=R.protected_unit(rel) if row_level else unit_words(None).one)
     d3.download_button("Download report (HTML)", R.to_html(rel, account=total), file_name=f"{stem}.html",
                        mime="text/html", key="dl_html")
     if G.is_point_synopsis(rel):

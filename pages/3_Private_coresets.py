@@ -36,7 +36,7 @@ k = int(st.sidebar.number_input("Number of clusters k", min_value=1, max_value=5
 # picker above it.  Its sidebar controls stay in the sidebar (a fragment may write there).
 @st.fragment
 def coreset_part():
-    eps = W.epsilon_slider(default=2.0)
+    eps = W.epsilon_slider(default=2.0, ds=ds)
     DELTA = W.delta_input(1e-8)   # the working set's δ (issue 56)
     W.sidebar_total(ds)
     budget = st.sidebar.selectbox("Budget per round", list(BUDGETS), format_func=BUDGETS.get, key="budget",

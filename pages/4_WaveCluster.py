@@ -39,7 +39,7 @@ if ds.X.shape[1] > MAX_COLUMNS:
         st.page_link("pages/5_High_dimensional.py", label="Open High dimensional with this data", icon="➡️")
     st.stop()
 algorithm = W.algorithm_picker(family="grid clusters", default="privthr")
-eps = W.epsilon_slider()
+eps = W.epsilon_slider(ds=ds)
 W.sidebar_total(ds)
 side = st.sidebar
 grid_default, density_default = GRID_DEFAULT.get(ds.name, (50, 10))

@@ -40,7 +40,7 @@ if chosen is not None and not own:
                        f"keep {dpcore.ALGORITHMS[chosen].display_name or chosen}.")
 st.sidebar.caption(f"{dpcore.ALGORITHMS[algorithm].summary} *Source: {dpcore.ALGORITHMS[algorithm].reference}.*",
                    help=help_for("zCDP") if algorithm == "zcdp_lloyd" else None)
-eps = W.epsilon_slider()
+eps = W.epsilon_slider(ds=ds)
 DELTA = W.delta_input(1e-6) if dpcore.ALGORITHMS[algorithm].needs_delta else None   # the working set's δ (issue 56)
 W.sidebar_total(ds)
 k = int(st.sidebar.slider("Number of clusters (k)", 2, 32, W.url_default("k", 10, int, valid=lambda v: 2 <= v <= 32), key="k"))

@@ -40,3 +40,19 @@ def number_pattern(n: int) -> re.Pattern:
     """``n`` written as a whole number, plain or with thousands separators (not as part of another number)."""
     forms = {str(n), f"{n:,}", f"{n:_}", f"{n:,}".replace(",", " "), f"{n:,}".replace(",", "\u202f")}
     return re.compile(r"(?<![\d.,_])(?:" + "|".join(re.escape(f) for f in forms) + r")(?![\d_]|[.,]\d)")
+
+
+def upload_in_apptest(at, data: bytes, name: str, *, columns: list, bounds: str):
+    """Choose "Upload a file…" on an AppTest page, hand it ``data`` as the file ``name``, choose ``columns``
+    and enter their public ``bounds`` (one "lower, upper" line per column); returns ``at``.
+
+    AppTest cannot drive the file uploader itself: this sets what the uploader hands over (the kept
+    upload, as ``ui.data_picker`` keeps it across pages)."""
+    import hashlib
+    at.selectbox(key="dataset").set_value("Upload a file…").run()
+    at.session_state["_dp_upload"] = (name, hashlib.sha256(data).hexdigest())
+    at.session_state["_dp_upload_bytes"] = data
+    at.run()
+    at.multiselect(key="dataset_cols").set_value(columns).run()
+    at.text_area(key="dataset_bounds").input(bounds).run()
+    return at

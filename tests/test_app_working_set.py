@@ -59,18 +59,11 @@ def _csv() -> bytes:
 
 
 def test_an_upload_and_its_settings_survive_explorer_compare_explorer():
-    import hashlib
-    data = _csv()
+    from app_walk import upload_in_apptest
     at = AppTest.from_file(str(APP), default_timeout=300)
     at.query_params["dataset"] = "s1_like"
     at.run()
-    at.selectbox(key="dataset").set_value("Upload a file…").run()
-    # What the file uploader hands over (AppTest cannot drive the uploader itself): the kept upload.
-    at.session_state["_dp_upload"] = ("trips.csv", hashlib.sha256(data).hexdigest())
-    at.session_state["_dp_upload_bytes"] = data
-    at.run()
-    at.multiselect(key="dataset_cols").set_value(["longitude", "latitude"]).run()
-    at.text_area(key="dataset_bounds").input("-74.0, -73.95\n40.7, 40.8").run()
+    upload_in_apptest(at, _csv(), "trips.csv", columns=["longitude", "latitude"], bounds="-74.0, -73.95\n40.7, 40.8")
     at.selectbox(key="dataset_unit").set_value("user_id").run()
     at.number_input(key="max_contributions").set_value(3).run()
     at.number_input(key="k").set_value(7).run()

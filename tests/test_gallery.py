@@ -33,7 +33,7 @@ def releases(taxi_X, taxi_bounds, blobs):
     taxi = ALGORITHMS["eugkm"](epsilon=1.0, bounds=taxi_bounds, n_clusters=5).fit(taxi_X)
     X, bounds, _ = blobs
     blob = ALGORITHMS["dplloyd"](epsilon=0.5, bounds=bounds, n_clusters=3).fit(X)
-    return (build_release(taxi, algorithm="eugkm", dataset="nyc taxi", columns=TAXI_COLUMNS),
+    return (build_release(taxi, algorithm="eugkm", dataset="nyc taxi", columns=TAXI_COLUMNS, kind="trips"),
             build_release(blob, algorithm="dplloyd", dataset="blobs", columns=["x", "y"]))
 
 
@@ -243,3 +243,5 @@ def test_the_gallery_map_has_its_colour_legend_and_the_report_its_running_total(
     html = next(v for k, v in captured.items() if k.endswith("_eugkm.html"))     # the taxi release's report
     html = html.decode() if isinstance(html, bytes) else html
     assert "All releases of this data together" in html and "so far on this data: <b>1</b> (cap 3, 2 left)" in html
+    # one unit name (issue 56): the report's total speaks of trips, as its guarantee does, not of records
+    assert "for every trip (one row)" in html and "odds about one trip at most" in html and "one record" not in html

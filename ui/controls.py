@@ -7,11 +7,19 @@ import math
 import streamlit as st
 
 import dpcore
-from dpcore.explain import PRIVACY_LEVELS, cap_words, large_epsilon_warning, level_for, odds_words
+from dpcore.explain import (
+    PRIVACY_LEVELS,
+    cap_words,
+    deployments_sentence,
+    large_epsilon_warning,
+    level_for,
+    odds_words,
+    unit_words,
+)
 from dpcore.glossary import help_for
 
 from .advice import advisor_panel
-from .data_picker import dataset_picker, is_large
+from .data_picker import dataset_picker, is_large, unit_params
 from .page import kept_widget, url_default
 from .store import release_store
 
@@ -31,16 +39,39 @@ def _slider_value(eps: float) -> str:
     return f"ε = {eps:g}"
 
 
+def unit_word(ds) -> str:
+    """The one word for what an ε on ``ds`` protects with the current settings: "trip", "check-in", "image",
+    "record", or the person ("user") when the release is person level.
+
+    The same word the page's own sentences use (``account_caption``), so the sidebar's caption and
+    large-ε warning name one unit per data set on every page (issue 56), not "one unit" or "one record".
+    """
+    kind = getattr(ds, "kind", "points")
+    L = unit_params(ds).get("max_contributions")
+    person = {"unit": getattr(ds, "unit_column", None), "max_contributions": L} if L is not None else None
+    return unit_words(person, kind).one
+
+
 def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", default: float = 1.0,
-                   sidebar: bool = True) -> float:
-    """Log-scale ε slider that shows named privacy levels; syncs with ``?epsilon=``."""
+                   sidebar: bool = True, ds=None) -> float:
+    """Log-scale ε slider that shows named privacy levels; syncs with ``?epsilon=``.
+
+    ``ds``: the data set chosen; its unit (:func:`unit_word`) is named in the caption and the large-ε
+    warning.  Without it (the Explain page, about no data set) they speak of "one unit".
+    """
     start = url_default("epsilon", default, float)
     start = min(EPSILON_VALUES, key=lambda v: abs(math.log(v) - math.log(start if start > 0 else default)))
     where = st.sidebar if sidebar else st
     eps = where.select_slider(label, options=EPSILON_VALUES, value=start, format_func=_slider_value, key=key,
                               help=help_for("ε", "privacy unit", "sequential composition"))
-    where.caption(level_for(eps).guidance)
-    warning = large_epsilon_warning(float(eps))
+    if ds is None:
+        where.caption(level_for(eps).guidance)
+        warning = large_epsilon_warning(float(eps))
+    else:
+        unit = unit_word(ds)
+        where.caption(f"An observer's odds about one {unit} can change by at most {odds_words(eps)}. "
+                      + deployments_sentence(eps))
+        warning = large_epsilon_warning(float(eps), unit)
     if warning:
         where.warning(warning)
     return float(eps)
@@ -190,7 +221,7 @@ def epsilon_controls(ds, algorithm: str, k: int, *, label: str = "Privacy level 
     -------
     float, the ε chosen (one of :data:`EPSILON_VALUES`).
     """
-    eps = epsilon_slider(label)
+    eps = epsilon_slider(label, ds=ds)
     advisor_panel(ds, algorithm, k, eps)
     sidebar_total(ds)
     return eps
