@@ -138,3 +138,10 @@ def auto_draw(monkeypatch):
         return at
 
     monkeypatch.setattr(AppTest, "run", run)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The heavy tests (marker ``heavy``, and every real-browser test) first, in their order: two xdist
+    workers hand out tests in collection order, and a two-minute test started last kept one worker busy
+    while the other had nothing left (the suite's wall time is its longest worker's)."""
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None and item.get_closest_marker("browser") is None)

@@ -132,6 +132,7 @@ def test_more_budget_is_never_predicted_worse():
                 assert all(b <= a * (1 + 1e-12) for a, b in zip(seq, seq[1:])), (n, d, k, sep, key, seq)
 
 
+@pytest.mark.heavy
 def test_leave_one_out_figures_meet_the_issue_floor():
     """The model, fitted without each calibration data set, picks well on it.
 

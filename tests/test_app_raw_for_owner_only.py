@@ -61,6 +61,7 @@ def _run(page: str, dataset: str, params: dict, who: str) -> AppTest:
     return at
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("page, dataset, params", CASES, ids=[c[0] for c in CASES])
 def test_the_analyst_sees_no_figure_computed_on_the_raw_data(shared_data, monkeypatch, page, dataset, params):
     monkeypatch.setenv("DPCORE_DATA", str(shared_data))

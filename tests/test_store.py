@@ -213,6 +213,7 @@ def test_body_tampering_is_detected(url, rel):
 
 
 # -- concurrency ----------------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_eight_processes_racing_never_exceed_the_cap(url, rel_tenth):
     eps = rel_tenth["privacy"]["epsilon_spent"]
     cap = 250 * eps  # 400 attempts, room for exactly 250

@@ -109,6 +109,7 @@ def toy(tmp_path, monkeypatch):
     del sys.modules["toy_lloyd"]
 
 
+@pytest.mark.heavy
 def test_every_suite_picks_up_a_registered_toy_algorithm(tmp_path):
     write_toy(tmp_path)
     report = tmp_path / "report.xml"

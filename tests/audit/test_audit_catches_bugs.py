@@ -207,6 +207,7 @@ def _same_point_case(eps=0.5):
                          D, np.zeros((2, 1)), eps)
 
 
+@pytest.mark.heavy
 def test_noise_scaled_by_true_count_is_caught(monkeypatch):
     case = _same_point_case()
     _assert_clean(run_estimator_case(case, n_runs=3000))
@@ -243,6 +244,7 @@ def _counts_outside_ledger_step(Z, centers, noise, *, epsilon, count_share=None,
     return np.clip(new, -r, r)
 
 
+@pytest.mark.heavy
 def test_counts_noised_outside_the_ledger_are_caught(monkeypatch):
     monkeypatch.setattr(dplloyd_module, "noisy_lloyd_step", _counts_outside_ledger_step)
     case = _dplloyd_one_iteration()

@@ -31,6 +31,7 @@ def _params():
     return out
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("key, index", _params())
 def test_estimator_passes_audit(key, index):
     case = estimator_cases(key)[index]

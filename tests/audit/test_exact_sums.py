@@ -105,6 +105,7 @@ def pair():
 COUPLED_KEYS = [k for k in PRIVATE_KEYS if dpcore.ALGORITHMS[k].audit.coupled]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("key", COUPLED_KEYS)
 def test_every_noised_input_moves_by_at_most_its_sensitivity(key, pair, monkeypatch):
     X, Xp = pair
@@ -191,6 +192,7 @@ def _parquet(X, path):
     return path
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("engine", ["duckdb", "spark", "postgres"])
 def test_engine_sums_are_exact_between_neighbours(engine, pair, tmp_path, monkeypatch, request):
     from dpcore import sources

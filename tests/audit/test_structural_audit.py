@@ -166,6 +166,7 @@ def test_structure_is_public_on_threshold_pairs(key, public_n):
             raise AssertionError(f"[{label}] {exc}") from None
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("key", PRIVATE_KEYS)
 def test_structure_is_public_across_a_sweep_of_sizes(key):
     """Every pair (n, n + 1) for n = 0..30: a rule that reads the true n (a grid side, an
