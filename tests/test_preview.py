@@ -271,6 +271,58 @@ def test_a_person_level_curve_on_look_alike_points_is_noisier_than_a_row_level_o
         compare_curves(X, TAXI_BOUNDS, ["dplloyd"], max_contributions=0, **kw)
 
 
+def test_the_owners_curve_on_gowalla_bounds_the_real_persons_as_a_person_level_draw_does(gowalla_people,
+                                                                                         monkeypatch):
+    """compare_curves(privacy_id=, max_contributions=L): the data's own persons, bounded to L rows each.
+
+    Issue 56: the owner's curve on the raw data was row level, so the owner read an ε too small for
+    person-level privacy.  At person level every noise scale grows with L, so the error at a fixed ε is
+    larger; and every simulated release's ledger records sensitivities of a person's L rows.
+    """
+    from dpcore.algorithms.registry import ALGORITHMS
+    from dpcore.evaluation import compare_curves
+    X, ids = gowalla_people
+    L = DEFAULT_MAX_CONTRIBUTIONS
+    cls = ALGORITHMS["dplloyd"]
+    fits, fit = [], cls.fit
+
+    def spy(self, X, *a, **kw):
+        fits.append((self, kw.get("privacy_id")))
+        return fit(self, X, *a, **kw)
+
+    monkeypatch.setattr(cls, "fit", spy)
+    kw = dict(epsilons=[0.5], n_seeds=6, n_clusters=K, random_state=0)
+    row = compare_curves(X, GOWALLA_BOUNDS, ["dplloyd"], **kw)[0]
+    n_row = len(fits)
+    person = compare_curves(X, GOWALLA_BOUNDS, ["dplloyd"], max_contributions=L, privacy_id=ids, **kw)[0]
+    assert np.median(person.values) > np.median(row.values) > 1.0, (person.values, row.values)
+    assert all(est.privacy_unit_ is None or not est.privacy_unit_ for est, _ in fits[:n_row])
+    for est, given in fits[n_row:]:
+        assert given is ids                                          # the real persons, not fabricated ones
+        assert est.privacy_unit_["max_contributions"] == L
+        sens = {e.sensitivity for e in est.budget_ if e.name.endswith("counts")}
+        assert sens == {float(L)}, sens                              # a person's L rows, not one row
+    with pytest.raises(ValueError, match="needs max_contributions"):
+        compare_curves(X, GOWALLA_BOUNDS, ["dplloyd"], privacy_id=ids, **kw)
+    with pytest.raises(ValueError, match="one id per row"):
+        compare_curves(X, GOWALLA_BOUNDS, ["dplloyd"], max_contributions=L, privacy_id=ids[:-1], **kw)
+
+
+def test_the_apps_curve_on_raw_data_is_simulated_on_the_upload_s_person_column(upload_like, monkeypatch):
+    """ui.curves.utility_curves without a look-alike: the page's unit (person level by default, L) and the
+    data set's own person ids reach compare_curves."""
+    from ui import curves
+    seen = {}
+
+    def spy(*a, **kw):
+        seen.update(kw)
+        return []                 # nothing measured: a cancelled curve, never cached
+    monkeypatch.setattr(curves, "_compute", spy)
+    curves.utility_curves(upload_like, "fp", ["dplloyd"], epsilons=[0.5], n_seeds=2, n_clusters=K)
+    assert seen["max_contributions"] == DEFAULT_MAX_CONTRIBUTIONS
+    assert np.array_equal(np.asarray(seen["privacy_id"]), np.asarray(upload_like.units))
+
+
 def test_a_look_alike_for_a_setting_not_drawn_yet_matches_its_bounds_and_unit():
     X = np.random.default_rng(7).uniform(TAXI_BOUNDS[0], TAXI_BOUNDS[1], (2000, 2))
     ids = np.arange(2000) // 4
