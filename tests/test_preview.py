@@ -236,6 +236,25 @@ def test_a_centres_only_release_is_previewed_on_the_best_recorded_synopsis_of_th
     assert ans.epsilon == 1.0 and "sanitized database" in ans.source
 
 
+def test_a_look_alike_is_matched_on_the_value_of_L_before_its_kind_and_its_epsilon():
+    """Three candidates: a sanitized database at another L (the largest ε), a grid at the same L and a
+    sanitized database at the same L.  Same L first, then a sanitized database, then the largest ε."""
+    X = np.random.default_rng(9).normal([-74.0, 40.8], 0.02, (2000, 2)).clip(TAXI_BOUNDS[0], TAXI_BOUNDS[1])
+    ids = np.arange(2000) // 8
+
+    def rel(key, L, e, seed):
+        return build_release(_draw(X, TAXI_BOUNDS, ids, L, seed, key, e), algorithm=key, dataset="t", simulation=True)
+    lloyd = rel("dplloyd", 5, 1.0, 0)
+    other_L, grid_L, san_L = rel("sanitize", 10, 0.5, 1), rel("eugkm", 5, 0.2, 2), rel("sanitize", 5, 0.1, 3)
+    assert lookalike_source(lloyd, [other_L, grid_L, san_L]).release is san_L
+    assert lookalike_source(lloyd, [other_L, grid_L]).release is grid_L        # same L before sanitized
+    assert lookalike_source(lloyd, [other_L]).release is other_L               # another L only as a last resort
+    # A setting not drawn yet (the curve): the page's L.
+    pick = lambda L: lookalike_source(None, [other_L, grid_L, san_L], bounds=TAXI_BOUNDS, person_level=True,  # noqa: E731
+                                      max_contributions=L).release
+    assert pick(5) is san_L and pick(10) is other_L and pick(None) is other_L  # no L given: ε decides among sanitized
+
+
 def test_epsilon_for_accuracy_from_a_release_answers_on_the_release_and_never_nan():
     X = np.random.default_rng(4).uniform(TAXI_BOUNDS[0], TAXI_BOUNDS[1], (3000, 2))
     rel = build_release(_draw(X, TAXI_BOUNDS, None, None, 0), algorithm="eugkm", dataset="t", simulation=True)

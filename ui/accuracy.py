@@ -6,8 +6,8 @@ already recorded: its released synopsis, noisy size and unit are the look-alike
 (:func:`dpcore.evaluation.release_preview`, :func:`dpcore.evaluation.epsilon_for_accuracy_from_release`:
 post-processing, no further ε).  A draw that releases only centres (DPLloyd, zCDP-Lloyd, DPM, ...) is
 previewed on the synopsis of another recorded release of the same data
-(:func:`dpcore.evaluation.lookalike_source`: with the same bounds and unit, a sanitized database first,
-then the largest ε); when there is none, the page offers a *look-alike for previews* on a click: a
+(:func:`dpcore.evaluation.lookalike_source`: with the same bounds and unit, the same L first, then a
+sanitized database, then the largest ε); when there is none, the page offers a *look-alike for previews* on a click: a
 sanitized database of the data at :data:`LOOKALIKE_SHARE` of the draw's ε, recorded in the account as a
 release of its own.
 Before a recorded draw no number is shown: a public look-alike (public bounds, k and a size) was off
@@ -113,7 +113,7 @@ def lookalike_for(ds, fit):
     """The recorded release whose synopsis previews the recorded draw ``fit`` (None if there is none).
 
     Its own synopsis, else the recorded release of the same data (the store's) that holds one, with
-    the same bounds and unit: a sanitized database first, then the largest ε
+    the same bounds and unit: the same L first, then a sanitized database, then the largest ε
     (:func:`dpcore.evaluation.lookalike_source`).
     """
     from .releases import recorded_releases

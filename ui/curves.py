@@ -57,7 +57,8 @@ def curve_lookalike(ds):
 
     Among the store's releases of ``ds`` (:func:`ui.releases.recorded_releases`) that hold a grid,
     point or coreset synopsis, have the data's public bounds and protect the page's unit (person
-    or row level), a sanitized database first, then the one drawn at the largest ε (least noise)
+    or row level), one at the page's L first, then a sanitized database, then the one drawn at the
+    largest ε (least noise)
     (:func:`dpcore.evaluation.lookalike_source`).  A choice by public fields of
     recorded releases: post-processing.
 
@@ -71,8 +72,9 @@ def curve_lookalike(ds):
     from .releases import recorded_releases
     if ds.bounds is None:
         return None
-    return lookalike_source(None, recorded_releases(ds), bounds=ds.bounds,
-                            person_level=unit_params(ds).get("max_contributions") is not None)
+    L = unit_params(ds).get("max_contributions")
+    return lookalike_source(None, recorded_releases(ds), bounds=ds.bounds, person_level=L is not None,
+                            max_contributions=L)
 
 
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,

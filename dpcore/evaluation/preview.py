@@ -192,7 +192,14 @@ def _same_bounds(a: ReleasedFit, lower, upper) -> bool:
     return bool(np.allclose(lo, lower) and np.allclose(hi, upper))
 
 
-def lookalike_source(release, candidates, *, bounds=None, person_level: bool | None = None) -> ReleasedFit | None:
+def _unit_L(fit: ReleasedFit) -> int | None:
+    """A release's L: its privacy unit's ``max_contributions`` when person level, else None."""
+    unit = fit.release.get("privacy_unit") or {}
+    return int(unit["max_contributions"]) if unit.get("person_level") and unit.get("max_contributions") else None
+
+
+def lookalike_source(release, candidates, *, bounds=None, person_level: bool | None = None,
+                     max_contributions: int | None = None) -> ReleasedFit | None:
     """The recorded release whose synopsis previews ``release``: its own, else the best among ``candidates``.
 
     Parameters
@@ -206,15 +213,21 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
         The public bounds to match when ``release`` is None (scalars or arrays (d,)).
     person_level : bool or None
         The unit to match when ``release`` is None (True: person level).
+    max_contributions : int or None
+        The L to prefer when ``release`` is None and ``person_level`` (the page's L); with a
+        ``release``, its own privacy unit's L.
 
     Returns
     -------
     ReleasedFit or None
         ``release`` itself when it holds a grid, point or coreset synopsis; else, among the
         candidates that hold one, have the same public bounds and protect the same unit (person or
-        row level), a sanitized database if there is one (the look-alike previews are checked on),
-        then the one drawn at the largest ε (its synopsis is the least noisy), with its store id
-        when it has one; None if there is none.
+        row level): one with the same L first (a synopsis drawn at another L carries another
+        noise-to-signal ratio and, with sampling, other rows), then a sanitized database (the
+        look-alike previews are checked on), then the one drawn at the largest ε (its synopsis is
+        the least noisy), with its store id when it has one; None if there is none.  Order of the
+        preferences: same L, then sanitized, then ε (so a sanitized database at another L comes
+        after a grid at the same L).
 
     Raises
     ------
@@ -230,13 +243,15 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
         if bounds is None or person_level is None:
             raise ValueError("without a release, give the bounds and the unit (person_level) to match")
         lower, upper, person = bounds[0], bounds[1], bool(person_level)
+        L = int(max_contributions) if person and max_contributions is not None else None
     else:
         fit = _release_view(release)
         if previewable(fit):
             return fit
         lower, upper = fit.bounds_.lower, fit.bounds_.upper
         person = bool((fit.release.get("privacy_unit") or {}).get("person_level"))
-    best, best_rank = None, (False, -math.inf)
+        L = _unit_L(fit)
+    best, best_rank = None, (False, False, -math.inf)
     for c in candidates:
         rel = getattr(c, "release", c)
         if not previewable(rel):
@@ -245,8 +260,10 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
         if bool((cand.release.get("privacy_unit") or {}).get("person_level")) != person \
                 or not _same_bounds(cand, lower, upper):
             continue
-        # A sanitized database first: previews of centres-only draws are checked on its synopsis (_checked).
-        rank = (cand.release["algorithm"]["key"] == "sanitize", float(cand.release["privacy"]["epsilon"]))
+        # The same L first (row level: both None), then a sanitized database (previews of centres-only draws
+        # are checked on its synopsis, _checked), then the least noisy.
+        rank = (_unit_L(cand) == L, cand.release["algorithm"]["key"] == "sanitize",
+                float(cand.release["privacy"]["epsilon"]))
         if rank > best_rank:
             best, best_rank = cand, rank
     return best
@@ -264,8 +281,7 @@ def _setting(fit: ReleasedFit, algorithm, n_clusters, params, *, shape: bool = F
     else:
         cls = ALGORITHMS[key]
     k = int(n_clusters or rel["parameters"].get("n_clusters") or fit.cluster_centers_.shape[0])
-    unit = rel.get("privacy_unit") or {}
-    L = int(unit["max_contributions"]) if unit.get("person_level") and unit.get("max_contributions") else None
+    L = _unit_L(fit)
     allowed = set(cls().get_params(deep=False))
     # Another algorithm than the release's: none of the release's parameters (a name may mean something else).
     own = (rel["parameters"] or {}) if key == rel["algorithm"]["key"] else {}
