@@ -327,6 +327,34 @@ def test_the_owners_curve_on_gowalla_bounds_the_real_persons_as_a_person_level_d
         compare_curves(X, GOWALLA_BOUNDS, ["dplloyd"], max_contributions=L, privacy_id=ids[:-1], **kw)
 
 
+def test_the_owners_accuracy_answer_on_gowalla_is_person_level(gowalla_people):
+    """epsilon_for_accuracy(X=raw, privacy_id=): the real persons bounded to L, so a larger error at the same ε."""
+    X, ids = gowalla_people
+    L = DEFAULT_MAX_CONTRIBUTIONS
+    kw = dict(bounds=GOWALLA_BOUNDS, n_clusters=K, X=X, geo=True, epsilons=(0.5,), n_releases=5, random_state=0)
+    row = epsilon_for_accuracy("dplloyd", 1000.0, **kw)
+    person = epsilon_for_accuracy("dplloyd", 1000.0, params={"max_contributions": L}, privacy_id=ids, **kw)
+    assert person.band[0, 1] > row.band[0, 1], (person.band, row.band)
+    with pytest.raises(ValueError, match="max_contributions"):
+        epsilon_for_accuracy("dplloyd", 1000.0, privacy_id=ids, **kw)
+    with pytest.raises(ValueError, match="one id per row"):
+        epsilon_for_accuracy("dplloyd", 1000.0, params={"max_contributions": L}, privacy_id=ids[1:], **kw)
+
+
+def test_the_apps_accuracy_answer_on_raw_data_takes_the_upload_s_person_column(upload_like, monkeypatch):
+    from ui import accuracy
+    seen = {}
+
+    def spy(*a, **kw):
+        seen.update(kw)
+        raise ValueError("spied")
+    monkeypatch.setattr(accuracy, "epsilon_for_accuracy", spy)
+    with pytest.raises(ValueError, match="spied"):
+        accuracy._simulate(upload_like, "fp-spy", "dplloyd", K, {}, 300.0)
+    assert seen["params"]["max_contributions"] == DEFAULT_MAX_CONTRIBUTIONS
+    assert np.array_equal(np.asarray(seen["privacy_id"]), np.asarray(upload_like.units))
+
+
 def test_the_apps_curve_on_raw_data_is_simulated_on_the_upload_s_person_column(upload_like, monkeypatch):
     """ui.curves.utility_curves without a look-alike: the page's unit (person level by default, L) and the
     data set's own person ids reach compare_curves."""

@@ -67,19 +67,26 @@ def _unit(ds) -> tuple[bool, str]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _answer(algorithm: str, target: float, lower: tuple, upper: tuple, k: int, geo: bool, params: tuple,
-            key: str, epsilons: tuple, source: str | None, _X=None):
-    """Cached simulations on the data: ``key`` is the data's name and fingerprint."""
+            key: str, epsilons: tuple, source: str | None, _X=None, _ids=None):
+    """Cached simulations on the data: ``key`` is the data's name and fingerprint (the unit is in ``params``)."""
     return epsilon_for_accuracy(algorithm, target, bounds=(np.asarray(lower), np.asarray(upper)), n_clusters=k,
-                                X=_X, geo=geo, params=dict(params), epsilons=epsilons, source=source)
+                                X=_X, geo=geo, params=dict(params), epsilons=epsilons, source=source,
+                                privacy_id=_ids)
 
 
 def _simulate(ds, fp, algorithm, k, params, target, *, epsilons=ACCURACY_EPSILONS):
-    """Simulations on the data themselves: public data, or the raw data for the data owner (not private)."""
+    """Simulations on the data themselves: public data, or the raw data for the data owner (not private).
+
+    At the page's unit, as a draw: at person level the data set's real persons, bounded to L rows each
+    (:func:`ui.data_picker.unit_params`; issue 56: it was row level, so the ε read was too small).
+    """
+    from .data_picker import unit_params
     geo, _ = _unit(ds)
     lower, upper = (tuple(np.ravel(b).tolist()) for b in ds.bounds)
     source = "this public data" if getattr(ds, "public", False) else None
-    return _answer(algorithm, float(target), lower, upper, int(k), geo, tuple(sorted(params.items())),
-                   f"data:{ds.name}:{fp}", tuple(epsilons), source, _X=ds.X)
+    unit = unit_params(ds)
+    return _answer(algorithm, float(target), lower, upper, int(k), geo, tuple(sorted({**params, **unit}.items())),
+                   f"data:{ds.name}:{fp}", tuple(epsilons), source, _X=ds.X, _ids=ds.units if unit else None)
 
 
 def recorded(fit) -> bool:
