@@ -10,7 +10,8 @@ It prints the real draws' 10-50-90 % quantiles and the previews' mean band besid
 miss shows its direction.  tests/test_preview.py checks the algorithms that reach 0.7 (their classes declare ``preview_checked``).
 
 Run: ``DPCORE_DATA=/work/shared/data python3 -m benchmarks.preview_coverage [algorithm ...]``
-(``--data taxi,gowalla,upload``, ``--share 0.1``, ``--lookalike sanitize``, ``--real 10``, ``--previews 3``).
+(``--data taxi,gowalla,upload``, ``--share 0.1``, ``--lookalike sanitize``, ``--real 10``, ``--previews 3``,
+``--releases 8``, ``--force-lookalike``).
 Results: benchmarks/results/preview_coverage.txt.
 """
 from __future__ import annotations
@@ -76,8 +77,12 @@ def draw(X, bounds, ids, L, seed, algorithm, epsilon=EPS):
 
 
 def coverage(X, bounds, ids, L, algorithm, *, share=0.1, lookalike="sanitize", n_real=10, n_previews=3, n_releases=8,
-             n_checks=2):
-    """(coverage, real 10-50-90 % quantiles, mean preview band) or a refusal message."""
+             n_checks=2, force_lookalike=False):
+    """(coverage, real 10-50-90 % quantiles, mean preview band) or a refusal message.
+
+    ``force_lookalike``: preview even a draw that holds its own synopsis (EUGkM, Hybrid) on the
+    ``lookalike`` release, as a centres-only draw is (to see how a look-alike serves a grid algorithm).
+    """
     with threadpool_limits(1):
         ref = KMeans(n_clusters=K, n_init=3, random_state=0).fit(X).cluster_centers_
         try:
@@ -88,7 +93,7 @@ def coverage(X, bounds, ids, L, algorithm, *, share=0.1, lookalike="sanitize", n
         covered, bands = [], []
         for i, fit in enumerate(fits[:n_previews]):
             rel = build_release(fit, algorithm=algorithm, dataset="t", simulation=True)
-            shape = None if previewable(rel) else build_release(
+            shape = None if previewable(rel) and not force_lookalike else build_release(
                 draw(X, bounds, ids, L, 200 + i, lookalike, share * EPS), algorithm=lookalike, dataset="t",
                 simulation=True)
             p = release_preview(rel, lookalike=shape, geo=True, n_releases=n_releases, n_checks=n_checks,
@@ -106,8 +111,12 @@ def main(argv=None) -> None:
     ap.add_argument("--lookalike", default="sanitize", help="the look-alike's algorithm for centres-only draws")
     ap.add_argument("--real", type=int, default=10)
     ap.add_argument("--previews", type=int, default=3)
+    ap.add_argument("--releases", type=int, default=8, help="simulated releases per preview (the app: 12)")
+    ap.add_argument("--force-lookalike", action="store_true",
+                    help="preview EUGkM and Hybrid on the look-alike release too, not on their own grid")
     args = ap.parse_args(argv)
-    print(f"k = {K}, ε = {EPS}; {args.real} real draws, {args.previews} previews; centres-only algorithms on a "
+    print(f"k = {K}, ε = {EPS}; {args.real} real draws, {args.previews} previews of {args.releases} releases; "
+          f"{'every algorithm' if args.force_lookalike else 'centres-only algorithms'} on a "
           f"{args.lookalike} release at ε = {args.share * EPS:g}; errors in metres")
     print(f"{'algorithm':18} {'data':8} {'coverage':>8}  {'real q10 / q50 / q90':>22}  {'band lo / mid / hi':>22}  s")
     for name in args.data.split(","):
@@ -115,7 +124,8 @@ def main(argv=None) -> None:
         for algo in args.algorithms:
             t = time.perf_counter()
             out = coverage(X, bounds, ids, L, algo, share=args.share, lookalike=args.lookalike, n_real=args.real,
-                           n_previews=args.previews)
+                           n_previews=args.previews, n_releases=args.releases,
+                           force_lookalike=args.force_lookalike)
             s = time.perf_counter() - t
             if isinstance(out, str):
                 print(f"{algo:18} {name:8} {'-':>8}  {out}", flush=True)

@@ -154,7 +154,9 @@ if curves:
     curve_slot.plotly_chart(_curve_figure(curves), width="stretch", key="curve_fig")
     rows_used = "all rows" if max_rows is None else f"a uniform sample of at most {max_rows:,} rows"
     st.caption(f"Median and 10–90 % band of {measure} over {n_seeds} releases per ε, each with fresh unpredictable "
-               + (f"noise, on {rows_used}. Dashed: non-private. Dotted: your chosen ε. Computed on the raw data: "
+               + (f"noise, on {rows_used}" + (f", at person level: each person's rows bounded to at most "
+                  f"{W.unit_params(ds)['max_contributions']}, as a draw does" if W.unit_params(ds) else "")
+                  + ". Dashed: non-private. Dotted: your chosen ε. Computed on the raw data: "
                   f"{NOT_PRIVATE}; never recorded or published." if lookalike is None else
                   f"noise, on {rows_used} of "
                   + W.lookalike_words(lookalike, W.unit_params(ds).get("max_contributions"))

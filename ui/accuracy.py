@@ -6,8 +6,8 @@ already recorded: its released synopsis, noisy size and unit are the look-alike
 (:func:`dpcore.evaluation.release_preview`, :func:`dpcore.evaluation.epsilon_for_accuracy_from_release`:
 post-processing, no further ε).  A draw that releases only centres (DPLloyd, zCDP-Lloyd, DPM, ...) is
 previewed on the synopsis of another recorded release of the same data
-(:func:`dpcore.evaluation.lookalike_source`: with the same bounds and unit, a sanitized database first,
-then the largest ε); when there is none, the page offers a *look-alike for previews* on a click: a
+(:func:`dpcore.evaluation.lookalike_source`: with the same bounds and unit, the same L first, then a
+sanitized database, then the largest ε); when there is none, the page offers a *look-alike for previews* on a click: a
 sanitized database of the data at :data:`LOOKALIKE_SHARE` of the draw's ε, recorded in the account as a
 release of its own.
 Before a recorded draw no number is shown: a public look-alike (public bounds, k and a size) was off
@@ -67,19 +67,26 @@ def _unit(ds) -> tuple[bool, str]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _answer(algorithm: str, target: float, lower: tuple, upper: tuple, k: int, geo: bool, params: tuple,
-            key: str, epsilons: tuple, source: str | None, _X=None):
-    """Cached simulations on the data: ``key`` is the data's name and fingerprint."""
+            key: str, epsilons: tuple, source: str | None, _X=None, _ids=None):
+    """Cached simulations on the data: ``key`` is the data's name and fingerprint (the unit is in ``params``)."""
     return epsilon_for_accuracy(algorithm, target, bounds=(np.asarray(lower), np.asarray(upper)), n_clusters=k,
-                                X=_X, geo=geo, params=dict(params), epsilons=epsilons, source=source)
+                                X=_X, geo=geo, params=dict(params), epsilons=epsilons, source=source,
+                                privacy_id=_ids)
 
 
 def _simulate(ds, fp, algorithm, k, params, target, *, epsilons=ACCURACY_EPSILONS):
-    """Simulations on the data themselves: public data, or the raw data for the data owner (not private)."""
+    """Simulations on the data themselves: public data, or the raw data for the data owner (not private).
+
+    At the page's unit, as a draw: at person level the data set's real persons, bounded to L rows each
+    (:func:`ui.data_picker.unit_params`; issue 56: it was row level, so the ε read was too small).
+    """
+    from .data_picker import unit_params
     geo, _ = _unit(ds)
     lower, upper = (tuple(np.ravel(b).tolist()) for b in ds.bounds)
     source = "this public data" if getattr(ds, "public", False) else None
-    return _answer(algorithm, float(target), lower, upper, int(k), geo, tuple(sorted(params.items())),
-                   f"data:{ds.name}:{fp}", tuple(epsilons), source, _X=ds.X)
+    unit = unit_params(ds)
+    return _answer(algorithm, float(target), lower, upper, int(k), geo, tuple(sorted({**params, **unit}.items())),
+                   f"data:{ds.name}:{fp}", tuple(epsilons), source, _X=ds.X, _ids=ds.units if unit else None)
 
 
 def recorded(fit) -> bool:
@@ -113,7 +120,7 @@ def lookalike_for(ds, fit):
     """The recorded release whose synopsis previews the recorded draw ``fit`` (None if there is none).
 
     Its own synopsis, else the recorded release of the same data (the store's) that holds one, with
-    the same bounds and unit: a sanitized database first, then the largest ε
+    the same bounds and unit: the same L first, then a sanitized database, then the largest ε
     (:func:`dpcore.evaluation.lookalike_source`).
     """
     from .releases import recorded_releases

@@ -42,13 +42,14 @@ def _curve_cache() -> dict:
 
 
 def _compute(X, algorithms: tuple, epsilons: tuple, n_seeds: int, n_clusters, params: tuple, max_rows, bounds,
-             progress, on_partial=None, max_contributions=None):
+             progress, on_partial=None, max_contributions=None, privacy_id=None):
     from dpcore.evaluation import compare_curves
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         return compare_curves(X, bounds, list(algorithms), epsilons=list(epsilons), n_seeds=n_seeds,
                               n_clusters=n_clusters, params=dict(params), max_rows=max_rows, progress=progress,
-                              random_state=None, on_partial=on_partial, max_contributions=max_contributions)
+                              random_state=None, on_partial=on_partial, max_contributions=max_contributions,
+                              privacy_id=privacy_id)
 
 
 def curve_lookalike(ds):
@@ -56,7 +57,8 @@ def curve_lookalike(ds):
 
     Among the store's releases of ``ds`` (:func:`ui.releases.recorded_releases`) that hold a grid,
     point or coreset synopsis, have the data's public bounds and protect the page's unit (person
-    or row level), a sanitized database first, then the one drawn at the largest ε (least noise)
+    or row level), one at the page's L first, then a sanitized database, then the one drawn at the
+    largest ε (least noise)
     (:func:`dpcore.evaluation.lookalike_source`).  A choice by public fields of
     recorded releases: post-processing.
 
@@ -70,8 +72,9 @@ def curve_lookalike(ds):
     from .releases import recorded_releases
     if ds.bounds is None:
         return None
-    return lookalike_source(None, recorded_releases(ds), bounds=ds.bounds,
-                            person_level=unit_params(ds).get("max_contributions") is not None)
+    L = unit_params(ds).get("max_contributions")
+    return lookalike_source(None, recorded_releases(ds), bounds=ds.bounds, person_level=L is not None,
+                            max_contributions=L)
 
 
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,
@@ -93,16 +96,27 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
     ``progress(fraction, message)`` may return False to cancel; a cancelled
     computation is not cached.  ``on_partial(curves)`` is called as each ε is measured (not on a
     cache hit), so the page can draw the first ε at once.  Returns ``(curves, complete)``.
+
+    On the raw data the curve protects the page's unit as a draw does: at person level
+    (:func:`ui.data_picker.unit_params`) every simulated release bounds the data set's real persons
+    (its person column) to L rows with the page's bounding, so the ε read from it is per person
+    (issue 56: it was row level, and the owner read an ε too small for person-level privacy).
     """
+    from .data_picker import unit_params
     bounds_key = None if ds.bounds is None else tuple(tuple(map(float, b)) for b in ds.bounds)
+    unit = unit_params(ds)
+    L = unit.get("max_contributions")
+    params = dict(params or {})
+    ids = None
+    if L is not None and lookalike is None:
+        # The real draw's bounding ("sample" or "weight") on the real persons.
+        params["contribution_bounding"] = unit["contribution_bounding"]
+        ids = ds.units
     args = (tuple(algorithms), tuple(float(e) for e in epsilons), int(n_seeds), n_clusters,
-            tuple(sorted((params or {}).items())), max_rows)
-    L = None
+            tuple(sorted(params.items())), max_rows)
     if lookalike is not None:
         from dpcore.evaluation.preview import cell_noise_scale, synopsis_points
 
-        from .data_picker import unit_params
-        L = unit_params(ds).get("max_contributions")
         # Seeded: the look-alike is post-processing of a recorded release, never a release itself.
         X, _ = synopsis_points(lookalike.synopsis_, (lookalike.bounds_.lower, lookalike.bounds_.upper),
                                noise_scale=cell_noise_scale(lookalike.budget_), random_state=0)
@@ -112,7 +126,7 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
                                  digest_size=16).hexdigest()      # release ids repeat across stores
         what = f"release:{digest}:{L}"
     else:
-        X, what = ds.X, f"{ds.name}:{fingerprint}"
+        X, what = ds.X, f"{ds.name}:{fingerprint}:{L}"
     key = repr((what, bounds_key) + args)
     cache = _curve_cache()
     with cache["lock"]:
@@ -121,7 +135,7 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
             cache["items"].move_to_end(key)
             return hit, True
     with friendly_errors("The privacy–utility curve"):
-        curves = _compute(X, *args, ds.bounds, progress, on_partial, max_contributions=L)
+        curves = _compute(X, *args, ds.bounds, progress, on_partial, max_contributions=L, privacy_id=ids)
     if not curves or not curves[-1].complete or len(curves) < len(algorithms):
         return curves, False          # cancelled: a partial result is never kept
     with cache["lock"]:

@@ -209,7 +209,7 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
                          geo: bool = False, params: dict | None = None, epsilons=ACCURACY_EPSILONS,
                          n_releases: int = 20, confidence: float = 0.9, random_state=None,
                          max_rows: int | None = 20_000, source: str | None = None,
-                         progress=None) -> AccuracyAnswer:
+                         progress=None, privacy_id=None) -> AccuracyAnswer:
     """The smallest ε whose releases put the centres within ``target`` of the non-private ones.
 
     Parameters
@@ -235,6 +235,11 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
     source : str or None
         What the answer says it simulated on; default ``"public look-alike"`` or ``"raw data"``.
     progress : callable (fraction) -> None, or None
+    privacy_id : array-like (n,) or None
+        The person of every row of ``X``, with ``params["max_contributions"]`` (L): every simulated
+        release bounds each person to L rows and scales its noise to that per-person sensitivity, as
+        the real draw does (issue 56: the owner's answer on the raw data was row level).  Sampled
+        with ``X`` by ``max_rows``.
 
     Returns
     -------
@@ -243,7 +248,8 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
     Raises
     ------
     ValueError
-        A target that is not positive, a bad confidence, too few releases, no points and no ``n``.
+        A target that is not positive, a bad confidence, too few releases, no points and no ``n``;
+        ``privacy_id`` without ``X``, without ``params["max_contributions"]`` or not of shape (n,).
 
     Notes
     -----
@@ -264,8 +270,18 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
         X = lookalike(bounds, n, n_clusters, random_state=0 if random_state is None else random_state)
         source = "public look-alike"
     X = np.asarray(X, dtype=float)
+    ids = None
+    if privacy_id is not None:
+        ids = np.asarray(privacy_id)
+        if source != "raw data" or not (params or {}).get("max_contributions"):
+            raise ValueError("privacy_id needs the points X and params['max_contributions'] (L), the rows each "
+                             "person may contribute")
+        if ids.shape != (X.shape[0],):
+            raise ValueError(f"privacy_id must hold one id per row of X: shape ({X.shape[0]},), got {ids.shape}")
     if max_rows is not None and X.shape[0] > int(max_rows):
-        X = X[np.random.default_rng(0).permutation(X.shape[0])[:int(max_rows)]]
+        keep = np.random.default_rng(0).permutation(X.shape[0])[:int(max_rows)]
+        X, ids = X[keep], None if ids is None else ids[keep]
+    fit_kw = {} if ids is None else {"privacy_id": ids}
     k = int(n_clusters)
     reference = KMeans(n_clusters=k, n_init=3, random_state=0).fit(X).cluster_centers_
     eps = np.asarray(sorted(float(e) for e in epsilons))
@@ -280,7 +296,7 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
                 seed = None if random_state is None else int(random_state) + 1000 * i + s
                 try:
                     est = cls(n_clusters=k, epsilon=float(e), bounds=bounds, random_state=seed,
-                              **dict(params or {})).fit(X)
+                              **dict(params or {})).fit(X, **fit_kw)
                 except InfeasibleBudgetError:
                     break
                 errors[i, s] = centre_error(est.cluster_centers_, reference, geo=geo, bounds=bounds)

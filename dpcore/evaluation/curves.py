@@ -183,18 +183,26 @@ class UtilityCurve:
 
 def subsample(X, max_rows: int | None, *, random_state: int = 0) -> np.ndarray:
     """At most ``max_rows`` rows of X, drawn uniformly without replacement (evaluation only)."""
+    return _subsample_rows(X, None, max_rows, random_state)[0]
+
+
+def _subsample_rows(X, privacy_id, max_rows, random_state):
+    """:func:`subsample` of X and, row for row, of ``privacy_id`` (None stays None)."""
     X = np.asarray(X, dtype=float)
+    ids = None if privacy_id is None else np.asarray(privacy_id)
+    if ids is not None and ids.shape != (X.shape[0],):
+        raise ValueError(f"privacy_id must hold one id per row of X: shape ({X.shape[0]},), got {ids.shape}")
     if max_rows is None or X.shape[0] <= int(max_rows):
-        return X
-    idx = np.random.default_rng(random_state).choice(X.shape[0], int(max_rows), replace=False)
-    return X[np.sort(idx)]
+        return X, ids
+    idx = np.sort(np.random.default_rng(random_state).choice(X.shape[0], int(max_rows), replace=False))
+    return X[idx], None if ids is None else ids[idx]
 
 
 def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILONS, n_seeds: int = DEFAULT_SEEDS,
                           n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
                           sample_seed: int = 0, reference: Reference | None = None,
                           progress: Progress | None = None, random_state: int | None = None,
-                          on_epsilon=None, max_contributions: int | None = None, _done: int = 0,
+                          on_epsilon=None, max_contributions: int | None = None, privacy_id=None, _done: int = 0,
                           _total: int | None = None) -> UtilityCurve:
     """Utility against epsilon of one algorithm over ``n_seeds`` seeded releases per epsilon.
 
@@ -231,7 +239,14 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
         taken as persons of exactly ``max_contributions`` consecutive rows each (for points drawn
         independently, e.g. from a released synopsis: :func:`~dpcore.evaluation.synopsis_points`),
         so every release's noise is scaled to the per-person sensitivity.  Ignored by algorithms
-        without a person-level mode.
+        without a person-level mode.  With ``privacy_id`` the persons are the real ones instead.
+    privacy_id : array-like (n,) or None
+        The person (privacy unit) of every row of X, as a release's ``fit(X, privacy_id=...)``
+        takes it: with ``max_contributions`` every simulated release bounds each person to
+        ``max_contributions`` rows (``params["contribution_bounding"]``, default ``"sample"``) and
+        scales its noise to that per-person sensitivity, as the real draw does (the data owner's
+        curve on the raw data, issue 56).  Subsampled with X by ``max_rows``.  Needs
+        ``max_contributions``.
 
     Returns
     -------
@@ -240,7 +255,8 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     Raises
     ------
     ValueError
-        For an unknown or non-private algorithm, empty epsilons or n_seeds < 1.
+        For an unknown or non-private algorithm, empty epsilons or n_seeds < 1, ``max_contributions``
+        below 1, ``privacy_id`` without ``max_contributions`` or not of shape (n,).
 
     Notes
     -----
@@ -256,7 +272,9 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     if n_seeds < 1:
         raise ValueError(f"n_seeds must be at least 1, got {n_seeds}")
     params = dict(params or {})
-    Xs = subsample(X, max_rows, random_state=sample_seed)
+    if privacy_id is not None and max_contributions is None:
+        raise ValueError("privacy_id needs max_contributions (L): the rows each person may contribute")
+    Xs, ids = _subsample_rows(X, privacy_id, max_rows, sample_seed)
     cls = ALGORITHMS[algorithm]
     if reference is None:
         reference = fit_reference(Xs, bounds, algorithm, n_clusters=n_clusters, params=params)
@@ -264,13 +282,16 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     if cls.family != "grid clusters":
         kw["n_clusters"] = n_clusters
     if max_contributions is not None:
-        kw.update(max_contributions=int(max_contributions), contribution_bounding="sample")
+        kw["max_contributions"] = int(max_contributions)
+        kw.setdefault("contribution_bounding", "sample")
     kw = _filter_params(cls, kw)
     fit_kw = {}
     if kw.get("max_contributions") is not None:
         if int(kw["max_contributions"]) < 1:
             raise ValueError(f"max_contributions must be at least 1, got {max_contributions}")
-        fit_kw["privacy_id"] = np.arange(Xs.shape[0]) // int(kw["max_contributions"])
+        # The real persons when given (the owner's curve); else persons of exactly L consecutive rows
+        # (points drawn independently from a synopsis: every person is at the bound, the worst case).
+        fit_kw["privacy_id"] = ids if ids is not None else np.arange(Xs.shape[0]) // int(kw["max_contributions"])
     values = np.full((eps.size, n_seeds), np.nan)
     total = _total or eps.size * n_seeds
     done = _done
@@ -306,10 +327,12 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
                    n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
                    sample_seed: int = 0, progress: Progress | None = None,
                    random_state: int | None = None, on_partial=None,
-                   max_contributions: int | None = None) -> list[UtilityCurve]:
+                   max_contributions: int | None = None, privacy_id=None) -> list[UtilityCurve]:
     """:func:`privacy_utility_curve` for several algorithms, sharing the reference and one progress bar.
 
     ``max_contributions``: person-level simulations, as :func:`privacy_utility_curve`.
+    ``privacy_id`` (array-like (n,) or None): the real person of every row of X, with
+    ``max_contributions``, as :func:`privacy_utility_curve` (subsampled with X).
 
     ``on_partial(curves)``, if given, is called each time one more epsilon is measured, with the
     curves so far (the last one partial), so that a display can draw them as they come.
@@ -319,7 +342,9 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
     list of UtilityCurve, in the order given; after a cancellation the
     algorithms not started are missing and the last one is incomplete.
     """
-    Xs = subsample(X, max_rows, random_state=sample_seed)
+    if privacy_id is not None and max_contributions is None:
+        raise ValueError("privacy_id needs max_contributions (L): the rows each person may contribute")
+    Xs, ids = _subsample_rows(X, privacy_id, max_rows, sample_seed)
     total = len(algorithms) * len(list(epsilons)) * int(n_seeds)
     refs: dict[tuple[str, str], Reference] = {}
     out: list[UtilityCurve] = []
@@ -333,7 +358,7 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
         c = privacy_utility_curve(Xs, bounds, a, epsilons=epsilons, n_seeds=n_seeds, n_clusters=n_clusters,
                                   params=params, reference=refs[bkey], progress=progress, random_state=random_state,
                                   on_epsilon=None if on_partial is None else partial,
-                                  max_contributions=max_contributions,
+                                  max_contributions=max_contributions, privacy_id=ids,
                                   _done=j * len(list(epsilons)) * int(n_seeds), _total=total)
         out.append(c)
         if not c.complete:

@@ -48,9 +48,20 @@ def checked_keys() -> tuple[str, ...]:
 
     ``tests/test_preview.py`` checks each: the band covers >= 70 % of real draws on taxi, Gowalla at person
     level and an upload (EUGkM and Hybrid on their own grid, the others on a sanitized database at a tenth of
-    the draw's ε).  Measured but not declared (``benchmarks/results/preview_coverage.txt``): PGkM (63 % on the
-    taxi sample), Auto (53 % on the upload, and a minute per preview), PRIVATE-K-MEAN (refuses at ε = 1 on
-    these sizes).
+    the draw's ε).  Measured but not declared (``benchmarks/results/preview_coverage.txt``):
+
+    * PGkM: 77 %, 98 %, 97 % (taxi, Gowalla, upload) over 20 real draws and the app's 12 simulated releases
+      per preview (63 % on taxi over the tests' 10 draws and 8 releases was sampling noise: those 10 draws'
+      median was 5.2 km, the 20 draws' 4.5 km, the previews' 4.3 km).  The preview needs no fix, but a fit
+      takes 1.6 s on the taxi sample, so a check takes minutes: too slow for the suite.
+    * Auto: 53 % on the upload (93-100 % on taxi and Gowalla).  On the upload's tight clusters Auto releases
+      EUGkM or Hybrid in most draws, and a grid algorithm previewed on a sanitized database at a tenth of ε
+      (person level, L = 5) is about 5 times too pessimistic: EUGkM there covers 40 % of real draws (band
+      median 6.0 km against 1.1 km), Hybrid 47 %; the database's PrivTree leaves spread each 1-km cluster
+      over its leaf.  On a sanitized database at the draw's full ε, Auto covers 87 %.  The fix is a sharper
+      look-alike (Auto's release carrying its chosen grid, or a larger look-alike share), not the simulation;
+      and a check takes a minute or more per data set.
+    * PRIVATE-K-MEAN (coreset): refuses at ε = 1 on these sizes.
 
     Returns
     -------
@@ -192,7 +203,14 @@ def _same_bounds(a: ReleasedFit, lower, upper) -> bool:
     return bool(np.allclose(lo, lower) and np.allclose(hi, upper))
 
 
-def lookalike_source(release, candidates, *, bounds=None, person_level: bool | None = None) -> ReleasedFit | None:
+def _unit_L(fit: ReleasedFit) -> int | None:
+    """A release's L: its privacy unit's ``max_contributions`` when person level, else None."""
+    unit = fit.release.get("privacy_unit") or {}
+    return int(unit["max_contributions"]) if unit.get("person_level") and unit.get("max_contributions") else None
+
+
+def lookalike_source(release, candidates, *, bounds=None, person_level: bool | None = None,
+                     max_contributions: int | None = None) -> ReleasedFit | None:
     """The recorded release whose synopsis previews ``release``: its own, else the best among ``candidates``.
 
     Parameters
@@ -206,15 +224,21 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
         The public bounds to match when ``release`` is None (scalars or arrays (d,)).
     person_level : bool or None
         The unit to match when ``release`` is None (True: person level).
+    max_contributions : int or None
+        The L to prefer when ``release`` is None and ``person_level`` (the page's L); with a
+        ``release``, its own privacy unit's L.
 
     Returns
     -------
     ReleasedFit or None
         ``release`` itself when it holds a grid, point or coreset synopsis; else, among the
         candidates that hold one, have the same public bounds and protect the same unit (person or
-        row level), a sanitized database if there is one (the look-alike previews are checked on),
-        then the one drawn at the largest ε (its synopsis is the least noisy), with its store id
-        when it has one; None if there is none.
+        row level): one with the same L first (a synopsis drawn at another L carries another
+        noise-to-signal ratio and, with sampling, other rows), then a sanitized database (the
+        look-alike previews are checked on), then the one drawn at the largest ε (its synopsis is
+        the least noisy), with its store id when it has one; None if there is none.  Order of the
+        preferences: same L, then sanitized, then ε (so a sanitized database at another L comes
+        after a grid at the same L).
 
     Raises
     ------
@@ -230,13 +254,15 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
         if bounds is None or person_level is None:
             raise ValueError("without a release, give the bounds and the unit (person_level) to match")
         lower, upper, person = bounds[0], bounds[1], bool(person_level)
+        L = int(max_contributions) if person and max_contributions is not None else None
     else:
         fit = _release_view(release)
         if previewable(fit):
             return fit
         lower, upper = fit.bounds_.lower, fit.bounds_.upper
         person = bool((fit.release.get("privacy_unit") or {}).get("person_level"))
-    best, best_rank = None, (False, -math.inf)
+        L = _unit_L(fit)
+    best, best_rank = None, (False, False, -math.inf)
     for c in candidates:
         rel = getattr(c, "release", c)
         if not previewable(rel):
@@ -245,8 +271,10 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
         if bool((cand.release.get("privacy_unit") or {}).get("person_level")) != person \
                 or not _same_bounds(cand, lower, upper):
             continue
-        # A sanitized database first: previews of centres-only draws are checked on its synopsis (_checked).
-        rank = (cand.release["algorithm"]["key"] == "sanitize", float(cand.release["privacy"]["epsilon"]))
+        # The same L first (row level: both None), then a sanitized database (previews of centres-only draws
+        # are checked on its synopsis, _checked), then the least noisy.
+        rank = (_unit_L(cand) == L, cand.release["algorithm"]["key"] == "sanitize",
+                float(cand.release["privacy"]["epsilon"]))
         if rank > best_rank:
             best, best_rank = cand, rank
     return best
@@ -264,8 +292,7 @@ def _setting(fit: ReleasedFit, algorithm, n_clusters, params, *, shape: bool = F
     else:
         cls = ALGORITHMS[key]
     k = int(n_clusters or rel["parameters"].get("n_clusters") or fit.cluster_centers_.shape[0])
-    unit = rel.get("privacy_unit") or {}
-    L = int(unit["max_contributions"]) if unit.get("person_level") and unit.get("max_contributions") else None
+    L = _unit_L(fit)
     allowed = set(cls().get_params(deep=False))
     # Another algorithm than the release's: none of the release's parameters (a name may mean something else).
     own = (rel["parameters"] or {}) if key == rel["algorithm"]["key"] else {}
