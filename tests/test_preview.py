@@ -58,6 +58,11 @@ def _draw(X, bounds, ids, L, seed, algorithm="eugkm", epsilon=EPS):
             X, **({"privacy_id": ids} if L else {}))
 
 
+#: (real draws, simulated releases per preview) where the defaults' sampling noise is too large to judge by:
+#: PGkM's real errors spread widely (10 taxi draws once had a 5.2 km median, 20 have 4.5 km; the previews 4.3 km).
+DRAWS = {"pgkm": (20, 12)}
+
+
 def _coverage(X, bounds, ids=None, L=None, algorithm="eugkm", lookalike=None):
     """Mean share of real draws inside the previews' 80 % bands, and the real draws' errors.
 
@@ -66,7 +71,8 @@ def _coverage(X, bounds, ids=None, L=None, algorithm="eugkm", lookalike=None):
     """
     with threadpool_limits(1):
         ref = KMeans(n_clusters=K, n_init=3, random_state=0).fit(X).cluster_centers_
-        fits = [_draw(X, bounds, ids, L, seed, algorithm) for seed in range(100, 100 + N_REAL)]
+        n_real, n_releases = DRAWS.get(algorithm, (N_REAL, 8))
+        fits = [_draw(X, bounds, ids, L, seed, algorithm) for seed in range(100, 100 + n_real)]
         real = np.array([centre_error(f.cluster_centers_, ref, geo=True, bounds=bounds) for f in fits])
         covered, medians = [], []
         for i, fit in enumerate(fits[:N_PREVIEWS]):
@@ -74,7 +80,7 @@ def _coverage(X, bounds, ids=None, L=None, algorithm="eugkm", lookalike=None):
             shape = None if lookalike is None else build_release(
                 _draw(X, bounds, ids, L, 200 + i, lookalike, SHARE * EPS), algorithm=lookalike, dataset="t",
                 simulation=True)
-            p = release_preview(rel, lookalike=shape, geo=True, n_releases=8, n_checks=2, random_state=i)
+            p = release_preview(rel, lookalike=shape, geo=True, n_releases=n_releases, n_checks=2, random_state=i)
             assert isinstance(p, ReleasePreview) and p.max_contributions == L
             assert p.band[0] <= p.simulated[0] <= p.simulated[2] <= p.band[2]
             assert np.isfinite(p.uncertainty)       # the look-alike's own noise is measured, whichever release it is
@@ -123,7 +129,7 @@ def gowalla_people(shared_data):
 #: (algorithm, look-alike): EUGkM and Hybrid on their own grid; the algorithms that release centres only on a
 #: sanitized database's point synopsis.  Exactly the classes that declare preview_checked (asserted below).
 SETTINGS = [("eugkm", None), ("hybrid", None)] + [(key, "sanitize") for key in (
-    "dplloyd", "gkm", "gkm3k", "kmeans_guarantee", "subcluster", "balcan", "dpm", "zcdp_lloyd")]
+    "dplloyd", "gkm", "gkm3k", "kmeans_guarantee", "subcluster", "balcan", "dpm", "zcdp_lloyd", "pgkm")]
 
 
 def test_the_checked_algorithms_are_those_checked_here():

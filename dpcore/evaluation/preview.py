@@ -48,12 +48,10 @@ def checked_keys() -> tuple[str, ...]:
 
     ``tests/test_preview.py`` checks each: the band covers >= 70 % of real draws on taxi, Gowalla at person
     level and an upload (EUGkM and Hybrid on their own grid, the others on a sanitized database at a tenth of
-    the draw's ε).  Measured but not declared (``benchmarks/results/preview_coverage.txt``):
+    the draw's ε; PGkM over 20 real draws and the app's 12 simulated releases per preview: 77 %, 98 %, 97 %,
+    where 10 draws' sampling noise alone once gave 63 % on taxi).  Measured but not declared
+    (``benchmarks/results/preview_coverage.txt``):
 
-    * PGkM: 77 %, 98 %, 97 % (taxi, Gowalla, upload) over 20 real draws and the app's 12 simulated releases
-      per preview (63 % on taxi over the tests' 10 draws and 8 releases was sampling noise: those 10 draws'
-      median was 5.2 km, the 20 draws' 4.5 km, the previews' 4.3 km).  The preview needs no fix, but a fit
-      takes 1.6 s on the taxi sample, so a check takes minutes: too slow for the suite.
     * Auto: 53 % on the upload (93-100 % on taxi and Gowalla).  On the upload's tight clusters Auto releases
       EUGkM or Hybrid in most draws, and a grid algorithm previewed on a sanitized database at a tenth of ε
       (person level, L = 5) is about 5 times too pessimistic: EUGkM there covers 40 % of real draws (band

@@ -215,6 +215,7 @@ class PGkM(DPClusterer):
     """
 
     key = "pgkm"
+    preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py (20 draws)
     calibrated = True
     display_name = "PGkM (PrivGene)"
     reference = "Su et al. 2016, §4.1.3; Zhang et al. 2013 (PrivGene)"
