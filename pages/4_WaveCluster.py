@@ -39,116 +39,124 @@ if ds.X.shape[1] > MAX_COLUMNS:
         st.page_link("pages/5_High_dimensional.py", label="Open High dimensional with this data", icon="➡️")
     st.stop()
 algorithm = W.algorithm_picker(family="grid clusters", default="privthr")
-eps = W.epsilon_slider(ds=ds)
-W.sidebar_total(ds)
-side = st.sidebar
-grid_default, density_default = GRID_DEFAULT.get(ds.name, (50, 10))
-if st.session_state.get("_wc_grid_for", ds.name) != ds.name:
-    # Another data set: its own grid defaults, not the last one's (taxi's 100 cells merge the spirals into blobs).
-    for key in ("num_grid", "density"):
-        st.session_state.pop(key, None)
-        if key in st.query_params:
-            del st.query_params[key]
-st.session_state["_wc_grid_for"] = ds.name
-num_grid = int(side.slider("Grid cells per side (num_grid)", 8, 400, W.url_default("num_grid", grid_default, int), step=2,
-                           key="num_grid", help="The data box is cut into num_grid × num_grid cells. More cells: "
-                                                "finer shapes, but fewer points per cell, so noise matters more."))
-density = side.slider("Density threshold (%)", 0, 95, W.url_default("density", density_default, int), key="density",
-                      help="This share of the non-empty transformed cells is called noise; the rest are dense.")
-wavelet = side.selectbox("Wavelet", WAVELETS, key="wavelet",
-                         help="Haar is the paper's choice. Other wavelets spread one cell over several "
-                              "transformed values, so the private threshold steps need more noise.")
-grid = dict(num_grid=num_grid, density_threshold=density / 100, wavelet=wavelet)   # the non-private one's too
-with side:
-    params = dict(grid, **W.algorithm_settings(algorithm))   # + the controls its class declares (its budget split)
-W.set_url(dataset=ds.name, algorithm=algorithm, epsilon=eps, num_grid=num_grid, density=density)
+# Everything from ε on is one fragment (issue 56), as on the Explorer: an ε, grid or wavelet move (or a draw)
+# reruns this part only, not the data picker and algorithm above it.  Its sidebar controls stay in the
+# sidebar (a fragment may write there once the full run has written to it).
+@st.fragment
+def grid_part():
+    eps = W.epsilon_slider(ds=ds)
+    W.sidebar_total(ds)
+    side = st.sidebar
+    grid_default, density_default = GRID_DEFAULT.get(ds.name, (50, 10))
+    if st.session_state.get("_wc_grid_for", ds.name) != ds.name:
+        # Another data set: its own grid defaults, not the last one's (taxi's 100 cells merge the spirals into blobs).
+        for key in ("num_grid", "density"):
+            st.session_state.pop(key, None)
+            if key in st.query_params:
+                del st.query_params[key]
+    st.session_state["_wc_grid_for"] = ds.name
+    num_grid = int(side.slider("Grid cells per side (num_grid)", 8, 400, W.url_default("num_grid", grid_default, int), step=2,
+                               key="num_grid", help="The data box is cut into num_grid × num_grid cells. More cells: "
+                                                    "finer shapes, but fewer points per cell, so noise matters more."))
+    density = side.slider("Density threshold (%)", 0, 95, W.url_default("density", density_default, int), key="density",
+                          help="This share of the non-empty transformed cells is called noise; the rest are dense.")
+    wavelet = side.selectbox("Wavelet", WAVELETS, key="wavelet",
+                             help="Haar is the paper's choice. Other wavelets spread one cell over several "
+                                  "transformed values, so the private threshold steps need more noise.")
+    grid = dict(num_grid=num_grid, density_threshold=density / 100, wavelet=wavelet)   # the non-private one's too
+    with side:
+        params = dict(grid, **W.algorithm_settings(algorithm))   # + the controls its class declares (its budget split)
+    W.set_url(dataset=ds.name, algorithm=algorithm, epsilon=eps, num_grid=num_grid, density=density)
 
-n, d = ds.X.shape
-st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
-if ds.bounds is None:
-    st.warning("No public bounds: the grid box is read from the data, so this release is NOT private for the "
-               "extreme records. Enter public bounds in the sidebar to fix that.")
+    n, d = ds.X.shape
+    st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
+    if ds.bounds is None:
+        st.warning("No public bounds: the grid box is read from the data, so this release is NOT private for the "
+                   "extreme records. Enter public bounds in the sidebar to fix that.")
 
-est = W.private_release(ds, fp, algorithm, who="WaveCluster", epsilon=eps, **params)
-sees_raw = W.sees_raw(ds)   # the non-private grid and the measures compare with the raw data
-base = (W.baseline(ds, fp, "wavecluster", epsilon=None, **grid)
-        if sees_raw else None)
-name = dpcore.ALGORITHMS[algorithm].display_name
+    est = W.private_release(ds, fp, algorithm, who="WaveCluster", epsilon=eps, **params)
+    sees_raw = W.sees_raw(ds)   # the non-private grid and the measures compare with the raw data
+    base = (W.baseline(ds, fp, "wavecluster", epsilon=None, **grid)
+            if sees_raw else None)
+    name = dpcore.ALGORITHMS[algorithm].display_name
 
-view, measures = st.container(), st.container()   # maps first, full width; the measures under them
-with view:
-    if d != 2:
-        st.info(f"The grid view draws two columns; this data has {d}. The measures below still apply.")
-    else:
-        left, right = st.columns(2)
-        sides = [("private", left, est, f"Private · {name}, {W.epsilon_label(eps)}")]
-        if sees_raw:
-            sides.append(("baseline", right, base, f"Non-private ({F.NOT_PRIVATE})"))
+    view, measures = st.container(), st.container()   # maps first, full width; the measures under them
+    with view:
+        if d != 2:
+            st.info(f"The grid view draws two columns; this data has {d}. The measures below still apply.")
         else:
-            right.caption(W.OWNER_ONLY)
-        # Keys: the two sides can draw identical grids (same labels), which Streamlit would take for one element.
-        for side, col, e, title in sides:
-            with col:
-                st.markdown(f"**{title}**")
-                syn = e.synopsis_
-                if ds.geo:
-                    st.pydeck_chart(F.map_deck(bounds=(e.bounds_.lower, e.bounds_.upper), synopsis_edges=syn.edges,
-                                               synopsis_counts=syn.values, cell_labels=syn.labels,
-                                               height=MAP_HEIGHT, width=MAP_WIDTH), height=MAP_HEIGHT,
-                                    key=f"map-{side}")
-                else:
-                    st.plotly_chart(F.label_grid_figure(edges=syn.edges, labels=syn.labels, columns=ds.columns[:2],
-                                                        height=420), width="stretch", key=f"grid-{side}")
-        st.caption("Each colour is one cluster of dense cells (colours repeat after ten clusters); "
-                   "blank cells are noise. Colours are not matched between the two sides.")
+            left, right = st.columns(2)
+            sides = [("private", left, est, f"Private · {name}, {W.epsilon_label(eps)}")]
+            if sees_raw:
+                sides.append(("baseline", right, base, f"Non-private ({F.NOT_PRIVATE})"))
+            else:
+                right.caption(W.OWNER_ONLY)
+            # Keys: the two sides can draw identical grids (same labels), which Streamlit would take for one element.
+            for side, col, e, title in sides:
+                with col:
+                    st.markdown(f"**{title}**")
+                    syn = e.synopsis_
+                    if ds.geo:
+                        st.pydeck_chart(F.map_deck(bounds=(e.bounds_.lower, e.bounds_.upper), synopsis_edges=syn.edges,
+                                                   synopsis_counts=syn.values, cell_labels=syn.labels,
+                                                   height=MAP_HEIGHT, width=MAP_WIDTH), height=MAP_HEIGHT,
+                                        key=f"map-{side}")
+                    else:
+                        st.plotly_chart(F.label_grid_figure(edges=syn.edges, labels=syn.labels, columns=ds.columns[:2],
+                                                            height=420), width="stretch", key=f"grid-{side}")
+            st.caption("Each colour is one cluster of dense cells (colours repeat after ten clusters); "
+                       "blank cells are noise. Colours are not matched between the two sides.")
 
 
-def show_measures():
-    """How close the private result is to the non-private one: every figure compares with the raw data."""
-    st.subheader("How close is the private result?")
-    c1, c2, c3 = st.columns([1, 1, 2], gap="medium")
-    c1.metric("Clusters, private", est.n_clusters_)
-    c2.metric("Clusters, non-private", base.n_clusters_)
-    c1.metric("Dense cells, private", est.n_significant_)
-    c2.metric("Dense cells, non-private", base.n_significant_)
-    # Held-out points for the classifier measures (the paper's 90 / 10 split); seed 0, not private randomness.
-    tr, te = train_test_indices(n, np.random.default_rng(0))
-    with W.friendly_errors("The measures"):
-        # The refit on 90 % of the rows draws its own fresh noise (never the release's): kept, not shown.
-        est_tr = W.private_refit(est, ds, fp, tr, algorithm, epsilon=eps, **params)
-        base_tr = W.baseline(W.rows_subset(ds, tr, "train90"), fp, "wavecluster", epsilon=None, **grid)
-        cm = classification_measures(ds.X[te], base_tr, est_tr)
-        table = pd.DataFrame({
-            "measure": ["UD", "DCOM", "DC2E", "F-measure"],
-            "value": [ud(base.synopsis_.labels, est.synopsis_.labels), cm["DCOM"], cm["DC2E"],
-                      f_measure(base.labels_, est.predict(ds.X))],
-            "best": [0, 0, 0, 1],
-        })
-    c3.dataframe(table.round(3), hide_index=True, width="stretch",
-                 column_config={"measure": st.column_config.TextColumn("measure", help=help_for("DCOM"))})
-    c3.caption("UD: share of dense cells that differ, clusters matched one to one. DCOM / DC2E: how often "
-               "classifiers trained on each result disagree on held-out points (single points / pairs). "
-               f"All compare with the non-private result, so they are {F.NOT_PRIVATE}. DCOM and DC2E use a "
-               f"second private fit on 90 % of the rows with its own fresh noise (ε = {eps:g} {W.unit_phrase(ds)}); "
-               f"it is never shown or published. Were both fits seen together they would cost ε = {2 * eps:g} "
-               f"{W.unit_phrase(ds)} (sequential composition).")
-
-
-with measures:
-    if sees_raw and W.teach_toggle(ds):   # public data only: compares with the non-private grid
-        st.info(f"At ε = {eps:g} the noisy grid kept {est.n_significant_} dense cells in {est.n_clusters_} "
-                f"cluster(s); without noise the same settings keep {base.n_significant_} dense cells in "
-                f"{base.n_clusters_} cluster(s). Noise adds dense cells in empty areas and removes some at the "
-                "edges of the clusters, which cuts or joins clusters.", icon="🎓")
-    if sees_raw:
-        show_measures()
-    else:
-        c1, c2 = st.columns(2)
+    def show_measures():
+        """How close the private result is to the non-private one: every figure compares with the raw data."""
+        st.subheader("How close is the private result?")
+        c1, c2, c3 = st.columns([1, 1, 2], gap="medium")
         c1.metric("Clusters, private", est.n_clusters_)
-        c2.metric("Dense cells, private", est.n_significant_)
-    st.subheader("Privacy budget")
-    W.show_ledger(est)
-    W.draw_controls(est)
-    W.account_caption(ds, fit=est)
+        c2.metric("Clusters, non-private", base.n_clusters_)
+        c1.metric("Dense cells, private", est.n_significant_)
+        c2.metric("Dense cells, non-private", base.n_significant_)
+        # Held-out points for the classifier measures (the paper's 90 / 10 split); seed 0, not private randomness.
+        tr, te = train_test_indices(n, np.random.default_rng(0))
+        with W.friendly_errors("The measures"):
+            # The refit on 90 % of the rows draws its own fresh noise (never the release's): kept, not shown.
+            est_tr = W.private_refit(est, ds, fp, tr, algorithm, epsilon=eps, **params)
+            base_tr = W.baseline(W.rows_subset(ds, tr, "train90"), fp, "wavecluster", epsilon=None, **grid)
+            cm = classification_measures(ds.X[te], base_tr, est_tr)
+            table = pd.DataFrame({
+                "measure": ["UD", "DCOM", "DC2E", "F-measure"],
+                "value": [ud(base.synopsis_.labels, est.synopsis_.labels), cm["DCOM"], cm["DC2E"],
+                          f_measure(base.labels_, est.predict(ds.X))],
+                "best": [0, 0, 0, 1],
+            })
+        c3.dataframe(table.round(3), hide_index=True, width="stretch",
+                     column_config={"measure": st.column_config.TextColumn("measure", help=help_for("DCOM"))})
+        c3.caption("UD: share of dense cells that differ, clusters matched one to one. DCOM / DC2E: how often "
+                   "classifiers trained on each result disagree on held-out points (single points / pairs). "
+                   f"All compare with the non-private result, so they are {F.NOT_PRIVATE}. DCOM and DC2E use a "
+                   f"second private fit on 90 % of the rows with its own fresh noise (ε = {eps:g} {W.unit_phrase(ds)}); "
+                   f"it is never shown or published. Were both fits seen together they would cost ε = {2 * eps:g} "
+                   f"{W.unit_phrase(ds)} (sequential composition).")
 
-W.raw_facts(ds, fit=est)
+
+    with measures:
+        if sees_raw and W.teach_toggle(ds):   # public data only: compares with the non-private grid
+            st.info(f"At ε = {eps:g} the noisy grid kept {est.n_significant_} dense cells in {est.n_clusters_} "
+                    f"cluster(s); without noise the same settings keep {base.n_significant_} dense cells in "
+                    f"{base.n_clusters_} cluster(s). Noise adds dense cells in empty areas and removes some at the "
+                    "edges of the clusters, which cuts or joins clusters.", icon="🎓")
+        if sees_raw:
+            show_measures()
+        else:
+            c1, c2 = st.columns(2)
+            c1.metric("Clusters, private", est.n_clusters_)
+            c2.metric("Dense cells, private", est.n_significant_)
+        st.subheader("Privacy budget")
+        W.show_ledger(est)
+        W.draw_controls(est)
+        W.account_caption(ds, fit=est)
+
+    W.raw_facts(ds, fit=est)
+
+
+grid_part()

@@ -40,82 +40,92 @@ if chosen is not None and not own:
                        f"keep {dpcore.ALGORITHMS[chosen].display_name or chosen}.")
 st.sidebar.caption(f"{dpcore.ALGORITHMS[algorithm].summary} *Source: {dpcore.ALGORITHMS[algorithm].reference}.*",
                    help=help_for("zCDP") if algorithm == "zcdp_lloyd" else None)
-eps = W.epsilon_slider(ds=ds)
-DELTA = W.delta_input(1e-6) if dpcore.ALGORITHMS[algorithm].needs_delta else None   # the working set's δ (issue 56)
-W.sidebar_total(ds)
-k = int(st.sidebar.slider("Number of clusters (k)", 2, 32, W.url_default("k", 10, int, valid=lambda v: 2 <= v <= 32), key="k"))
-W.set_url(dataset=ds.name, algorithm=algorithm if own else None, epsilon=eps, k=k, delta=DELTA)
 
-X = ds.X
-n, d = X.shape
-extra = {"delta": DELTA} if dpcore.ALGORITHMS[algorithm].needs_delta else {}
-st.markdown(f"**{ds.title}** · {d} columns · "
-            + (f"(ε = {eps:g}, δ = {DELTA:g})-DP" if extra else f"ε = {eps:g}-DP"))
-est = W.private_release(ds, fp, algorithm, who="High-dimensional", n_clusters=k, epsilon=eps, **extra)
-sees_raw = W.sees_raw(ds)   # the inertia figure, the non-private centres and the data's PCA use the raw data
-# One k-means++ start, not ten: on 15,000 × 784 the ten starts took over a minute on first view (issue 56),
-# and the reference is for comparison only (on the MNIST sample at k = 10 its inertia is within 0.1 % of ten starts').
-base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0, n_init=1) if sees_raw else None
 
-if sees_raw:
-    # Utility against the trivial answer (computed on the raw data: not private).
-    mean_inertia = inertia(X, X.mean(axis=0, keepdims=True))
-    private_inertia = inertia(X, est.cluster_centers_)
-    if private_inertia > mean_inertia:
-        st.warning(f"At ε = {eps:g} these {k} private centres fit the data worse than one centre at the mean "
-                   f"(inertia {private_inertia:.3g} against {mean_inertia:.3g}). Do not publish them: publish a DP "
-                   "mean instead (it costs almost nothing at this size), or raise ε"
-                   + (", or choose zCDP-Lloyd." if algorithm != "zcdp_lloyd" else "."))
-    st.plotly_chart(F.inertia_reference_figure(
-        {f"private ({algorithm}, ε = {eps:g})": private_inertia, f"non-private k-means++ ({F.NOT_PRIVATE})": base.inertia_},
-        reference=mean_inertia, reference_label=f"trivial answer: one centre at the mean ({mean_inertia:.3g})"),
-        width="stretch")
-    if W.teach_toggle(ds):   # public data only
-        st.info(noise_effect(est, base.cluster_centers_), icon="🎓")
-else:
-    st.caption(W.OWNER_ONLY)
+# Everything from ε on is one fragment (issue 56), as on the Explorer: an ε, δ or k move (a draw, the PCA box)
+# reruns this part only, not the data picker and algorithm above it.  Its sidebar controls stay in the
+# sidebar (a fragment may write there once the full run has written to it).
+@st.fragment
+def release_part():
+    eps = W.epsilon_slider(ds=ds)
+    DELTA = W.delta_input(1e-6) if dpcore.ALGORITHMS[algorithm].needs_delta else None   # the working set's δ (issue 56)
+    W.sidebar_total(ds)
+    k = int(st.sidebar.slider("Number of clusters (k)", 2, 32, W.url_default("k", 10, int, valid=lambda v: 2 <= v <= 32), key="k"))
+    W.set_url(dataset=ds.name, algorithm=algorithm if own else None, epsilon=eps, k=k, delta=DELTA)
 
-side = int(round(math.sqrt(d)))
-if side * side == d and d >= 16:
-    lo, hi = (float(np.min(ds.bounds[0])), float(np.max(ds.bounds[1]))) if ds.bounds is not None else (None, None)
-    st.subheader("Centres as images")
-    counts = getattr(est, "noisy_counts_", None)
-    st.markdown("**Private**" + (" (noisy cluster sizes above)" if counts is not None else ""))
-    st.plotly_chart(F.center_images_figure(est.cluster_centers_, side=side, zmin=lo, zmax=hi,
-                                           titles=None if counts is None else [f"{c:,.0f}" for c in counts]),
-                    width="stretch", key="centres-private")
+    X = ds.X
+    n, d = X.shape
+    extra = {"delta": DELTA} if dpcore.ALGORITHMS[algorithm].needs_delta else {}
+    st.markdown(f"**{ds.title}** · {d} columns · "
+                + (f"(ε = {eps:g}, δ = {DELTA:g})-DP" if extra else f"ε = {eps:g}-DP"))
+    est = W.private_release(ds, fp, algorithm, who="High-dimensional", n_clusters=k, epsilon=eps, **extra)
+    sees_raw = W.sees_raw(ds)   # the inertia figure, the non-private centres and the data's PCA use the raw data
+    # One k-means++ start, not ten: on 15,000 × 784 the ten starts took over a minute on first view (issue 56),
+    # and the reference is for comparison only (on the MNIST sample at k = 10 its inertia is within 0.1 % of ten starts').
+    base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0, n_init=1) if sees_raw else None
+
     if sees_raw:
-        st.markdown(f"**Non-private k-means++** ({F.NOT_PRIVATE})")
-        st.plotly_chart(F.center_images_figure(base.cluster_centers_, side=side, zmin=lo, zmax=hi), width="stretch",
-                        key="centres-baseline")
+        # Utility against the trivial answer (computed on the raw data: not private).
+        mean_inertia = inertia(X, X.mean(axis=0, keepdims=True))
+        private_inertia = inertia(X, est.cluster_centers_)
+        if private_inertia > mean_inertia:
+            st.warning(f"At ε = {eps:g} these {k} private centres fit the data worse than one centre at the mean "
+                       f"(inertia {private_inertia:.3g} against {mean_inertia:.3g}). Do not publish them: publish a DP "
+                       "mean instead (it costs almost nothing at this size), or raise ε"
+                       + (", or choose zCDP-Lloyd." if algorithm != "zcdp_lloyd" else "."))
+        st.plotly_chart(F.inertia_reference_figure(
+            {f"private ({algorithm}, ε = {eps:g})": private_inertia, f"non-private k-means++ ({F.NOT_PRIVATE})": base.inertia_},
+            reference=mean_inertia, reference_label=f"trivial answer: one centre at the mean ({mean_inertia:.3g})"),
+            width="stretch")
+        if W.teach_toggle(ds):   # public data only
+            st.info(noise_effect(est, base.cluster_centers_), icon="🎓")
+    else:
+        st.caption(W.OWNER_ONLY)
 
-pca_box = st.expander("2-D PCA view of the data and the centres" if sees_raw else "2-D PCA view of the private centres",
-                      key="pca_open", on_change="rerun")
-# Fitted and drawn when opened (issue 56, speed): the PCA took ~0.5 s of every run, its WebGL plot more.
-if pca_box.open:
-    with pca_box:
-        # Display only.  The owner's PCA is fitted on a sample of the data shown on this screen; anyone else's
-        # on the private centres themselves (post-processing of the release).
-        rng = np.random.default_rng(0)
-        show = X[rng.choice(n, size=min(n, 3000), replace=False)] if sees_raw else est.cluster_centers_
-        pca = PCA(2, random_state=0).fit(show)
-        Cp = pca.transform(est.cluster_centers_)
-        fig = go.Figure()
+    side = int(round(math.sqrt(d)))
+    if side * side == d and d >= 16:
+        lo, hi = (float(np.min(ds.bounds[0])), float(np.max(ds.bounds[1]))) if ds.bounds is not None else (None, None)
+        st.subheader("Centres as images")
+        counts = getattr(est, "noisy_counts_", None)
+        st.markdown("**Private**" + (" (noisy cluster sizes above)" if counts is not None else ""))
+        st.plotly_chart(F.center_images_figure(est.cluster_centers_, side=side, zmin=lo, zmax=hi,
+                                               titles=None if counts is None else [f"{c:,.0f}" for c in counts]),
+                        width="stretch", key="centres-private")
         if sees_raw:
-            P, Cb = pca.transform(show), pca.transform(base.cluster_centers_)
-            fig.add_trace(go.Scattergl(x=P[:, 0], y=P[:, 1], mode="markers", name=f"data sample ({F.NOT_PRIVATE})",
-                                       marker=dict(size=3, color="lightgray")))
-            fig.add_trace(go.Scatter(x=Cb[:, 0], y=Cb[:, 1], mode="markers", name=f"non-private centres ({F.NOT_PRIVATE})",
-                                     marker=dict(size=11, symbol="circle-open", color="black", line=dict(width=2))))
-        fig.add_trace(go.Scatter(x=Cp[:, 0], y=Cp[:, 1], mode="markers", name=f"private centres ({W.epsilon_label(eps)})",
-                                 marker=dict(size=11, symbol="x", color="crimson")))
-        fig.update_layout(xaxis_title="PC 1", yaxis_title="PC 2", height=420, margin=dict(l=10, r=10, t=30, b=10),
-                          legend=dict(orientation="h", y=-0.2))
-        st.plotly_chart(fig, width="stretch")
+            st.markdown(f"**Non-private k-means++** ({F.NOT_PRIVATE})")
+            st.plotly_chart(F.center_images_figure(base.cluster_centers_, side=side, zmin=lo, zmax=hi), width="stretch",
+                            key="centres-baseline")
 
-W.show_ledger(est)
-W.draw_controls(est)
-W.account_caption(ds, fit=est)
-if sees_raw:
-    W.not_private_caption()
-W.raw_facts(ds, fit=est)
+    pca_box = st.expander("2-D PCA view of the data and the centres" if sees_raw else "2-D PCA view of the private centres",
+                          key="pca_open", on_change="rerun")
+    # Fitted and drawn when opened (issue 56, speed): the PCA took ~0.5 s of every run, its WebGL plot more.
+    if pca_box.open:
+        with pca_box:
+            # Display only.  The owner's PCA is fitted on a sample of the data shown on this screen; anyone else's
+            # on the private centres themselves (post-processing of the release).
+            rng = np.random.default_rng(0)
+            show = X[rng.choice(n, size=min(n, 3000), replace=False)] if sees_raw else est.cluster_centers_
+            pca = PCA(2, random_state=0).fit(show)
+            Cp = pca.transform(est.cluster_centers_)
+            fig = go.Figure()
+            if sees_raw:
+                P, Cb = pca.transform(show), pca.transform(base.cluster_centers_)
+                fig.add_trace(go.Scattergl(x=P[:, 0], y=P[:, 1], mode="markers", name=f"data sample ({F.NOT_PRIVATE})",
+                                           marker=dict(size=3, color="lightgray")))
+                fig.add_trace(go.Scatter(x=Cb[:, 0], y=Cb[:, 1], mode="markers", name=f"non-private centres ({F.NOT_PRIVATE})",
+                                         marker=dict(size=11, symbol="circle-open", color="black", line=dict(width=2))))
+            fig.add_trace(go.Scatter(x=Cp[:, 0], y=Cp[:, 1], mode="markers", name=f"private centres ({W.epsilon_label(eps)})",
+                                     marker=dict(size=11, symbol="x", color="crimson")))
+            fig.update_layout(xaxis_title="PC 1", yaxis_title="PC 2", height=420, margin=dict(l=10, r=10, t=30, b=10),
+                              legend=dict(orientation="h", y=-0.2))
+            st.plotly_chart(fig, width="stretch")
+
+    W.show_ledger(est)
+    W.draw_controls(est)
+    W.account_caption(ds, fit=est)
+    if sees_raw:
+        W.not_private_caption()
+    W.raw_facts(ds, fit=est)
+
+
+release_part()

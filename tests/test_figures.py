@@ -116,3 +116,26 @@ def test_count_legend_has_a_negative_half_only_for_noisy_counts():
     exact = count_legend_html(100.0, "exact count (not private) per cell", signed=False)
     assert "≤ −100" in noisy and "negative noise" in noisy
     assert "≤ −" not in exact and "negative" not in exact and "<span>0</span>" in exact
+
+
+def test_many_weighted_points_all_drawn_hover_on_the_heaviest(monkeypatch):
+    """A sanitized database of ~20,000 points: every point drawn once, at its place and size; tooltips only on
+    the MAX_HOVER_CELLS heaviest (their weights exact), the rest in a layer without tooltips."""
+    monkeypatch.setattr(maps, "MAX_HOVER_CELLS", 50)
+    rng = np.random.default_rng(3)
+    pts = BOX[0] + rng.random((400, 2)) * (BOX[1] - BOX[0])
+    w = rng.permutation(np.arange(400.0))          # distinct weights: the heaviest 50 are 350..399
+    layers = _layers(maps.map_deck(bounds=BOX, coreset_points=pts, coreset_weights=w))
+    hover, light = layers["coreset"], layers["coreset-light"]
+    assert hover["pickable"] and not light.get("pickable", False)
+    assert len(hover["data"]) == 50 and len(light["data"]) == 350
+    assert all("tip" not in p for p in light["data"])
+    weights = sorted(float(p["tip"].rsplit(": ", 1)[1].replace(",", "")) for p in hover["data"])
+    assert weights == list(np.arange(350.0, 400.0))
+    drawn = sorted((p["lon"], p["lat"]) for p in hover["data"] + light["data"])
+    assert drawn == sorted(map(tuple, np.round(pts, 5).tolist()))          # to ~1 m
+    by_place = {(p["lon"], p["lat"]): p["r"] for p in hover["data"] + light["data"]}
+    assert by_place[tuple(np.round(pts[w.argmax()], 5))] == max(by_place.values())   # area grows with weight
+    # A coreset (fewer points than the limit) keeps one layer, every point with its tooltip.
+    few = _layers(maps.map_deck(bounds=BOX, coreset_points=pts[:20], coreset_weights=w[:20]))
+    assert "coreset-light" not in few and len(few["coreset"]["data"]) == 20

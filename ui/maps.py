@@ -293,7 +293,8 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     synopsis_edges, synopsis_counts : 2-D grid (edges list, counts (nx, ny)), optional; drawn by
         :func:`grid_layers` (noisy counts on a diverging scale, or cluster colours with ``cell_labels``).
     raw_points : ndarray (n, 2), optional; drawn grey as the non-private reference layer.
-    coreset_points, coreset_weights : optional; discs with area proportional to weight.
+    coreset_points, coreset_weights : optional; discs with area proportional to weight. Hover gives the
+        weight of the :data:`MAX_HOVER_CELLS` heaviest (all of a coreset; of a large sanitized database, those).
     cell_labels : ndarray (nx, ny) int, optional; colours cells by cluster id (-1: not drawn).
     private_sizes : ndarray (k,), optional; the noisy cluster sizes the release implies
         (:func:`noisy_cluster_sizes`), shown on hover; None says the algorithm releases none.
@@ -321,12 +322,20 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
                                 radius_max_pixels=3))
     if coreset_points is not None and len(coreset_points):
         w = np.asarray(coreset_weights, dtype=float)
-        r = (60 + 600 * np.sqrt(np.maximum(w, 0) / max(w.max(), 1e-12))).tolist()
+        r = np.round(60 + 600 * np.sqrt(np.maximum(w, 0) / max(w.max(), 1e-12)))
+        xy = np.round(np.asarray(coreset_points, dtype=float)[:, :2], 5)     # 5 decimals: ~1 m
+        # Hover for the MAX_HOVER_CELLS heaviest points; the rest (a sanitized database of a large data set has
+        # ~20,000) are drawn without a tooltip: their tooltips made most of a 2.8 MB map (issue 56, speed).
+        hover = np.zeros(len(w), dtype=bool)
+        hover[np.argsort(-w, kind="stable")[:MAX_HOVER_CELLS]] = True
+        disc = dict(get_position=["lon", "lat"], get_radius="r", get_fill_color=[49, 163, 84, 150], stroked=True,
+                    get_line_color=[0, 90, 50], line_width_min_pixels=1)
+        if not hover.all():
+            light = [{"lon": a, "lat": b, "r": rr} for (a, b), rr in zip(xy[~hover].tolist(), r[~hover].tolist())]
+            layers.append(pdk.Layer("ScatterplotLayer", light, id="coreset-light", **disc))
         cs = [{"lon": a, "lat": b, "r": rr, "tip": f"coreset point\nlon {a:.5f}, lat {b:.5f}\nweight: {_fmt(ww)}"}
-              for (a, b), rr, ww in zip(np.asarray(coreset_points)[:, :2].tolist(), r, w.tolist())]
-        layers.append(pdk.Layer("ScatterplotLayer", cs, id="coreset", get_position=["lon", "lat"],
-                                get_radius="r", get_fill_color=[49, 163, 84, 150], stroked=True,
-                                get_line_color=[0, 90, 50], line_width_min_pixels=1, pickable=True))
+              for (a, b), rr, ww in zip(xy[hover].tolist(), r[hover].tolist(), w[hover].tolist())]
+        layers.append(pdk.Layer("ScatterplotLayer", cs, id="coreset", pickable=True, **disc))
     if baseline_centers is not None:
         k = len(baseline_centers)
         sizes = ([f"{int(round(v)):,} points" for v in np.asarray(baseline_sizes).tolist()]
