@@ -188,9 +188,10 @@ def show_ledger(est, *, where=None) -> None:
     frame = ledger_frame(ledger)
     # In a page's narrow right-hand column (~260 px at 1280×720) six columns needed a sideways scroll
     # (issue 56): the table keeps what each step spent, and the mechanisms and sensitivities, often the same for
-    # every step, follow as a sentence that wraps.
-    order = [c for c in ("step", "ε", "δ", "share") if c in frame]
-    narrow = {c: st.column_config.TextColumn(c, width=w) for c, w in (("ε", 48), ("δ", 56), ("share", 52))}
+    # every step, follow as a sentence that wraps; ε to 3 significant digits.
+    # With a δ column the share gives way to it (the sentence above states ε of the grant).
+    order = ["step", "ε", "δ"] if "δ" in frame else ["step", "ε", "share"]
+    narrow = {c: st.column_config.TextColumn(c, width=w) for c, w in (("ε", 52), ("δ", 60), ("share", 48))}
     where.dataframe(frame, hide_index=True, width="stretch", column_order=order, column_config=narrow)
     where.caption(noise_sentence(frame))
 

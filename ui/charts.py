@@ -56,7 +56,7 @@ def ledger_frame(ledger) -> pd.DataFrame:
     df = pd.DataFrame(ledger.to_records(), columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
     total = ledger.epsilon or 0.0
     out = pd.DataFrame({"step": df["name"], "mechanism": df["mechanism"],
-                        "ε": df["epsilon"].map(lambda e: f"{e:.4g}"),
+                        "ε": df["epsilon"].map(lambda e: f"{e:.3g}"),
                         "share": (df["epsilon"] / total).map(lambda s: f"{s:.0%}") if total else ""})
     if (df["delta"] > 0).any():
         out["δ"] = df["delta"].map(lambda d: f"{d:.2g}")
