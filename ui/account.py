@@ -190,8 +190,10 @@ def show_ledger(est, *, where=None) -> None:
     # (issue 56): the table keeps what each step spent, and the mechanisms and sensitivities, often the same for
     # every step, follow as a sentence that wraps; ε to 3 significant digits.
     # With a δ column the share gives way to it (the sentence above states ε of the grant).
-    order = ["step", "ε", "δ"] if "δ" in frame else ["step", "ε", "share"]
-    narrow = {c: st.column_config.TextColumn(c, width=w) for c, w in (("ε", 52), ("δ", 60), ("share", 48))}
+    # Fixed widths (~250 px in all): left to size itself, a long step name pushed the numbers out of sight.
+    widths = {"step": 142, "ε": 54, "δ": 58} if "δ" in frame else {"step": 148, "ε": 58, "share": 44}
+    order = list(widths)
+    narrow = {c: st.column_config.TextColumn(c, width=w) for c, w in widths.items()}
     where.dataframe(frame, hide_index=True, width="stretch", column_order=order, column_config=narrow)
     where.caption(noise_sentence(frame))
 
