@@ -4,6 +4,7 @@ import streamlit as st
 
 import dpcore
 from dpcore import release as R
+from dpcore.evaluation import noise_effect
 from dpcore.explain import level_for
 from dpcore.release import guarantee_sentence
 from ui import figures as F
@@ -16,6 +17,7 @@ st.caption("Download the chosen private result. Only private output and public i
            "store before anyone sees it, so a reload, another tab or a restart keeps the account.")
 
 ds, fp, algorithm, k, _ = W.release_controls(allow_large=True, epsilon=False)
+teach = W.teach_toggle(ds)   # "Explain as I go" on every page that draws (issue 56): public data only
 
 
 # Everything from ε on is one fragment (issue 56), as on the Explorer: an ε move (a draw, a publication) reruns
@@ -61,6 +63,9 @@ def release_part():
                                              synopsis_counts=shown.get("synopsis_counts")), width="stretch")
         st.caption("Exactly what this release publishes, nothing computed on the raw data: the private centres"
                    + (" and the noisy synopsis" if fit.synopsis_ is not None else "") + ".")
+        if teach and W.sees_raw(ds):   # compares with the non-private centres: public data only, not published
+            base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+            st.info(noise_effect(fit, base.cluster_centers_) + " (Teaching only: not part of the release.)", icon="🎓")
         st.markdown("**Private centres**")
         st.dataframe(pd.DataFrame(rel["centroids"], columns=ds.columns), width="stretch")
         syn = rel["synopsis"]

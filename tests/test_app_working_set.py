@@ -168,6 +168,13 @@ def test_wavecluster_shows_the_three_spirals_at_its_default_and_says_what_it_nee
 
 
 def test_explain_as_i_go_is_offered_on_every_page_that_draws_on_public_data():
+    # The publishing page draws too: the sentence comes after its Draw, and nothing of it goes into the release.
+    at = _page("8_Release.py", dataset="nyc_taxi_sample")
+    at.toggle(key="teach").set_value(True).run()
+    assert not any(i.icon == "🎓" for i in at.info)   # nothing drawn yet (a fresh store)
+    at.button(key="draw_Release page").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(i.icon == "🎓" and "private centres sit on average" in i.value for i in at.info)
     for page in ("1_Explorer.py", "3_Private_coresets.py", "4_WaveCluster.py", "6_Compare.py"):
         at = _page(page, dataset="nyc_taxi_sample", teach="1")
         assert not at.exception, (page, [e.value for e in at.exception])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import streamlit as st
@@ -185,6 +186,32 @@ def show_ledger(est, *, where=None) -> None:
     where.markdown(f"{spent} ε = {eps:.4g} of {ledger.epsilon:.4g} granted to it"
                    + (f", δ = {dl:.3g} of {ledger.delta:.3g}" if ledger.delta else ""))
     frame = ledger_frame(ledger)
-    # ε beside the step: in a page's narrow column the mechanism names pushed it out of sight (issue 56).
-    order = [c for c in ("step", "ε", "δ", "share", "mechanism", "sensitivity") if c in frame]
-    where.dataframe(frame, hide_index=True, width="stretch", column_order=order)
+    # In a page's narrow right-hand column (~260 px at 1280×720) six columns needed a sideways scroll
+    # (issue 56): the table keeps what each step spent, and the mechanisms and sensitivities, often the same for
+    # every step, follow as a sentence that wraps; ε to 3 significant digits.
+    # With a δ column the share gives way to it (the sentence above states ε of the grant).
+    # Fixed widths (~250 px in all): left to size itself, a long step name pushed the numbers out of sight.
+    widths = {"step": 142, "ε": 54, "δ": 58} if "δ" in frame else {"step": 148, "ε": 58, "share": 44}
+    order = list(widths)
+    narrow = {c: st.column_config.TextColumn(c, width=w) for c, w in widths.items()}
+    where.dataframe(frame, hide_index=True, width="stretch", column_order=order, column_config=narrow)
+    where.caption(noise_sentence(frame))
+
+
+def noise_sentence(frame: pd.DataFrame) -> str:
+    """The ledger's mechanisms and sensitivities in one sentence, steps grouped by (mechanism, sensitivity).
+
+    ``frame`` is :func:`ledger_frame`'s table.  A mechanism's parameter in brackets (a step's ρ, already in
+    its ε) is left out so that the steps of an iterative algorithm group; more than three steps in a group
+    are counted, not named.  Example: "Noise: discrete laplace, sensitivity 1 (dataset size, grid cell
+    counts)."  Public: the entries are fixed by the algorithm and its public inputs.
+    """
+    groups: dict[tuple[str, str], list[str]] = {}
+    for step, mech, sens in zip(frame["step"], frame["mechanism"], frame["sensitivity"]):
+        name = re.sub(r"\s*\([^)]*\d[^)]*\)", "", str(mech)) or "none"
+        sens = f"{float(sens):.3g}" if str(sens) else ""
+        groups.setdefault((name, sens), []).append(str(step))
+    parts = [name + (f", sensitivity {sens}" if sens else "")
+             + (f" ({', '.join(steps)})" if len(steps) <= 3 else f" ({len(steps)} steps)")
+             for (name, sens), steps in groups.items()]
+    return "Noise: " + "; ".join(parts) + "."

@@ -233,8 +233,8 @@ def accuracy_section(ds, fp, algorithm: str, k: int, params: dict, *, fits=()) -
         target = share * diag
     on_raw = False
     if may("raw") and not public:
-        on_raw = c2.checkbox(f"Simulate on the raw data ({NOT_PRIVATE})", key="acc_raw",
-                             help="Computed on the data, so shown to the data owner only.")
+        on_raw = c2.checkbox("Simulate on the raw data (not private)", key="acc_raw",   # whole in a column at 1280 px
+                             help=f"Computed on the data ({NOT_PRIVATE}), so shown to the data owner only.")
     source, shape = (None, None) if public or on_raw else _source_fit(ds, fits)
     if not public and not on_raw and shape is None:
         if source is None:

@@ -56,7 +56,7 @@ def ledger_frame(ledger) -> pd.DataFrame:
     df = pd.DataFrame(ledger.to_records(), columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
     total = ledger.epsilon or 0.0
     out = pd.DataFrame({"step": df["name"], "mechanism": df["mechanism"],
-                        "ε": df["epsilon"].map(lambda e: f"{e:.4g}"),
+                        "ε": df["epsilon"].map(lambda e: f"{e:.3g}"),
                         "share": (df["epsilon"] / total).map(lambda s: f"{s:.0%}") if total else ""})
     if (df["delta"] > 0).any():
         out["δ"] = df["delta"].map(lambda d: f"{d:.2g}")
@@ -371,7 +371,7 @@ def inertia_reference_figure(values: dict, *, reference: float, reference_label:
     return fig
 
 
-def reference_strip_figure(marks: dict, deployments, *, height: int = 330) -> go.Figure:
+def reference_strip_figure(marks: dict, deployments, *, height: int = 400) -> go.Figure:
     """A log-ε axis with real deployments (grey, labelled with their unit) and this data's ε values marked.
 
     Parameters
@@ -384,24 +384,28 @@ def reference_strip_figure(marks: dict, deployments, *, height: int = 330) -> go
     """
     fig = go.Figure()
     for i, d in enumerate(deployments):
-        y = (1.0, -1.0, 2.1, -2.1)[i % 4]         # labels at four heights: neighbours on a log axis do not overlap
+        # Six label heights in turn, alternately above and below: in a page's narrow column at 1280 px the
+        # deployments between ε 1.7 and 4 lie within ~40 px of each other, and four heights stacked their
+        # labels onto one another (issue 56).  Near labels lean left, far ones right.
+        level = (0.55, -0.55, 1.1, -1.1, 1.65, -1.65)[i % 6]
+        lx = math.log10(d.epsilon) + (-0.12 if abs(level) < 1 else 0.12)
+        fig.add_trace(go.Scatter(   # the leader line: a trace, so that every label (an annotation) covers it
+            x=[d.epsilon, 10 ** lx], y=[0, level], mode="lines", line=dict(color="#bbb", width=1),
+            hoverinfo="skip", showlegend=False))
         fig.add_trace(go.Scatter(
             x=[d.epsilon], y=[0], mode="markers", marker=dict(size=11, color="rgb(120,120,120)", symbol="diamond"),
             hovertext=f"{d.organization}, {d.product}<br>ε = {d.epsilon:g} per {d.unit}"
                       + (f", δ = {d.delta:g}" if d.delta else "") + f" ({d.model} DP)<br>{d.source}",
             hoverinfo="text", showlegend=False))
-        # Near labels lean left, far ones right: a far label's arrow then passes beside its neighbour's label.
-        fig.add_annotation(x=math.log10(d.epsilon), y=0, ay=-32 * y, ax=-24 if abs(y) < 2 else 24, showarrow=True,
-                           arrowcolor="#999",
-                           text=f"{d.organization}<br>{d.epsilon:g} / {d.unit}", font=dict(size=10, color="#555"),
-                           bgcolor="rgba(255,255,255,0.92)")   # lines pass behind a label, never through it
+        fig.add_annotation(x=lx, y=level, showarrow=False, text=f"{d.organization}<br>{d.epsilon:g} / {d.unit}",
+                           font=dict(size=10, color="#555"), bgcolor="rgba(255,255,255,0.92)")
     colours = ("rgb(215,48,31)", "rgb(8,48,107)", "rgb(120,120,120)")
     for (label, eps), colour in zip([(k, v) for k, v in marks.items() if v], colours):
         fig.add_vline(x=float(eps), line=dict(color=colour, width=3, dash="solid" if colour != colours[2] else "dash"))
         fig.add_trace(go.Scatter(x=[float(eps)], y=[0], mode="markers", name=f"{label}: ε = {float(eps):.3g}",
                                  marker=dict(size=14, color=colour)))
     fig.update_xaxes(type="log", range=[-2.2, 2.2], title="ε (log scale)", showgrid=True)
-    fig.update_yaxes(visible=False, range=[-1.6, 1.6])
+    fig.update_yaxes(visible=False, range=[-2.0, 2.0])
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=40), plot_bgcolor="white",
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
     return fig
