@@ -378,7 +378,10 @@ def observe(make, X, tape: NoiseTape, key: str, fit_kw: dict | None = None) -> d
                 seen["refusal"] = refusal
         finally:
             DPClusterer._begin_fit = orig
-    seen["warnings"] = [(w.category.__name__, str(w.message)) for w in caught]
+    # A ResourceWarning is the garbage collector finalising some unrelated object (another test's unclosed
+    # database connection) whenever it runs: its timing is the interpreter's, not the fit's, and it was seen
+    # on one side of a pair only (CI, stop 62).  Every other warning is the estimator's and is compared.
+    seen["warnings"] = [(w.category.__name__, str(w.message)) for w in caught if not issubclass(w.category, ResourceWarning)]
     if seen["outcome"] == "fitted":
         rel = build_release(est, algorithm=key, dataset="audit", created="2000-01-01T00:00:00+00:00",
                             **_build_release_kwargs())
