@@ -79,6 +79,7 @@ def test_registered_with_its_source():
     assert "Bun & Steinke" in cls.reference
 
 
+@pytest.mark.heavy
 def test_beats_the_trivial_answer_and_approaches_kmeans(mnist):
     """On 15,000 real digits at (1, 1e-6)-DP: well below one centre at the mean, near k-means++."""
     mean_cost = inertia(mnist, mnist.mean(axis=0, keepdims=True))
