@@ -125,10 +125,14 @@ def large_epsilon_warning(epsilon: float, unit: str = "record (or person, at per
             f"Here ε is central DP per {unit}, over every draw of this data (no reset per day).")
 
 
+def guidance_sentence(epsilon: float, unit: str = "unit") -> str:
+    """The odds bound about one ``unit`` ("trip", "user", ...) and where ``epsilon`` sits among the deployments."""
+    return (f"An observer's odds about one {unit} can change by at most {_odds(epsilon)}. "
+            + deployments_sentence(epsilon))
+
+
 def _level(epsilon: float) -> PrivacyLevel:
-    return PrivacyLevel(epsilon, f"odds ≤ {_odds(epsilon)}",
-                        f"An observer's odds about one unit can change by at most {_odds(epsilon)}. "
-                        + deployments_sentence(epsilon))
+    return PrivacyLevel(epsilon, f"odds ≤ {_odds(epsilon)}", guidance_sentence(epsilon))
 
 
 def level_for(epsilon: float) -> PrivacyLevel:

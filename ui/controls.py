@@ -10,7 +10,7 @@ import dpcore
 from dpcore.explain import (
     PRIVACY_LEVELS,
     cap_words,
-    deployments_sentence,
+    guidance_sentence,
     large_epsilon_warning,
     level_for,
     odds_words,
@@ -64,14 +64,9 @@ def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", d
     where = st.sidebar if sidebar else st
     eps = where.select_slider(label, options=EPSILON_VALUES, value=start, format_func=_slider_value, key=key,
                               help=help_for("ε", "privacy unit", "sequential composition"))
-    if ds is None:
-        where.caption(level_for(eps).guidance)
-        warning = large_epsilon_warning(float(eps))
-    else:
-        unit = unit_word(ds)
-        where.caption(f"An observer's odds about one {unit} can change by at most {odds_words(eps)}. "
-                      + deployments_sentence(eps))
-        warning = large_epsilon_warning(float(eps), unit)
+    unit = None if ds is None else unit_word(ds)     # None: the Explain page, about no data set
+    where.caption(guidance_sentence(eps, unit or "unit"))
+    warning = large_epsilon_warning(float(eps), unit) if unit else large_epsilon_warning(float(eps))
     if warning:
         where.warning(warning)
     return float(eps)
