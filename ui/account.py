@@ -82,7 +82,9 @@ def account_caption(ds, *, fit=None, where=None, strip: bool = False) -> str | N
 def reference_strip(marks: dict, *, where=None) -> None:
     """The reference strip (:func:`ui.charts.reference_strip_figure`) with its caption and sources."""
     where = where or st
-    where.plotly_chart(reference_strip_figure(marks, DEPLOYMENTS), width="stretch", key="reference_strip")
+    # No toolbar: at 1280 px it sat over the legend (stop 62), and a strip of marks needs no zoom.
+    where.plotly_chart(reference_strip_figure(marks, DEPLOYMENTS), width="stretch", key="reference_strip",
+                       config={"displayModeBar": False})
     where.caption("Grey diamonds: published deployments of differential privacy with their documented ε and privacy "
                   "unit (from Desfontaines' list of real-world uses; the docs' “The ε scale” cites each source). "
                   "Units differ: ε per user-day or per action is not ε per person over a whole data set.")
