@@ -44,12 +44,20 @@ class Domain:
     def clip(self, X: np.ndarray) -> tuple[np.ndarray, int]:
         """Clip rows into the box; return the clipped copy and how many rows moved."""
         # Column extremes first: data inside the box (the common case) costs two passes, no copy.
-        # Column by column: numpy's axis-0 reduction of an (n, d) array is ~15x slower.
-        if X.shape[0] == 0 or all(X[:, j].min() >= self.lower[j] and X[:, j].max() <= self.upper[j]
-                                  for j in range(X.shape[1])):
+        if X.shape[0] == 0 or self._inside(X):
             return X, 0
         outside = ((X < self.lower) | (X > self.upper)).any(axis=1)
         return np.clip(X, self.lower, self.upper), int(outside.sum())
+
+    def _inside(self, X: np.ndarray) -> bool:
+        """Every row of ``X`` (n, d) lies in the box, from the columns' extremes.
+
+        Up to 8 columns: column by column (numpy's axis-0 reduction of a tall, narrow C-ordered array is
+        up to ~3x slower); more (MNIST's 784): one axis-0 reduction (column by column is ~10x slower there).
+        """
+        if X.shape[1] <= 8:
+            return all(X[:, j].min() >= self.lower[j] and X[:, j].max() <= self.upper[j] for j in range(X.shape[1]))
+        return bool((X.min(axis=0) >= self.lower).all() and (X.max(axis=0) <= self.upper).all())
 
     def contains(self, X: np.ndarray) -> np.ndarray:
         """Boolean mask (n,) of the rows inside the box."""

@@ -200,18 +200,47 @@ def label_sums(labels: np.ndarray, values: np.ndarray, k: int, *,
     ``2^SUM_BITS``: every partial sum is an integer below ``2^53``, so the product is exact in any
     summation order; chunks are added in int64.  The result does not depend on the order of the rows.
     """
+    values = np.asarray(values)
+    n = values.shape[0]
+    values = values.reshape(n, values.shape[1] if values.ndim == 2 else 1)
+    return _exact_label_sums(labels, values, k, lambda chunk: quantize(chunk / scale))
+
+
+def quantized_label_sums(labels: np.ndarray, q: np.ndarray, k: int) -> tuple[np.ndarray, FixedPoint]:
+    """:func:`label_sums` of values already quantised: ``q = quantize(values / scale)``, computed once.
+
+    For an iterative fit that sums the same rows under new labels at every step (zCDP-Lloyd): the
+    quantisation, a pass over the whole data, is done once instead of once a step; the sums are the same
+    integers as :func:`label_sums` would give.
+
+    Parameters
+    ----------
+    labels : ndarray (n,) of int in ``[0, k)``
+    q : ndarray (n, d) of integers (any integer dtype, e.g. int32: ``|q| <= 2^SUM_BITS``)
+    k : int
+
+    Returns
+    -------
+    counts : ndarray (k,) int64
+    sums : FixedPoint (k, d), in the units ``q`` was quantised in
+    """
+    q = np.asarray(q)
+    if q.dtype.kind not in "iu":
+        raise ValueError(f"quantised values must be integers, got {q.dtype}")
+    return _exact_label_sums(labels, q.reshape(q.shape[0], -1), k, lambda chunk: chunk)
+
+
+def _exact_label_sums(labels, values, k, to_fixed):
+    """Per-label counts and int64 sums of ``to_fixed(chunk)`` over chunks of ``_EXACT_CHUNK`` rows."""
     from scipy import sparse
 
     labels = np.asarray(labels, dtype=np.int64)
-    n = labels.shape[0]
-    values = np.asarray(values)
-    d = values.shape[1] if values.ndim == 2 else 1
-    values = values.reshape(n, d)
+    n, d = values.shape
     counts = np.bincount(labels, minlength=k).astype(np.int64) if n else np.zeros(k, dtype=np.int64)
     sums = np.zeros((k, d), dtype=np.int64)
     for s in range(0, n, _EXACT_CHUNK):
         lab = labels[s:s + _EXACT_CHUNK]
-        q = quantize(values[s:s + _EXACT_CHUNK] / scale).astype(np.float64)
+        q = to_fixed(values[s:s + _EXACT_CHUNK]).astype(np.float64)
         M = sparse.csr_matrix((np.ones(lab.size), (lab, np.arange(lab.size))), shape=(k, lab.size))
         sums += np.asarray(M @ q).astype(np.int64)
     return counts, FixedPoint(sums)

@@ -73,7 +73,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ...privacy.accountant import ZCDPLedger
 from ...privacy.calibration import zcdp_rho
 from ...privacy.mechanisms import NoiseSource
-from ...utils.fixedpoint import SUM_BITS, label_sums
+from ...utils.fixedpoint import SUM_BITS, quantize, quantized_label_sums
 from ...utils.validation import DELTA_REQUIRED
 from ..base import DPClusterer, fit_doc
 from ..parameters import SHARE
@@ -167,7 +167,7 @@ def james_stein(centers: np.ndarray, mean: np.ndarray, noise_var, lower, upper) 
     return np.clip(mean[None, :] + f[:, None] * D, lower, upper)
 
 
-def cluster_counts_sums(Z: np.ndarray, centers: np.ndarray, *, scale: float):
+def cluster_counts_sums(Z: np.ndarray, centers: np.ndarray, *, scale: float, quantized: np.ndarray | None = None):
     """Nearest-centre partition of ``Z`` and each cluster's exact count and coordinate sum.
 
     ``Z`` and ``centers`` are float32 in the same (centred) units: one matrix product assigns (each
@@ -183,6 +183,8 @@ def cluster_counts_sums(Z: np.ndarray, centers: np.ndarray, *, scale: float):
     centers : ndarray (m, d)
     scale : float
         Public: ``|Z| / scale <= 1`` coordinate-wise (the box's largest half-width).
+    quantized : ndarray (n, d) of int, optional
+        ``quantize_rows(Z, scale)``, computed once by the caller for all steps; None: computed here.
 
     Returns
     -------
@@ -192,11 +194,23 @@ def cluster_counts_sums(Z: np.ndarray, centers: np.ndarray, *, scale: float):
     m = centers.shape[0]
     cc = np.einsum("ij,ij->i", centers, centers)
     labels = np.argmin(cc[None, :] - 2.0 * (Z @ centers.T), axis=1)
-    return label_sums(labels, Z, m, scale=scale)
+    return quantized_label_sums(labels, quantize_rows(Z, scale) if quantized is None else quantized, m)
+
+
+def quantize_rows(Z: np.ndarray, scale: float) -> np.ndarray:
+    """The rows' fixed-point coordinates ``quantize(Z / scale)`` as int32 (``|q| <= 2^SUM_BITS``): computed
+    once a fit, the exact per-cluster sums of every Lloyd step are sums of these integers."""
+    return quantize(Z / scale).astype(np.int32)
+
+
+def _box_scale(lower: np.ndarray, upper: np.ndarray) -> float:
+    """Public: the centred box's largest half-width, the unit of the exact sums."""
+    return float(np.max(np.maximum(np.abs(lower), np.abs(upper))))
 
 
 def gaussian_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, *, rho: float, radius: float,
-                        lower: np.ndarray, upper: np.ndarray, count_share: float, min_count: float, label: str):
+                        lower: np.ndarray, upper: np.ndarray, count_share: float, min_count: float, label: str,
+                        quantized: np.ndarray | None = None):
     """One noisy Lloyd step with Gaussian noise on counts and centred sums.
 
     Parameters
@@ -210,6 +224,7 @@ def gaussian_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, 
     count_share : float in (0, 1), share of ``rho`` for the counts
     min_count : float, noisy count below which a centre is kept as it was
     label : str, prefix of the ledger entries
+    quantized : ndarray (n, d) int, optional: :func:`quantize_rows` of ``Z`` at the box's scale, computed once
 
     Returns
     -------
@@ -226,8 +241,8 @@ def gaussian_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, 
     (discrete Gaussian, CKS 2020 Thm. 14) with ``rho_c + rho_s = rho``.
     """
     d = centers.shape[1]
-    scale = float(np.max(np.maximum(np.abs(lower), np.abs(upper))))    # public: the box's largest half-width
-    counts, sums = cluster_counts_sums(Z, centers.astype(np.float32), scale=scale)
+    scale = _box_scale(lower, upper)
+    counts, sums = cluster_counts_sums(Z, centers.astype(np.float32), scale=scale, quantized=quantized)
     n_counts = noise.gaussian_zcdp(counts, sensitivity=1.0, rho=rho * count_share, integer=True,
                                    name=f"{label}: cluster counts").astype(float)
     # A quantised row's norm exceeds its own by at most sqrt(d) half a grid step: the L2 sensitivity of the
@@ -424,8 +439,9 @@ class ZCDPLloyd(DPClusterer):
         del X
         radius = float(np.linalg.norm(dom.width)) / 2.0           # max ||x - origin|| over the box
         count_share = 1.0 / (1.0 + math.sqrt(d))
+        # The rows' fixed-point coordinates, once for all steps (each step sums them under new labels).
         step = dict(radius=radius, lower=lower, upper=upper, count_share=count_share,
-                    min_count=float(self.min_count))
+                    min_count=float(self.min_count), quantized=quantize_rows(Z, _box_scale(lower, upper)))
         rho = self.budget_.rho_total
 
         # step 1: the DP mean (one "current centre" at the origin: every row is in its cluster)
