@@ -28,6 +28,7 @@ import numpy as np
 
 from ..exceptions import InfeasibleBudgetError, PrivacyLeakWarning
 from ..metrics import matched_center_distance
+from ..utils.threads import ordered_map
 
 #: ε values tried, smallest first (the app's slider values and beyond).
 ACCURACY_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -292,11 +293,15 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
         warnings.simplefilter("ignore")        # regime and seeded-simulation warnings: these are simulations
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         for i, e in enumerate(eps):
-            for s in range(int(n_releases)):
+            def release(s, i=i, e=e):
                 seed = None if random_state is None else int(random_state) + 1000 * i + s
+                return cls(n_clusters=k, epsilon=float(e), bounds=bounds, random_state=seed,
+                           **dict(params or {})).fit(X, **fit_kw)
+
+            # The releases of one ε side by side on the cores (their fits release the GIL), read in order.
+            for s, fitted in enumerate(ordered_map(release, range(int(n_releases)))):
                 try:
-                    est = cls(n_clusters=k, epsilon=float(e), bounds=bounds, random_state=seed,
-                              **dict(params or {})).fit(X, **fit_kw)
+                    est = fitted.result()
                 except InfeasibleBudgetError:
                     break
                 errors[i, s] = centre_error(est.cluster_centers_, reference, geo=geo, bounds=bounds)
