@@ -55,6 +55,9 @@ def streamlit_server(script: str = "app.py", *, env: dict, log_path: Path, port:
                      health_timeout: float = 90, address: str | None = "127.0.0.1", args: tuple = ()):
     """`streamlit run <script>` (relative to the repository) headless on a loopback port; yields its base URL.
 
+    ``app.py`` starts as the README starts it, through ``python -m ui.serve`` (the library preloaded, then
+    ``streamlit run app.py``); other scripts (the gallery, the benchmark's floor page) with ``streamlit run``.
+
     ``env`` is the server's whole environment (usage statistics are turned off on top of it).  The
     server's output is appended to ``log_path``, so a restart on the same log keeps both runs.  The
     server runs in its own session and is always stopped on exit, with its children.  ``address=None``
@@ -65,7 +68,8 @@ def streamlit_server(script: str = "app.py", *, env: dict, log_path: Path, port:
     env = dict(env, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     with open(log_path, "a") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
+            [sys.executable, "-m", *(("ui.serve",) if script == "app.py" else ("streamlit", "run", script)),
+             "--server.headless", "true",
              "--server.port", str(port), *(["--server.address", address] if address else []),
              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *args],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

@@ -1,0 +1,23 @@
+"""The README's start command, ``python3 -m ui.serve``: the library preloaded, then ``streamlit run app.py``.
+
+The browser tests start every app server through it (tests/browser_util.py); this checks what the
+preload does and does not do.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_preload_imports_the_library_and_none_of_the_app_modules():
+    # In a fresh interpreter: the app's modules set up Streamlit caches, which need the server's runtime.
+    code = ("import sys; from ui.serve import preload; took = preload(); "
+            "print(took > 0, 'dpcore.store' in sys.modules, 'sklearn' in sys.modules, "
+            "sorted(m for m in sys.modules if m.startswith('ui.') and m != 'ui.serve'))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "True True True []"
+    assert "No runtime found" not in out.stderr

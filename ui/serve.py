@@ -1,0 +1,51 @@
+"""Start the app (``streamlit run app.py``) with the library already imported: ``python3 -m ui.serve``.
+
+The first page anyone opens on a fresh server used to pay for importing dpcore and what it stands on
+(scikit-learn, SciPy, numba, pandas, pydeck, plotly: ~1.5-2.5 s on 2 cores) and for loading numba's
+compiled kernels from their cache (~0.3 s).  This launcher does both before the server starts to listen,
+as an application server's preload does: the server answers ~2 s later, and no visitor waits for an
+import.  Everything else (data, fits, caches) is computed by the pages themselves, as before.
+
+Any further arguments are ``streamlit run`` options (``--server.port 8502``, ``--server.headless true``).
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+#: The app's entry script, beside this package.
+APP = Path(__file__).resolve().parents[1] / "app.py"
+
+
+def preload() -> float:
+    """Import what every page imports and load numba's compiler context; returns the seconds it took.
+
+    Nothing is computed from any data and nothing is cached but Python modules and compiled code.
+    """
+    t0 = time.perf_counter()
+    import numpy as np
+    import plotly.express  # noqa: F401
+    import pydeck  # noqa: F401
+
+    import dpcore.evaluation
+    import dpcore.release.view
+    import dpcore.store  # noqa: F401  - the library, its dependencies and what the pages use of it
+    from dpcore.algorithms._blocks.grid_kmeans import weighted_lloyd
+    # Not the app's own modules (ui): their Streamlit caches are set up once the server's runtime exists.
+    # One call of a compiled kernel on two points: numba's target context and this kernel's cache.
+    weighted_lloyd(np.zeros((2, 2)), np.ones(2), np.zeros((1, 2)))
+    return time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Preload, then hand over to ``streamlit run app.py`` with ``argv`` (default: this command's arguments)."""
+    took = preload()
+    print(f"dpcore: library preloaded in {took:.1f} s; starting the app", flush=True)
+    from streamlit.web import cli
+    sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
+    cli.main()
+
+
+if __name__ == "__main__":
+    main()
