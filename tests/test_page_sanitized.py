@@ -38,8 +38,15 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
     # Nothing is recorded on opening (issue 56), public data included: the coreset is a preview, the synopsis too.
     assert _keys(store) == []
     spent = store.spent(TAXI_SAMPLE_NAME)[0]
-    # ...but a labelled preview (seeded, recorded nowhere) shows the level before any spend.
+    # ...but a labelled preview (recorded nowhere) shows the level before any spend, computed when its box is opened
+    # (issue 56, speed: ~21,000 points on a second map).
+    assert not any("PREVIEW, not a release" in i.value for i in at.info)
+    at.session_state["sanitized_preview_open"] = True
+    at.run()
+    assert not at.exception, at.exception
     assert any("PREVIEW, not a release" in i.value for i in at.info)
+    assert int(next(m.value for m in at.metric if m.label == "Synopsis size m").split()[0]) > 1000
+    assert _keys(store) == []
     # Every level side by side is computed on demand (issue 56, speed): not on opening, then when opened.
     assert not any("synopsis points" in getattr(df.value, "columns", []) for df in at.dataframe)
     at.session_state["levels_open"] = True
@@ -92,7 +99,8 @@ def test_opening_draws_no_synopsis_and_a_click_records_one(shared_data, monkeypa
 
 def test_the_synopsis_stays_when_private_k_mean_refuses_at_low_epsilon(shared_data, monkeypatch):
     """The paper's budget rule at ε = 0.1: PRIVATE-K-MEAN cannot run, the sanitized database still can."""
-    at = _open(shared_data, monkeypatch, {"epsilon": "0.1"}, budget="paper", levels_open=True)
+    at = _open(shared_data, monkeypatch, {"epsilon": "0.1"}, budget="paper", levels_open=True,
+               sanitized_preview_open=True)
     assert any("PRIVATE-K-MEAN cannot run at ε = 0.1" in w.value for w in at.warning)
     assert at.button(key=SYN_DRAW) is not None                      # its own Draw, below the refusal's sentence
     assert any("PREVIEW, not a release" in i.value for i in at.info)
@@ -104,7 +112,8 @@ def test_the_synopsis_stays_when_private_k_mean_refuses_at_low_epsilon(shared_da
 
 def test_on_private_data_only_levels_already_drawn_are_shown(shared_data, monkeypatch):
     """Never a spend without a click: opening shows no level; a Draw shows that level and records that draw only."""
-    at = _open(shared_data, monkeypatch, {"dataset": "gowalla_nyc_checkins", "epsilon": "1"}, levels_open=True)
+    at = _open(shared_data, monkeypatch, {"dataset": "gowalla_nyc_checkins", "epsilon": "1"}, levels_open=True,
+               sanitized_preview_open=True)
     store = ReleaseStore()
     assert _keys(store) == []
     levels = _levels_table(at)

@@ -102,21 +102,39 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
     """The sanitized database at ``epsilon`` under the coreset: map, size, ledger, errors, Draw and Publish.
 
     The centres drawn on it are k-means on the synopsis (post-processing: any k at no cost).  Error
-    figures computed on the raw data appear only where the page may show raw figures (``sees_raw``).
+    figures computed on the raw data appear only where the page may show raw figures (``sees_raw``).  On public
+    data, before a draw, a preview is offered in a box that computes it when opened.
     """
-    from .account import show_ledger
-    from .maps import map_deck, noisy_cluster_sizes
-    from .releases import draw_controls
-
     st.subheader(f"The sanitized database at ε = {epsilon:g}")
     st.caption("dpcore.sanitize (PrivTree, Zhang, Xiao & Xie 2016): a noisy adaptive decomposition of the public "
                "box, published as weighted points that anyone can analyse afterwards (k-means for any k, counts "
                "in any rectangle) at no further cost. This is the \"private sanitized database\" of Feldman et al. "
                "(2017, §6); it is drawn only when you press Draw.")
     fit = synopsis_release(ds, fingerprint, epsilon, who=who)
-    syn = getattr(fit, "synopsis_", None) if fit is not None else preview(ds, fingerprint, epsilon)
-    if syn is None:
+    if fit is not None:
+        _synopsis_view(ds, fit, fit.synopsis_, n_clusters, bounds=bounds, sees_raw=sees_raw, height=height)
         return
+    if not is_public(ds) or ds.bounds is None:
+        return
+    # The preview on demand (issue 56, speed): a sanitized database of the taxi sample is ~21,000 points, whose map
+    # took ~2 s of a cold first render (its fit and the browser drawing the discs in software WebGL) under the
+    # coreset's map, which is what the page exists to show.
+    box = st.expander(f"Preview the sanitized database at ε = {epsilon:g}: fresh noise on this public data, recorded "
+                      "nowhere, spending nothing", key="sanitized_preview_open", on_change="rerun")
+    if box.open:
+        with box:
+            _synopsis_view(ds, None, preview(ds, fingerprint, epsilon), n_clusters, bounds=bounds, sees_raw=sees_raw,
+                           height=height)
+
+
+def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees_raw: bool, height: int) -> None:
+    """A sanitized database's points on a map (k-means on them), its size and, for a recorded draw (``fit``), its
+    ledger, Draw and Publish; a preview (``fit`` None) is labelled one.  Its cost errors on the raw data when
+    ``sees_raw``."""
+    from .account import show_ledger
+    from .maps import map_deck, noisy_cluster_sizes
+    from .releases import draw_controls
+
     is_preview = fit is None
     if is_preview:
         st.info("PREVIEW, not a release: a draw with fresh noise on this public data, recorded nowhere and spending "
