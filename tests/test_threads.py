@@ -70,3 +70,16 @@ def test_sums_of_rows_quantised_once_are_label_sums():
     np.testing.assert_array_equal(sums.q, sums2.q)
     with pytest.raises(ValueError, match="integers"):
         quantized_label_sums(labels, Z, 4)
+
+
+def test_label_sums_are_the_exact_integer_sums_and_refuse_labels_out_of_range():
+    rng = np.random.default_rng(8)
+    Z = rng.uniform(-1.0, 1.0, size=(3000, 5))
+    labels = rng.integers(0, 3, size=3000)
+    counts, sums = label_sums(labels, Z, 3)
+    q = quantize(Z)
+    for j in range(3):
+        assert counts[j] == int((labels == j).sum())
+        assert [int(v) for v in sums.q[j]] == [sum(int(x) for x in q[labels == j, c]) for c in range(5)]
+    with pytest.raises(ValueError, match=r"labels must lie in \[0, 3\)"):
+        label_sums(np.full(3000, 3), Z, 3)

@@ -17,6 +17,7 @@ Headroom: with ``SUM_BITS = 24`` and r = 1 each ``|q| <= 2^24``, so an int64 sum
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 #: Bits after the binary point of a quantised normalised coordinate.  Public: part of every ledger's
@@ -83,9 +84,8 @@ def dequantize(q) -> np.ndarray:
     return np.asarray(q, dtype=np.float64) / SUM_SCALE
 
 
-#: Rows per chunk of an exact per-label sum: a chunk's partial sums of values up to 2^SUM_BITS stay
-#: below 2^53, where float64 adds integers exactly in any order.
-_EXACT_CHUNK = 1 << 28
+#: Rows quantised at a time in an exact per-label sum (bounds the int64 copy: 2^20 rows x d x 8 bytes).
+_EXACT_CHUNK = 1 << 20
 
 
 class FixedPoint:
@@ -196,9 +196,8 @@ def label_sums(labels: np.ndarray, values: np.ndarray, k: int, *,
 
     Notes
     -----
-    One sparse indicator product per chunk of ``2^28`` rows, in float64 on integer values below
-    ``2^SUM_BITS``: every partial sum is an integer below ``2^53``, so the product is exact in any
-    summation order; chunks are added in int64.  The result does not depend on the order of the rows.
+    Integer additions in int64 (one compiled pass, chunks of ``2^20`` rows quantised at a time): exact, so
+    the result does not depend on the order of the rows.
     """
     values = np.asarray(values)
     n = values.shape[0]
@@ -232,15 +231,22 @@ def quantized_label_sums(labels: np.ndarray, q: np.ndarray, k: int) -> tuple[np.
 
 def _exact_label_sums(labels, values, k, to_fixed):
     """Per-label counts and int64 sums of ``to_fixed(chunk)`` over chunks of ``_EXACT_CHUNK`` rows."""
-    from scipy import sparse
-
     labels = np.asarray(labels, dtype=np.int64)
     n, d = values.shape
     counts = np.bincount(labels, minlength=k).astype(np.int64) if n else np.zeros(k, dtype=np.int64)
+    if counts.size != k:      # a label >= k (bincount refuses negative ones): the compiled loop would write outside
+        raise ValueError(f"labels must lie in [0, {k}), got {int(labels.max())}")
     sums = np.zeros((k, d), dtype=np.int64)
     for s in range(0, n, _EXACT_CHUNK):
         lab = labels[s:s + _EXACT_CHUNK]
-        q = to_fixed(values[s:s + _EXACT_CHUNK]).astype(np.float64)
-        M = sparse.csr_matrix((np.ones(lab.size), (lab, np.arange(lab.size))), shape=(k, lab.size))
-        sums += np.asarray(M @ q).astype(np.int64)
+        _add_label_sums(lab, np.ascontiguousarray(to_fixed(values[s:s + _EXACT_CHUNK])), sums)
     return counts, FixedPoint(sums)
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_label_sums(labels, q, out):  # pragma: no cover - compiled
+    """``out[labels[i]] += q[i]`` for every row, in int64 (exact)."""
+    for i in range(q.shape[0]):
+        row = out[labels[i]]
+        for j in range(q.shape[1]):
+            row[j] += q[i, j]
