@@ -1,7 +1,8 @@
 """The floor of "rendered" in :mod:`benchmarks.browser_pages`: a Streamlit page that computes nothing.
 
 ``streamlit run benchmarks/floor_page.py``; ``?charts=1`` adds one plotly chart and one pydeck map (the
-app's inline basemap, a few hundred points), the two kinds of element the app's pages draw.  Timed by the
+app's inline basemap, a few hundred points), the two kinds of element the app's pages draw; ``?charts=chart``
+and ``?charts=map`` one of them.  Timed by the
 same code as the app's pages, it says how much of a page's "warm" figure any Streamlit page costs in this
 browser (Streamlit's element code loaded and drawn, software WebGL), whatever the page computes.
 """
@@ -14,10 +15,12 @@ from ui.maps import BASEMAP
 
 st.title("Floor page")
 st.write("A page that computes nothing.")
-if st.query_params.get("charts") == "1":
-    rng = np.random.default_rng(0)   # display only: a fixed picture, not data
-    xy = rng.normal(size=(300, 2))
+kinds = {"1": ("chart", "map"), "chart": ("chart",), "map": ("map",)}.get(st.query_params.get("charts", ""), ())
+rng = np.random.default_rng(0)   # display only: a fixed picture, not data
+xy = rng.normal(size=(300, 2))
+if "chart" in kinds:
     st.plotly_chart(go.Figure(go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers")), width="stretch")
+if "map" in kinds:
     pts = [{"lon": -73.95 + 0.05 * a, "lat": 40.75 + 0.05 * b} for a, b in xy.tolist()]
     st.pydeck_chart(pdk.Deck(layers=[pdk.Layer("ScatterplotLayer", pts, get_position=["lon", "lat"], get_radius=200,
                                                get_fill_color=[200, 30, 30, 160])],
