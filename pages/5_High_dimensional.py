@@ -14,6 +14,7 @@ from ui import figures as F
 from ui import widgets as W
 
 DEFAULT = "zcdp_lloyd"
+IMAGE_WIDTH = 84   # px per centre picture: 28 x 28 MNIST pixels at 3 screen pixels each, ten to a row at 1280 px
 
 W.page_setup(__file__)
 st.title("High-dimensional clustering")
@@ -87,14 +88,12 @@ def release_part():
         lo, hi = (float(np.min(ds.bounds[0])), float(np.max(ds.bounds[1]))) if ds.bounds is not None else (None, None)
         st.subheader("Centres as images")
         counts = getattr(est, "noisy_counts_", None)
-        st.markdown("**Private**" + (" (noisy cluster sizes above)" if counts is not None else ""))
-        st.plotly_chart(F.center_images_figure(est.cluster_centers_, side=side, zmin=lo, zmax=hi,
-                                               titles=None if counts is None else [f"{c:,.0f}" for c in counts]),
-                        width="stretch", key="centres-private")
+        st.markdown("**Private**" + (" (noisy cluster sizes under each)" if counts is not None else ""))
+        st.image(F.center_images(est.cluster_centers_, side=side, zmin=lo, zmax=hi),
+                 caption=None if counts is None else [f"{c:,.0f}" for c in counts], width=IMAGE_WIDTH)
         if sees_raw:
             st.markdown(f"**Non-private k-means++** ({F.NOT_PRIVATE})")
-            st.plotly_chart(F.center_images_figure(base.cluster_centers_, side=side, zmin=lo, zmax=hi), width="stretch",
-                            key="centres-baseline")
+            st.image(F.center_images(base.cluster_centers_, side=side, zmin=lo, zmax=hi), width=IMAGE_WIDTH)
 
     pca_box = st.expander("2-D PCA view of the data and the centres" if sees_raw else "2-D PCA view of the private centres",
                           key="pca_open", on_change="rerun")

@@ -319,6 +319,28 @@ def privacy_bounds_figure(epsilons, posterior, advantage, *, chosen_epsilon=None
     return fig
 
 
+def center_images(centers: np.ndarray, *, side: int, zmin: float, zmax: float, scale: int = 4) -> list[np.ndarray]:
+    """Centres of image data as grey-level pictures (``st.image``), white at ``zmin``, black at ``zmax``.
+
+    Pictures, not a chart: on the High dimensional page twenty plotly heatmaps took ~0.7 s of the browser's
+    first render (issue 56, speed); a centre has no axis to read, only a shape to see.
+
+    Parameters
+    ----------
+    centers : ndarray (k, side * side), data units
+    side : int, pixels per row and column of one image
+    zmin, zmax : float, the public pixel range
+    scale : int, screen pixels per image pixel (nearest neighbour: the pixels stay visible)
+
+    Returns
+    -------
+    list of k ndarrays (side * scale, side * scale) uint8
+    """
+    C = np.clip((np.asarray(centers, dtype=float) - zmin) / max(zmax - zmin, 1e-12), 0.0, 1.0)
+    grey = np.round(255 * (1.0 - C)).astype(np.uint8).reshape(-1, side, side)
+    return [np.kron(g, np.ones((scale, scale), dtype=np.uint8)) for g in grey]
+
+
 def center_images_figure(centers: np.ndarray, *, side: int, zmin: float, zmax: float, per_row: int = 10,
                          titles=None) -> go.Figure:
     """Centres of image data drawn as ``side x side`` grey-level pictures, ``per_row`` to a row.
@@ -412,5 +434,5 @@ def reference_strip_figure(marks: dict, deployments, *, height: int = 400) -> go
 
 
 __all__ = ["scatter_figure", "ledger_frame", "label_grid_figure", "small_multiples_figure", "algorithm_colour",
-           "utility_curve_figure", "accuracy_figure", "advice_figure", "privacy_bounds_figure", "center_images_figure",
-           "inertia_reference_figure", "reference_strip_figure"]
+           "utility_curve_figure", "accuracy_figure", "advice_figure", "privacy_bounds_figure", "center_images",
+           "center_images_figure", "inertia_reference_figure", "reference_strip_figure"]
