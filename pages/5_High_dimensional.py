@@ -14,7 +14,7 @@ from ui import figures as F
 from ui import widgets as W
 
 DEFAULT = "zcdp_lloyd"
-IMAGE_WIDTH = 84   # px per centre picture: 28 x 28 MNIST pixels at 3 screen pixels each, ten to a row at 1280 px
+IMAGE_WIDTH = 72   # px per centre picture: ten to a row in the main column at 1280 px (84 px gave nine)
 
 W.page_setup(__file__)
 st.title("High-dimensional clustering")
