@@ -44,7 +44,7 @@ TARGET_WARM, TARGET_COLD = 1.5, 5.0
 #: The floor (``benchmarks/floor_page.py``): (query, label) of a page that computes nothing, without and with one
 #: plotly chart and one pydeck map; its title.
 FLOOR = [("", "floor: text"), ("?charts=chart", "floor: chart"), ("?charts=map", "floor: map"),
-         ("?charts=1", "floor: chart+map")]
+         ("?charts=grid", "floor: data grid"), ("?charts=1", "floor: chart+map")]
 FLOOR_TITLE = "Floor page"
 
 
