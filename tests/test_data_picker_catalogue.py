@@ -101,3 +101,9 @@ def test_caption_under_the_box_gives_the_summary_and_a_cut_title_in_full(tmp_pat
     assert shown["long"] == [long_title + data_picker.LARGE_MARK]       # cut in the box: in full here
     assert shown["spirals"] == [datasets.info("spirals")["summary"]]
     assert shown[UPLOAD] == []
+
+
+def test_the_other_choices_beside_the_data_set_fit_the_box_too():
+    """The person-level 'Bounding' box cut "keep at most L rows of each pers…" in Chromium at 1280×720."""
+    shown = [*data_picker.BOUNDINGS.values(), data_picker.NO_UNIT]
+    assert all(len(label) <= data_picker.LABEL_FITS for label in shown), shown

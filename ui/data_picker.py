@@ -91,8 +91,9 @@ def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only
 #: (docs/guide/privacy_unit.rst: on Gowalla, sampling 5 check-ins per user kept EUGkM within a few % of
 #: non-private at ε = 1, while large L let the noise grow with it).
 DEFAULT_MAX_CONTRIBUTIONS = 5
-BOUNDINGS = {"sample": "keep at most L rows of each person (sampling)",
-             "weight": "keep every row, each person's weighing at most L (weighting)"}
+#: How a person's rows are bounded, as the one-line select box shows it whole (≤ LABEL_FITS characters).
+BOUNDINGS = {"sample": "Sample L rows per person",
+             "weight": "Weigh all rows to L per person"}
 
 
 def _person_label(ds) -> str:
@@ -125,7 +126,10 @@ def unit_controls(ds, *, where=None) -> dict:
     from .private_choice import private_l_control  # issue 55: L from a recorded DP quantile, not the raw figures
     private_l_control(ds, where)
     how = kept_widget(where.selectbox, "Bounding", options=list(BOUNDINGS), format_func=BOUNDINGS.get,
-                      key="contribution_bounding")
+                      key="contribution_bounding",
+                      help="Sampling keeps at most L rows of each person (chosen by a secret keyed hash) and "
+                           "leaves out the rest. Weighting keeps every row, each weighted min(1, L/m) for a person "
+                           "with m rows (Amin et al. 2019): a person's rows weigh at most L together.")
     return {"max_contributions": L, "contribution_bounding": how}
 
 
