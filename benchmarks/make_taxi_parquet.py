@@ -70,7 +70,8 @@ def write_config(folder: Path | None = None) -> Path:
     made = [d for d in folder.glob("taxi_*") if d.is_dir() and d.name[5:].isdigit()]
     for d in sorted(made, key=lambda d: int(d.name[5:])):
         rows = int(d.name[5:])
-        entries.append(f'[[source]]\nname = "{d.name}"\ntitle = "NYC taxi-like pickups, 10^{len(str(rows)) - 1} rows (Parquet)"\n'
+        entries.append(f'[[source]]\nname = "{d.name}"\ntitle = "Taxi-like, 10^{len(str(rows)) - 1} rows"\n'
+                       f'summary = "Taxi-like pickups for benchmarks, {rows:,} rows in Parquet"\n'
                        f'path = "{d}"\ncolumns = ["pickup_longitude", "pickup_latitude"]\n'
                        f"lower = [{lo[0]}, {lo[1]}]\nupper = [{hi[0]}, {hi[1]}]\ngeo = true\nn_clusters_hint = 5\n")
     path = folder / "dpcore_sources.toml"

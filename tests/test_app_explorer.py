@@ -47,9 +47,9 @@ def draw_caption(at):
 def test_default_page_renders_release_and_ledger(at):
     assert at.title[0].value == "Private k-means explorer"
     assert any("Privacy budget of this draw" in m.value for m in at.markdown)
-    assert len(at.dataframe) == 1  # the ledger table
-    # Four narrow columns that fit a page's side column at 1280 px (issue 56); the mechanisms in a sentence under it.
-    assert list(at.dataframe[0].proto.column_order) == ["step", "ε", "share"]
+    assert len(at.table) == 1  # the ledger table
+    # Three columns that fit a page's side column at 1280 px (issue 56); the mechanisms in a sentence under it.
+    assert list(at.table[0].value.columns) == ["step", "ε", "share"]
     assert any(c.value == "Noise: discrete laplace, sensitivity 1 (dataset size, grid cell counts)." for c in at.caption)
     assert any("not private" in c.value for c in at.caption)
     assert "Release seed" not in [n.label for n in at.number_input]

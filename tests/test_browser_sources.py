@@ -68,10 +68,10 @@ def test_explorer_on_a_large_source_draws_the_release_and_the_exact_density(sour
         settled(page, RENDER_S)
         no_errors(page, log_path)
         picked = page.get_by_role("combobox", name="Dataset").input_value()
-        assert picked == f"{TITLE} · large source", f"the Dataset picker shows {picked!r}"
+        assert picked == f"{TITLE} · large", f"the Dataset picker shows {picked!r}"
         assert f"dataset={NAME}" in page.url
         assert page.get_by_text(re.compile(r"^Privacy budget of this draw: spent ε = [\d.]+ of [\d.]+ granted")).count() == 1
-        assert page.locator(f"{MAIN} [data-testid='stDataFrame']").count() >= 1   # the ledger table
+        assert page.locator(f"{MAIN} [data-testid='stTable']").count() >= 1   # the ledger table
 
         canvas = page.locator(f"{MAIN} #deckgl-overlay").first
         std, frac, red = canvas_spread(page, canvas)

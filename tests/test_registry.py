@@ -52,6 +52,14 @@ def test_metadata(key):
     assert cls.family in ("centroids", "grid clusters")
 
 
+def test_every_algorithm_name_fits_the_sidebar_box_and_is_unique():
+    """Issue 56, layout: the Algorithm select box shows ~30 characters ("zCDP-Lloyd (high-dimensional: s…" was cut)."""
+    from ui.data_picker import LABEL_FITS
+    names = {k: cls.display_name for k, cls in dpcore.ALGORITHMS.items()}
+    assert not {k: n for k, n in names.items() if len(n) > LABEL_FITS}, names
+    assert len(set(names.values())) == len(names)
+
+
 @pytest.mark.parametrize("key", KEYS)
 def test_fit_predict_protocol(key, data):
     est = fit_or_infeasible(make(key), data)

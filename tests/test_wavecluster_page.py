@@ -27,9 +27,8 @@ def app(shared_data, monkeypatch):
 
 
 def _ledger_and_measures(at):
-    frames = [df.value for df in at.dataframe]
-    measures = next(f for f in frames if "measure" in f.columns)
-    ledger = next(f for f in frames if "step" in f.columns)
+    measures = next(df.value for df in at.dataframe if "measure" in df.value.columns)
+    ledger = next(t.value for t in at.table if "step" in t.value.columns)   # a static table: long names wrap
     return measures, ledger
 
 

@@ -178,6 +178,16 @@ def _cap_form(store, name: str, cap, where) -> None:
             st.rerun()
 
 
+#: The columns of the ledger table beside a draw: what each step spent (with δ in place of the share
+#: where a step spends δ).
+LEDGER_COLUMNS = ["step", "ε", "share"]
+LEDGER_COLUMNS_DELTA = ["step", "ε", "δ"]
+#: Tighter than Streamlit's default table (a coreset's 30 rounds are 30 rows); numbers never wrap, names do.
+_LEDGER_CSS = [{"selector": "td, th", "props": [("font-size", "0.8125rem"), ("padding", "0.25rem 0.375rem"),
+                                                ("line-height", "1.3")]},
+               {"selector": "td:not(:first-child), th:not(:first-child)", "props": [("white-space", "nowrap")]}]
+
+
 def show_ledger(est, *, where=None) -> None:
     """The budget ledger: which step spent what, and the total against the grant."""
     where = where or st
@@ -192,12 +202,12 @@ def show_ledger(est, *, where=None) -> None:
     # (issue 56): the table keeps what each step spent, and the mechanisms and sensitivities, often the same for
     # every step, follow as a sentence that wraps; ε to 3 significant digits.
     # With a δ column the share gives way to it (the sentence above states ε of the grant).
-    # Fixed widths (~250 px in all): left to size itself, a long step name pushed the numbers out of sight.
-    widths = {"step": 142, "ε": 54, "δ": 58} if "δ" in frame else {"step": 148, "ε": 58, "share": 44}
-    order = list(widths)
-    narrow = {c: st.column_config.TextColumn(c, width=w) for c, w in widths.items()}
-    where.dataframe(frame, hide_index=True, width="stretch", column_order=order, column_config=narrow)
+    # A static table, not st.dataframe: a grid cell is one line, so zCDP-Lloyd's "step 1 (the mean): cluster
+    # counts" was clipped at the column's edge; here a long step name wraps and the numbers keep their width.
+    shown = frame[LEDGER_COLUMNS_DELTA if "δ" in frame else LEDGER_COLUMNS]
+    where.table(shown.style.set_table_styles(_LEDGER_CSS), hide_index=True, border="horizontal")
     where.caption(noise_sentence(frame))
+
 
 
 def noise_sentence(frame: pd.DataFrame) -> str:

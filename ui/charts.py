@@ -55,11 +55,12 @@ def ledger_frame(ledger) -> pd.DataFrame:
     """The budget ledger as a table: step, mechanism, sensitivity, epsilon, delta, share of epsilon."""
     df = pd.DataFrame(ledger.to_records(), columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
     total = ledger.epsilon or 0.0
+    # The minus sign (U+2212), not a hyphen, in "1e−06": a table cell may wrap at a hyphen ("1e-" over "06").
     out = pd.DataFrame({"step": df["name"], "mechanism": df["mechanism"],
-                        "ε": df["epsilon"].map(lambda e: f"{e:.3g}"),
+                        "ε": df["epsilon"].map(lambda e: f"{e:.3g}".replace("-", "−")),
                         "share": (df["epsilon"] / total).map(lambda s: f"{s:.0%}") if total else ""})
     if (df["delta"] > 0).any():
-        out["δ"] = df["delta"].map(lambda d: f"{d:.2g}")
+        out["δ"] = df["delta"].map(lambda d: f"{d:.2g}".replace("-", "−"))
     out["sensitivity"] = df["sensitivity"].map(lambda s: "" if s is None or pd.isna(s) else f"{s:.4g}")
     return out
 

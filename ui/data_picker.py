@@ -20,6 +20,8 @@ from .store import release_store
 NO_UNIT = "none: each row is its own unit"
 #: Characters of a data set's name the sidebar's select box shows whole (Streamlit's 300 px sidebar).
 LABEL_FITS = 30
+#: After a configured large source's title in the list (short: the title and it must fit LABEL_FITS).
+LARGE_MARK = " · large"
 
 
 @st.cache_data(show_spinner="Running… loading the data", max_entries=8)
@@ -65,9 +67,7 @@ def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only
     index = options.index(preferred) if preferred in options else 0
     choice = where.selectbox("Dataset", options, index=index, key=key,
                              format_func=lambda n: _dataset_label(n, listed))
-    if len(_dataset_label(choice)) > LABEL_FITS:
-        # A select box is one line (an input field): a long name ends in "…trips, e" there (issue 56); in full here.
-        where.caption(_dataset_label(choice))
+    _about(where, choice, listed)
     if choice == UPLOAD:
         return _upload(where, key)
     meta = datasets.info(choice)
@@ -91,8 +91,9 @@ def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only
 #: (docs/guide/privacy_unit.rst: on Gowalla, sampling 5 check-ins per user kept EUGkM within a few % of
 #: non-private at ε = 1, while large L let the noise grow with it).
 DEFAULT_MAX_CONTRIBUTIONS = 5
-BOUNDINGS = {"sample": "keep at most L rows of each person (sampling)",
-             "weight": "keep every row, each person's weighing at most L (weighting)"}
+#: How a person's rows are bounded, as the one-line select box shows it whole (≤ LABEL_FITS characters).
+BOUNDINGS = {"sample": "Sample L rows per person",
+             "weight": "Weigh all rows to L per person"}
 
 
 def _person_label(ds) -> str:
@@ -125,7 +126,10 @@ def unit_controls(ds, *, where=None) -> dict:
     from .private_choice import private_l_control  # issue 55: L from a recorded DP quantile, not the raw figures
     private_l_control(ds, where)
     how = kept_widget(where.selectbox, "Bounding", options=list(BOUNDINGS), format_func=BOUNDINGS.get,
-                      key="contribution_bounding")
+                      key="contribution_bounding",
+                      help="Sampling keeps at most L rows of each person (chosen by a secret keyed hash) and "
+                           "leaves out the rest. Weighting keeps every row, each weighted min(1, L/m) for a person "
+                           "with m rows (Amin et al. 2019): a person's rows weigh at most L together.")
     return {"max_contributions": L, "contribution_bounding": how}
 
 
@@ -156,10 +160,28 @@ def privacy_id(ds, params: dict):
 
 
 def _dataset_label(name: str, listed: dict | None = None) -> str:
+    """The data set's name as the select box lists it: its catalogue title, marked when it is a large source."""
     if name == UPLOAD:
         return name
     meta = (listed if listed is not None else _catalogue()).get(name) or datasets.info(name, metadata=False)
-    return meta["title"] + (" · large source" if meta["large"] else "")
+    return meta["title"] + (LARGE_MARK if meta["large"] else "")
+
+
+def _about(where, name: str, listed: dict) -> None:
+    """The caption under the select box: what the chosen data is and where it comes from (its catalogue summary).
+
+    Titles are short so that the one-line box shows them whole (issue 56); the summary says the rest.  A title
+    the box cuts all the same (a configured source's own long title) leads the caption in full.
+    """
+    if name == UPLOAD:
+        return
+    label = _dataset_label(name, listed)
+    meta = listed.get(name) or datasets.info(name, metadata=False)
+    words = [label] if len(label) > LABEL_FITS else []
+    if meta.get("summary"):
+        words.append(meta["summary"])
+    if words:
+        where.caption(" ".join(words))
 
 
 def _catalogue() -> dict[str, dict]:
@@ -184,7 +206,7 @@ def _catalogue() -> dict[str, dict]:
 def _catalogue_for(folder, folder_stamp, config, config_stamp) -> dict[str, dict]:
     # The arguments are the cache key only: the folder's and the sources file's change times.  A resource, not
     # data: the picker reads it once per option label, and cache_data would unpickle it on every read.
-    return {n: {f: meta[f] for f in ("title", "large", "geo")}
+    return {n: {f: meta[f] for f in ("title", "summary", "large", "geo")}
             for n in datasets.available() for meta in [datasets.info(n, metadata=False)]}
 
 

@@ -229,7 +229,7 @@ class AutoKMeans(DPClusterer):
     """
 
     key = "auto"
-    display_name = "Auto (the advisor's top picks, chosen privately)"
+    display_name = "Auto (advisor's private pick)"
     reference = "Calibrated advisor + permute-and-flip over the candidates' clipped costs (McKenna & Sheldon 2020)"
     summary = ("Runs the advisor's best candidates for these public inputs on shares of the budget and "
                "releases the one whose noisy clipped cost is lowest.")

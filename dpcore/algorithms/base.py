@@ -38,6 +38,8 @@ class DPClusterer(DeclaredParameters, PrivacyUnitMixin, ClassNamePrefixFeaturesO
     Class attributes (registry metadata, shown in the app)
     ------------------------------------------------------
     display_name : str
+        A short name, at most 30 characters: the app's one-line select box shows that much
+        (issue 56); what it does goes in ``summary``, the paper in ``reference``.
     reference : str
         Paper, section or algorithm.
     summary : str

@@ -122,11 +122,13 @@ class Dataset:
 class _Spec:
     name: str
     kind: str                  # "sample", "sklearn", "download", "file"
-    title: str
+    title: str                 # a short name, unique in the catalogue: lists show it whole (<= 30 characters)
     description: str
     geo: bool = False
     bounds: tuple | None = None
     columns: tuple = ()        # source columns, in X order
+    summary: str = ""          # one line under the title in a list: what the data is, where from.  No row
+    #                            count in a title or summary: the exact n is for the raw-facts panel only
     label_col: str | None = None
     n_clusters_hint: int | None = None
     path: Path | None = None

@@ -5,7 +5,8 @@ Each ``[[source]]`` table is one data set::
 
     [[source]]
     name = "taxi_1e7"                                 # the key in the dataset list
-    title = "NYC taxi pickups, 10^7 rows (Parquet)"
+    title = "NYC taxi, 10^7 rows"                     # short: the app's list shows ~22 characters whole
+    summary = "10 million taxi pickups in Parquet, read where they lie"   # optional: one line under it
     path = "taxi_10000000"                            # file, glob or folder; relative to $DPCORE_DATA
     columns = ["pickup_longitude", "pickup_latitude"]
     lower = [-74.1, 40.7]                             # public bounds (required: never read from data)
@@ -22,7 +23,9 @@ Each ``[[source]]`` table is one data set::
     upper = [-73.9, 40.9]
 
 Row counts and columns shown before opening come from metadata only (Parquet
-footers); nothing is scanned until a release is computed.
+footers); nothing is scanned until a release is computed.  The app lists a source by its
+``title`` with " · large" after it, in a one-line box that shows about 30 characters: a longer
+title is cut there and shown in full under the box, before the ``summary``.
 """
 from __future__ import annotations
 

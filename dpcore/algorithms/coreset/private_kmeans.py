@@ -219,7 +219,7 @@ class PrivateKMeans(DPClusterer):
 
     key = "coreset"
     calibrated = True
-    display_name = "Private coreset (PRIVATE-K-MEAN)"
+    display_name = "Private coreset"
     reference = "Feldman, Xiang, Zhu, Rus 2017, Alg. 1; SMALL-BALL of Nissim, Stemmer, Vadhan 2016"
     summary = ("Releases a small weighted private coreset (ball centres found one by one), "
                "then runs ordinary k-means on it.")

@@ -428,7 +428,7 @@ class BalcanKMeans(DPClusterer):
     key = "balcan"
     calibrated = True
     preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
-    display_name = "Balcan et al. (high-dimensional, Edler's corrections)"
+    display_name = "Balcan et al. (high-dim.)"
     reference = "Balcan et al. 2017; Edler 2023, Appendix A, Alg. 8-13"
     summary = ("Projects to a few dimensions, finds dense cubes privately, picks k of their centres, "
                "then maps back with noisy means and three private Lloyd steps.")

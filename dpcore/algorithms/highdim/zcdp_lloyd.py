@@ -355,7 +355,7 @@ class ZCDPLloyd(DPClusterer):
     key = "zcdp_lloyd"
     calibrated = True
     preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
-    display_name = "zCDP-Lloyd (high-dimensional: splitting + Gaussian noise)"
+    display_name = "zCDP-Lloyd (high-dimensional)"
     reference = "Lloyd steps with Gaussian noise composed in zCDP (Bun & Steinke 2016); LBG splitting init"
     summary = ("Starts from the DP mean, splits centres LBG-style and refines them with noisy Lloyd steps; "
                "Gaussian noise on counts and sums, composed in zero-concentrated DP.")
