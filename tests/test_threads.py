@@ -83,3 +83,8 @@ def test_label_sums_are_the_exact_integer_sums_and_refuse_labels_out_of_range():
         assert [int(v) for v in sums.q[j]] == [sum(int(x) for x in q[labels == j, c]) for c in range(5)]
     with pytest.raises(ValueError, match=r"labels must lie in \[0, 3\)"):
         label_sums(np.full(3000, 3), Z, 3)
+
+
+def test_sums_of_no_rows_are_zero():
+    counts, sums = quantized_label_sums(np.zeros(0, dtype=int), np.zeros((0, 4), dtype=np.int32), 2)
+    assert counts.tolist() == [0, 0] and sums.q.shape == (2, 4) and not sums.q.any()

@@ -243,7 +243,7 @@ def quantized_label_sums(labels: np.ndarray, q: np.ndarray, k: int) -> tuple[np.
     q = np.asarray(q)
     if q.dtype.kind not in "iu":
         raise ValueError(f"quantised values must be integers, got {q.dtype}")
-    return _exact_label_sums(labels, q.reshape(q.shape[0], -1), k, lambda chunk: chunk)
+    return _exact_label_sums(labels, q.reshape(q.shape[0], q.shape[1] if q.ndim == 2 else 1), k, lambda chunk: chunk)
 
 
 def _exact_label_sums(labels, values, k, to_fixed):
