@@ -9,7 +9,9 @@ from pathlib import Path
 # and the spin-waiting threads of one worker starve the other: GkM-3K's privacy audit took 199 s with
 # them and 32 s without.  Set before the libraries load (and inherited by the app servers the browser
 # tests start); threadpool_limits below covers any already loaded by a plugin.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+# DPCORE_NUM_THREADS: dpcore's simulated releases one after another (dpcore.utils.threads), for the same reason;
+# tests/test_threads.py runs them side by side.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "DPCORE_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402

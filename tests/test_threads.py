@@ -88,3 +88,13 @@ def test_label_sums_are_the_exact_integer_sums_and_refuse_labels_out_of_range():
 def test_sums_of_no_rows_are_zero():
     counts, sums = quantized_label_sums(np.zeros(0, dtype=int), np.zeros((0, 4), dtype=np.int32), 2)
     assert counts.tolist() == [0, 0] and sums.q.shape == (2, 4) and not sums.q.any()
+
+
+def test_the_thread_count_follows_its_environment_variable(monkeypatch):
+    monkeypatch.setenv(threads.THREADS_ENV, "3")
+    assert threads.available_cores() == 3
+    monkeypatch.setenv(threads.THREADS_ENV, "0")
+    with pytest.raises(ValueError, match="positive integer"):
+        threads.available_cores()
+    monkeypatch.delenv(threads.THREADS_ENV)
+    assert threads.available_cores() >= 1

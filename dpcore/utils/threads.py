@@ -18,8 +18,25 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+#: Environment variable that caps the threads of :func:`ordered_map` (as OMP_NUM_THREADS caps OpenMP's), e.g. 1
+#: where several processes already share the cores (the test suite's workers).
+THREADS_ENV = "DPCORE_NUM_THREADS"
+
+
 def available_cores() -> int:
-    """The cores this process may run on (its CPU affinity; ``os.cpu_count()`` where that is unknown)."""
+    """The threads :func:`ordered_map` uses by default: ``$DPCORE_NUM_THREADS`` if set (a positive integer), else
+    the cores this process may run on (its CPU affinity; ``os.cpu_count()`` where that is unknown).
+
+    Raises
+    ------
+    ValueError
+        ``$DPCORE_NUM_THREADS`` is set but not a positive integer.
+    """
+    cap = os.environ.get(THREADS_ENV, "").strip()
+    if cap:
+        if not cap.isdigit() or int(cap) < 1:
+            raise ValueError(f"{THREADS_ENV} must be a positive integer, got {cap!r}")
+        return int(cap)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:       # not on Linux
