@@ -209,7 +209,6 @@ def show_ledger(est, *, where=None) -> None:
     where.caption(noise_sentence(frame))
 
 
-
 def noise_sentence(frame: pd.DataFrame) -> str:
     """The ledger's mechanisms and sensitivities in one sentence, steps grouped by (mechanism, sensitivity).
 
