@@ -1,0 +1,36 @@
+"""The release as code, beside its JSON/CSV/HTML downloads (issue 67): a script and a notebook.
+
+Used by the Release page and the public gallery.  Imports nothing that reads data (the gallery
+refuses the dataset loaders): the files are pure functions of the recorded release
+(:mod:`dpcore.release.as_code`).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from dpcore.release.as_code import FORMATS, to_notebook, to_script
+
+
+def code_downloads(release: dict, *, release_id: int | None, stem: str, data_path: str | None = None,
+                   account: str | None = None, where=None) -> None:
+    """Two download buttons: a script that draws the same settings again, a notebook that analyses this release.
+
+    ``data_path``: the data the script reads (an upload's file name, a listed data set's name); default
+    from the release's data set name.  ``account``: the data's running total, written into the notebook.
+    """
+    where = where or st
+    a, b = where.columns(2)
+    # Made when clicked (a callable, on Streamlit's download thread): a notebook of a large grid takes ~0.3 s,
+    # which no rerun of the page should pay.
+    a.download_button("Download a script to draw it again (.py)",
+                      lambda: to_script(release, release_id=release_id, data_path=data_path),
+                      file_name=f"{stem}{FORMATS['py'][0]}", mime=FORMATS["py"][1], key="dl_py",
+                      help="A short Python script with the data path and the bounds at the top: it draws the same "
+                           "settings again through the release store (fresh noise, recorded against the data's "
+                           "total, refused over it), as `python -m dpcore draw` does. For the monthly run.")
+    b.download_button("Download a notebook to analyse it (.ipynb)",
+                      lambda: to_notebook(release, release_id=release_id, account=account),
+                      file_name=f"{stem}{FORMATS['ipynb'][0]}", mime=FORMATS["ipynb"][1], key="dl_ipynb",
+                      help="A Jupyter notebook holding this release: the picture, the guarantee in words, the "
+                           "ledger and k-means at any k on its released points. It reads nothing else, so "
+                           "running it spends no ε and records nothing.")
