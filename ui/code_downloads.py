@@ -18,17 +18,18 @@ def code_downloads(release: dict, *, release_id: int | None, stem: str, data_pat
     ``data_path``: the data the script reads (an upload's file name, a listed data set's name); default
     from the release's data set name.  ``account``: the data's running total, written into the notebook.
     """
+    # One under the other, as the JSON/CSV/HTML buttons: side by side in the Release page's column, the
+    # notebook's label was cut ("(.i…").
     where = where or st
-    a, b = where.columns(2)
     # Made when clicked (a callable, on Streamlit's download thread): a notebook of a large grid takes ~0.3 s,
     # which no rerun of the page should pay.
-    a.download_button("Download a script to draw it again (.py)",
+    where.download_button("Download a script to draw it again (.py)",
                       lambda: to_script(release, release_id=release_id, data_path=data_path),
                       file_name=f"{stem}{FORMATS['py'][0]}", mime=FORMATS["py"][1], key="dl_py",
                       help="A short Python script with the data path and the bounds at the top: it draws the same "
                            "settings again through the release store (fresh noise, recorded against the data's "
                            "total, refused over it), as `python -m dpcore draw` does. For the monthly run.")
-    b.download_button("Download a notebook to analyse it (.ipynb)",
+    where.download_button("Download a notebook to analyse it (.ipynb)",
                       lambda: to_notebook(release, release_id=release_id, account=account),
                       file_name=f"{stem}{FORMATS['ipynb'][0]}", mime=FORMATS["ipynb"][1], key="dl_ipynb",
                       help="A Jupyter notebook holding this release: the picture, the guarantee in words, the "
