@@ -277,3 +277,19 @@ def test_python_m_dpcore_and_a_progress_bar_over_a_source(files, tmp_path):
     res = subprocess.run([sys.executable, "-m", "dpcore", "draw", str(files / "taxi.parquet")], env=env,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 2 and "Traceback" not in res.stderr
+
+
+def test_a_total_for_new_data_is_tied_to_its_rows(files, monkeypatch, tmp_path):
+    """``cap`` on a name the store has not seen takes the data too: the account is keyed by its rows from the start."""
+    from ui.data_picker import _fingerprint
+    monkeypatch.setenv("DPCORE_STORE", f"sqlite:///{tmp_path / 'cap.db'}")
+    status, _, err = run("cap", "taxi-2025-01", "--epsilon", 2)
+    assert status == 2 and "--data FILE" in err and ReleaseStore().datasets() == []
+    assert run("cap", "taxi-2025-01", "--epsilon", 2, "--data", files / "taxi.csv", "--columns", "longitude,latitude",
+               *BOUNDS)[0] == 0
+    store = ReleaseStore()
+    assert store.cap("taxi-2025-01") == (2.0, 0.0)
+    ds = datasets.dataset_from_frame(pd.read_parquet(files / "taxi.parquet"), ["longitude", "latitude"])
+    assert store.dataset_for_fingerprint(_fingerprint(ds)) == "taxi-2025-01"
+    status, out, _ = run("draw", files / "taxi.parquet", *EUGKM, "--epsilon", 1)     # no --name: found by its rows
+    assert status == 0 and " on taxi-2025-01" in out.splitlines()[0]

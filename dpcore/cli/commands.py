@@ -235,6 +235,20 @@ def cap(args, out, err) -> int:
     from ..exceptions import AccessDeniedError
     from ..store.totals import account_sentence
     store = open_store()
+    if args.epsilon is not None and store.dataset_info(args.name) is None:
+        # A new account is keyed by its rows from the start, as a draw keys it: a total set on a bare name would
+        # leave the account without a key, and an upload of the same rows in the app would open another one.
+        if args.data is None:
+            raise Usage(f"the release store has no data set named {args.name!r} yet: name its data too, "
+                        f"--data FILE --columns C1,C2 --lower=L1,L2 --upper=U1,U2 (as for draw), so that its "
+                        "account is tied to its rows")
+        data = open_data(args)
+        name = _account_name(store, data, args.name, err)
+        try:
+            store.register_dataset(name, fingerprint=data.fingerprint.split(":")[0], bounds=data.bounds,
+                                   description=data.title)
+        except (ValueError, AccessDeniedError) as exc:
+            raise Refused(f"the data set cannot be registered: {exc}") from None
     if args.epsilon is not None:
         try:
             store.set_cap(args.name, args.epsilon, args.delta, who=identity())

@@ -122,10 +122,20 @@ def build_parser() -> argparse.ArgumentParser:
     _data_options(san, algorithm=False)
 
     cap = _sub(subs, "cap", "Show or set the total ε (and δ) all draws on a data set may spend together.",
-               f"{_PROG} cap taxi-2025-01 --epsilon 3")
+               f"{_PROG} cap taxi-2025-01 --epsilon 3 --data trips-2025-01.parquet --columns longitude,latitude "
+               "--lower=-74.1,40.7 --upper=-73.9,40.9")
     cap.add_argument("name", metavar="NAME", help="the data's account")
     cap.add_argument("--epsilon", type=positive_float, metavar="TOTAL", help="the total ε (omit to show the total)")
     cap.add_argument("--delta", type=unit_float, default=0.0, metavar="D", help="the total δ (default 0)")
+    cap.add_argument("--data", metavar="DATA", help="a data set the store has not seen yet: its data (as for draw, "
+                                                    "with --columns and the bounds), so that its account is keyed by "
+                                                    "its rows from the start, as a draw keys it")
+    for opt, what in (("--columns", "with --data: the columns"), ("--lower", "with --data: --lower=L1,L2"),
+                      ("--upper", "with --data: --upper=U1,U2"), ("--privacy-id", "with --data: the person column"),
+                      ("--table", "with --data as a database URL")):
+        cap.add_argument(opt, help=what)
+    cap.add_argument("--engine", choices=("duckdb", "spark"), help="with --data: read it where it lies")
+    cap.add_argument("--drop-missing", action="store_true", help="with --data: as for draw")
 
     hist = _sub(subs, "history", "The data's ledger: every draw with its id, ε, who, when, published or not.",
                 f"{_PROG} history taxi-2025-01")
