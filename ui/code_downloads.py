@@ -23,15 +23,16 @@ def code_downloads(release: dict, *, release_id: int | None, stem: str, data_pat
     where = where or st
     # Made when clicked (a callable, on Streamlit's download thread): a notebook of a large grid takes ~0.3 s,
     # which no rerun of the page should pay.
-    where.download_button("Download a script to draw it again (.py)",
-                      lambda: to_script(release, release_id=release_id, data_path=data_path),
-                      file_name=f"{stem}{FORMATS['py'][0]}", mime=FORMATS["py"][1], key="dl_py",
-                      help="A short Python script with the data path and the bounds at the top: it draws the same "
-                           "settings again through the release store (fresh noise, recorded against the data's "
-                           "total, refused over it), as `python -m dpcore draw` does. For the monthly run.")
-    where.download_button("Download a notebook to analyse it (.ipynb)",
-                      lambda: to_notebook(release, release_id=release_id, account=account),
-                      file_name=f"{stem}{FORMATS['ipynb'][0]}", mime=FORMATS["ipynb"][1], key="dl_ipynb",
-                      help="A Jupyter notebook holding this release: the picture, the guarantee in words, the "
-                           "ledger and k-means at any k on its released points. It reads nothing else, so "
-                           "running it spends no ε and records nothing.")
+    buttons = (
+        ("py", "Download a script to draw it again (.py)",
+         lambda: to_script(release, release_id=release_id, data_path=data_path),
+         "A short Python script with the data path and the bounds at the top: it draws the same settings again "
+         "through the release store (fresh noise, recorded against the data's total, refused over it), as "
+         "`python -m dpcore draw` does. For the monthly run."),
+        ("ipynb", "Download a notebook to analyse it (.ipynb)",
+         lambda: to_notebook(release, release_id=release_id, account=account),
+         "A Jupyter notebook holding this release: the picture, the guarantee in words, the ledger and k-means at "
+         "any k on its released points. It reads nothing else, so running it spends no ε and records nothing."))
+    for fmt, label, make, why in buttons:
+        where.download_button(label, make, file_name=f"{stem}{FORMATS[fmt][0]}", mime=FORMATS[fmt][1],
+                              key=f"dl_{fmt}", help=why)

@@ -14,37 +14,25 @@ EXIT_STATUSES = textwrap.fill(
 _PROG = "python -m dpcore"
 
 
-def positive_float(text: str) -> float:
-    """An option's value that must be a positive finite number (ε, a total)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(v) and v > 0):
-        raise argparse.ArgumentTypeError(f"{text} must be a positive number")
-    return v
+def _typed(cast, ok, why: str):
+    """An argparse ``type``: ``cast`` the text, then refuse it with ``why`` unless ``ok(value)``."""
+    def check(text: str):
+        try:
+            value = cast(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if cast is int else ''}number") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(why.format(text))
+        return value
+    return check
 
 
-def unit_float(text: str) -> float:
-    """δ: a number in [0, 1)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (0.0 <= v < 1.0):
-        raise argparse.ArgumentTypeError(f"δ must be in [0, 1), got {text}")
-    return v
-
-
-def positive_int(text: str) -> int:
-    """k or L: a whole number of at least 1."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
-    return v
+#: ε or a total: a positive finite number.
+positive_float = _typed(float, lambda v: math.isfinite(v) and v > 0, "{} must be a positive number")
+#: δ: a number in [0, 1).
+unit_float = _typed(float, lambda v: 0.0 <= v < 1.0, "δ must be in [0, 1), got {}")
+#: k or L: a whole number of at least 1.
+positive_int = _typed(int, lambda v: v >= 1, "{} must be at least 1")
 
 
 def _sub(subs, name: str, summary: str, example: str):
