@@ -235,6 +235,9 @@ def cap(args, out, err) -> int:
     from ..exceptions import AccessDeniedError
     from ..store.totals import account_sentence
     store = open_store()
+    if args.epsilon is not None and store.actor is not None and store.role(store.actor)[0] != "owner":
+        raise Refused(f"{store.actor} may not set a data set's total here: that needs the owner role (the store "
+                      "checks it too). Ask the data owner.")
     if args.epsilon is not None and store.dataset_info(args.name) is None:
         # A new account is keyed by its rows from the start, as a draw keys it: a total set on a bare name would
         # leave the account without a key, and an upload of the same rows in the app would open another one.
