@@ -37,6 +37,7 @@ from dpcore.exceptions import StoreError  # noqa: E402
 from dpcore.explain import running_total, unit_words  # noqa: E402
 from dpcore.store import ReleaseStore, default_store_url  # noqa: E402
 from ui import gallery_view as G  # noqa: E402
+from ui.code_downloads import code_downloads  # noqa: E402
 
 
 @st.cache_resource(show_spinner=False)
@@ -160,6 +161,7 @@ def gallery() -> None:
                           unit=R.protected_unit(rel) if row_level else unit_words(None).one)
     d3.download_button("Download report (HTML)", R.to_html(rel, account=total), file_name=f"{stem}.html",
                        mime="text/html", key="dl_html")
+    code_downloads(rel, release_id=s.id, stem=stem, account=total)
     if G.is_point_synopsis(rel):
         pts = G.synopsis_frame(rel)
         st.markdown(f"**The published points and weights** ({len(pts)} points), for any analysis of your own: "

@@ -9,6 +9,7 @@ from dpcore.explain import level_for
 from dpcore.release import guarantee_sentence
 from ui import figures as F
 from ui import widgets as W
+from ui.code_downloads import code_downloads
 
 W.page_setup(__file__)
 st.title("Publish a release")
@@ -81,6 +82,8 @@ def release_part():
         st.download_button("Download CSV", R.to_csv(rel), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
         st.download_button("Download the one-page report (HTML)", R.to_html(rel, account=total), file_name=f"{stem}.html",
                            mime="text/html", key="dl_html")
+        code_downloads(rel, release_id=fit.release_id, stem=stem, account=total,
+                       data_path=ds.name.removeprefix("upload:"))
 
     # The row check and the raw facts compare with the raw data: the data owner's (or public data) only.
     if W.sees_raw(ds):

@@ -82,7 +82,7 @@ def test_gallery_shows_the_taxi_release_with_a_map(store_url, releases):
     assert {"synopsis", "private"} <= layer_ids and "raw" not in layer_ids
     centres = at.dataframe[1].value
     np.testing.assert_allclose(centres[TAXI_COLUMNS].to_numpy(), releases[0]["centroids"])
-    assert len(at.get("download_button")) == 3
+    assert [b.key for b in at.get("download_button")] == ["dl_json", "dl_csv", "dl_html", "dl_py", "dl_ipynb"]
 
 
 def test_a_draw_that_was_not_published_is_counted_but_not_shown(store_url, releases):

@@ -14,7 +14,9 @@ hidden behind it is still a cycle).  Layers, bottom up (docs/ARCHITECTURE.md):
     7  release/
     8  store/
     9  evaluation/
-    10 dpcore/__init__ (the face) and the contract's re-export paths dpcore.regime, dpcore.session_budget
+    10 dpcore/__init__ (the face) and the contract's re-export paths dpcore.regime, dpcore.session_budget;
+       beside it the command line, dpcore/cli/ and dpcore/__main__ (issue 67): a caller of the library
+       like the app, importing any layer below but not the face, and no Streamlit
     11 ui/
 
 A module may import from a lower layer, or from its own package (``algorithms``
@@ -39,6 +41,8 @@ GROUND = {"dpcore.exceptions", "dpcore.synopsis", "dpcore.explain", "dpcore.glos
 RANK = {"utils": 1, "privacy": 2, "sources": 2, "preprocessing": 2, "advisor": 3, "algorithms": 4, "metrics": 5,
         "datasets": 6, "release": 7, "store": 8, "evaluation": 9}
 FACE_RANK, UI_RANK = 10, 11
+#: The command line: top-level modules of dpcore beside the face (they call the layers, as the app does).
+CLI_MODULES = ("dpcore.cli", "dpcore.__main__")
 
 #: Paths CONTRACT.md names outside the layers' packages: like the face, they only re-export.
 FACE_PATHS = {"dpcore.regime", "dpcore.session_budget"}
@@ -110,6 +114,8 @@ def rank(module: str) -> tuple[int, str]:
         return UI_RANK, "ui"
     if module == "dpcore" or module in FACE_PATHS:
         return FACE_RANK, "face"
+    if module in CLI_MODULES or module.startswith("dpcore.cli."):
+        return FACE_RANK, "cli"
     if module in GROUND:
         return 0, module
     top = module.split(".")[1]
@@ -197,6 +203,17 @@ def test_no_algorithm_borrows_from_dplloyd(pattern):
     users = [str(p.relative_to(ROOT)) for p in (ROOT / "dpcore").rglob("*.py")
              if pattern in p.read_text() and p.name != "__init__.py" and p.stem != "registry"]
     assert not users, f"modules borrowing DPLloyd's helpers (use algorithms/_blocks): {users}"
+
+
+def test_the_command_line_imports_no_streamlit_and_nothing_imports_it():
+    graph = imports(modules())
+    cli = [m for m in modules() if rank(m)[1] == "cli"]
+    assert "dpcore.cli" in cli and "dpcore.__main__" in cli
+    for m in cli:
+        text = modules()[m].read_text()
+        assert "streamlit" not in text and not any(d.startswith("ui") for d in graph.get(m, ()))
+    users = [a for a, deps in graph.items() if rank(a)[1] not in ("cli", "ui") and any(d in cli for d in deps)]
+    assert not users, f"library modules importing the command line: {users}"
 
 
 def test_no_module_over_600_lines():

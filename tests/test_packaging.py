@@ -62,6 +62,15 @@ def test_wheel_installs_and_runs_outside_the_repo(wheel, tmp_path):
     assert res.returncode == 0, res.stderr
     n, shape = res.stdout.split(maxsplit=1)
     assert int(n) > 1000 and shape.strip() == "(15, 2)"
+    # The console script (issue 67): `dpcore`, installed by the wheel, draws on a listed data set into the store.
+    env["DPCORE_STORE"] = f"sqlite:///{tmp_path / 'releases.db'}"
+    res = subprocess.run([str(env_dir / "bin" / "dpcore"), "draw", "s1_like", "--algorithm", "eugkm", "--n-clusters",
+                          "15", "--epsilon", "1"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("release #1: EUGkM, k = 15, ε = 1 on s1_like")
+    res = subprocess.run([str(env_dir / "bin" / "dpcore"), "draw", "s1_like"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 2 and "usage: python -m dpcore draw" in res.stderr
 
 
 def test_load_reads_parquet_in_dpcore_data(tmp_path, monkeypatch):

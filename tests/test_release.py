@@ -95,7 +95,7 @@ def test_release_parses_and_holds_the_ledger(fitted, key):
         assert back["synopsis"]["kind"] == "grid"
         assert np.allclose(back["synopsis"]["counts"], est.synopsis_.counts)
     rows = list(csv.DictReader(io.StringIO(R.to_csv(rel))))
-    assert sum(r["section"] == "centroid" for r in rows) == 3 * 2
+    assert sum(r["section"] == "centroid" and r["field"] != "" for r in rows) == 3 * 2   # (a header row, then these)
     assert sum(r["section"] == "ledger" and r["field"] == "name" for r in rows) == len(est.budget_)
     html = R.to_html(rel)
     assert all(e.name in html for e in est.budget_) and "<script" not in html.lower()
@@ -281,3 +281,28 @@ def test_the_report_shows_image_centres_as_images():
     two_d = R.to_html(R.build_release(dpcore.ALGORITHMS["eugkm"](n_clusters=3, epsilon=1.0, bounds=(0.0, 16.0))
                                       .fit(X[:, :2]), algorithm="eugkm", dataset="two", columns=["a", "b"]))
     assert "<svg" in two_d and "data:image/png" not in two_d
+
+
+def test_csv_has_the_centres_first_and_a_header_per_section(fitted):
+    """Issue 65: the centres opened the CSV only after 45 rows of details (and 17,689 cells on the taxi map)."""
+    _, out = fitted
+    _, rel = out["eugkm"]
+    rows = list(csv.DictReader(io.StringIO(R.to_csv(rel))))
+    k, d = len(rel["centroids"]), len(rel["dataset"]["columns"])
+    assert rows[0]["section"] == "centroid" and rows[0]["item"] == rows[0]["field"] == ""
+    assert "Private centres" in rows[0]["value"]
+    assert [r["section"] for r in rows[1:1 + k * d]] == ["centroid"] * (k * d)
+    sections = [r["section"] for r in rows]
+    firsts = [s for i, s in enumerate(sections) if i == 0 or sections[i - 1] != s]
+    assert firsts[:8] == ["centroid", "meta", "algorithm", "parameter", "privacy", "seed_policy", "bounds", "ledger"]
+    assert sections.index("synopsis_cell") > sections.index("ledger")     # thousands of cells come last
+    headers = [r for r in rows if r["item"] == r["field"] == ""]
+    assert {r["section"] for r in headers} == set(firsts) - {"synopsis_edges", "synopsis_cell"}
+
+
+def test_no_python_none_in_the_html_report(fitted):
+    _, out = fitted
+    _, rel = out["eugkm"]
+    assert rel["parameters"]["max_contributions"] is None                # a parameter left unset ...
+    html = R.to_html(rel)
+    assert "None" not in html and "<td>max_contributions</td><td>not set</td>" in html   # ... said in words

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import datasets
+from dpcore.sources.progress import PassProgress, engine_name, watching
 
 from .page import UPLOAD, forget_kept, friendly_errors, kept_widget, url_default
 from .store import release_store
@@ -248,12 +249,6 @@ def columns_words(ds, *, most: int = 8) -> str:
     return f"{len(cols)} columns ({', '.join(cols[:3])}, …, {cols[-1]})"
 
 
-def engine_name(engine: str | None) -> str:
-    """How people write an engine's name (``"duckdb"`` -> DuckDB)."""
-    names = {"duckdb": "DuckDB", "pyspark": "Spark", "postgres": "PostgreSQL", "postgresql": "PostgreSQL"}
-    return names.get(str(engine), str(engine or "the engine"))
-
-
 def is_large(ds) -> bool:
     """True for a configured large source (rows where they lie; fit on ``ds.data_source``)."""
     return getattr(ds, "data_source", None) is not None
@@ -320,24 +315,11 @@ def pass_progress(ds, what: str, *, private: bool = False):
             yield
         return
     box = st.empty()
-    state = {"n": 0, "label": ""}
-
-    def on_pass(label):
-        state["n"] += 1
-        state["label"] = label
-        box.progress(0.0, text=f"{what}: pass {state['n']} over the data ({label}) in {engine_name(src.engine)}…")
-
-    def on_progress(fraction):
-        box.progress(min(max(float(fraction), 0.0), 1.0),
-                     text=f"{what}: pass {state['n']} over the data ({state['label']}) in "
-                     f"{engine_name(src.engine)}…")
-
-    old = src.on_pass, getattr(src, "on_progress", None)
-    src.on_pass, src.on_progress = on_pass, on_progress
+    bar = PassProgress(what, src.engine, lambda fraction, text: box.progress(fraction, text=text))
     try:
-        yield
+        with watching(src, bar):
+            yield
     finally:
-        src.on_pass, src.on_progress = old
         box.empty()
 
 

@@ -10,22 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpcore.release.view import point_synopsis
+from dpcore.release.view import is_geo, point_synopsis
 
 from .figures import center_images_figure, count_legend_html, count_scale, label_grid_figure, map_deck, scatter_figure
-
-
-def is_geo(release: dict) -> bool:
-    """True when the first two columns are longitude, latitude (by name) inside world bounds.
-
-    A release carries its column names and public bounds, not the dataset's
-    ``geo`` flag; a map is drawn only when both say longitude/latitude.
-    """
-    cols = [c.lower() for c in release["dataset"]["columns"]]
-    if len(cols) < 2 or not any(t in cols[0] for t in ("lon", "lng")) or "lat" not in cols[1]:
-        return False
-    lo, hi = (np.asarray(release["bounds"][k][:2], dtype=float) for k in ("lower", "upper"))
-    return bool(lo[0] >= -180 and hi[0] <= 180 and lo[1] >= -90 and hi[1] <= 90)
 
 
 def legend_html(release: dict) -> str | None:

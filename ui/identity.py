@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dpcore.store import roles
+
 from .signin import auth_configured, identity
 from .store import release_store
 
@@ -77,21 +79,16 @@ def draw_refusal(store, dataset: str) -> str | None:
     """Why the acting person may not draw from ``dataset`` now (role, or data no owner registered), else None.
 
     Asked before any fit, so that a refused draw never touches the data; the store checks again when
-    it records (:meth:`dpcore.store.ReleaseStore.acting_as`).
+    it records (:meth:`dpcore.store.ReleaseStore.acting_as`).  The rules are the library's
+    (:func:`dpcore.store.roles.draw_refusal`), plus the app's own: an analyst's upload is never drawn on.
     """
-    if getattr(store, "actor", None) is None:
-        return None
-    r, _ = store.role(store.actor)
-    if r == "viewer":
-        return f"{store.actor} is a viewer here: drawing from the data needs the analyst or owner role."
-    if r == "analyst" and dataset.startswith("upload by "):
+    actor = getattr(store, "actor", None)
+    if actor is not None and dataset.startswith("upload by ") and store.role(actor)[0] == "analyst":
         return ("an analyst's upload is never matched with the data sets in the release store (whether a file is "
                 "known there would tell which data the store holds), so it cannot be drawn on. Ask the data owner "
                 "to register the file; you can still explore it with the look-alike simulations.")
-    if r == "analyst" and store.dataset_info(dataset) is None:
-        return ("this data is not registered in the release store yet, and only its owner can register data "
-                "(by opening it once, or setting its total on the Release page). Ask the data owner.")
-    return None
+    return roles.draw_refusal(store, dataset, register_hint=" (by opening it once, or setting its total on the "
+                                                             "Release page)")
 
 
 def who(page: str) -> str:

@@ -5,10 +5,9 @@
 """
 from __future__ import annotations
 
-import getpass
-import socket
-
 import streamlit as st
+
+from dpcore.store.roles import local_identity
 
 
 def auth_configured() -> bool:
@@ -51,8 +50,4 @@ def identity() -> str:
         if getattr(user, "is_logged_in", False):
             return str(user.get("email") or user.get("sub") or user.get("name") or "signed-in user")[:120]
         return "not signed in"
-    try:
-        name = getpass.getuser()
-    except Exception:   # no login name (some containers)
-        name = "local user"
-    return f"{name}@{socket.gethostname()} (local mode)"[:120]
+    return local_identity("local mode")

@@ -49,33 +49,47 @@ def to_json(release: dict, *, indent: int | None = 1) -> str:
 
 
 def _csv_rows(release: dict):
+    p, a = release["privacy"], release["algorithm"]
+    cols = release["dataset"]["columns"]
+    k = len(release["centroids"])
     yield ("section", "item", "field", "value")
+    # The result first (issue 65): a stakeholder opening the file sees the centres at the top, then the
+    # small sections that say what they are; the synopsis, often thousands of cells, comes last.
+    yield ("centroid", "", "", f"Private centres: {k} centre(s), one row per centre and column ({', '.join(cols)}); "
+           f"{a['name']} at ε = {p['epsilon']:g} on {release['dataset']['name']}. Then the release's details "
+           "(meta, algorithm, parameter, privacy, seed_policy, bounds, ledger), then its synopsis.")
+    for i, row in enumerate(release["centroids"]):
+        for c, v in zip(cols, row):
+            yield ("centroid", i, c, v)
+    yield ("meta", "", "", "What this file is: the format, when it was made, by which package, on which data.")
     for key in ("format", "created"):
         yield ("meta", "", key, release[key])
     yield ("meta", "", "package", f"{release['package']['name']} {release['package']['version']}")
     yield ("meta", "", "dataset", release["dataset"]["name"])
-    for k, v in release["algorithm"].items():
-        yield ("algorithm", "", k, v)
-    for k, v in release["parameters"].items():
-        yield ("parameter", "", k, json.dumps(v) if isinstance(v, (list, dict)) else v)
-    p = release["privacy"]
-    for k in ("epsilon", "delta", "epsilon_spent", "delta_spent", "guarantee", "private", "level"):
-        yield ("privacy", "", k, p[k])
-    for k, v in release["seed_policy"].items():
-        yield ("seed_policy", "", k, v)
-    cols = release["dataset"]["columns"]
+    yield ("algorithm", "", "", "The algorithm and its source.")
+    for key, v in a.items():
+        yield ("algorithm", "", key, v)
+    yield ("parameter", "", "", "Its public parameters (empty: not set).")
+    for key, v in release["parameters"].items():
+        yield ("parameter", "", key, json.dumps(v) if isinstance(v, (list, dict)) else v)
+    yield ("privacy", "", "", "The privacy guarantee: ε and δ granted and spent.")
+    for key in ("epsilon", "delta", "epsilon_spent", "delta_spent", "guarantee", "private", "level"):
+        yield ("privacy", "", key, p[key])
+    yield ("seed_policy", "", "", "Where the noise came from.")
+    for key, v in release["seed_policy"].items():
+        yield ("seed_policy", "", key, v)
+    yield ("bounds", "", "", "The public bounds of each column, given before looking at the data.")
     for j, c in enumerate(cols):
         yield ("bounds", c, "lower", release["bounds"]["lower"][j])
         yield ("bounds", c, "upper", release["bounds"]["upper"][j])
+    yield ("ledger", "", "", "The budget ledger: what each step spent (one item per step).")
     for i, e in enumerate(release["ledger"]):
-        for k, v in e.items():
-            yield ("ledger", i, k, "" if v is None else v)
-    for i, row in enumerate(release["centroids"]):
-        for c, v in zip(cols, row):
-            yield ("centroid", i, c, v)
+        for key, v in e.items():
+            yield ("ledger", i, key, "" if v is None else v)
     syn = release["synopsis"]
     if syn is None:
         return
+    yield ("synopsis", "", "", f"The released synopsis ({syn['kind']}): noisy values, one row per cell or point.")
     yield ("synopsis", "", "kind", syn["kind"])
     for j, e in enumerate(syn.get("edges", [])):
         yield ("synopsis_edges", cols[j], "edges", json.dumps(e))
@@ -95,10 +109,21 @@ def _csv_rows(release: dict):
 def to_csv(release: dict) -> str:
     """The release as one long CSV: columns ``section, item, field, value``.
 
-    Sections: meta, algorithm, parameter, privacy, seed_policy, bounds, ledger
-    (one item per step), centroid (one item per centre, one field per column),
-    synopsis, synopsis_edges, synopsis_cell (item = cell index ``i;j``),
-    coreset_point.
+    The private centres come first (section ``centroid``: item = centre index, one field per column),
+    then meta, algorithm, parameter, privacy, seed_policy, bounds, ledger (one item per step), and
+    last the synopsis: synopsis, synopsis_edges, synopsis_cell (item = cell index ``i;j``),
+    coreset_point.  Each section opens with a header row (empty item and field) whose value says
+    what the section holds; a parameter that is not set has an empty value.
+
+    Parameters
+    ----------
+    release : dict
+        From :func:`dpcore.release.build_release`.
+
+    Returns
+    -------
+    str
+        The CSV text (``\n`` line ends), readable with :class:`csv.DictReader` or pandas.
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -108,6 +133,8 @@ def to_csv(release: dict) -> str:
 
 
 def _fmt(v) -> str:
+    if v is None:           # a parameter left unset: plain words, never Python's None (issue 65)
+        return "not set"
     if isinstance(v, float):
         return f"{v:.6g}"
     return html.escape(str(v))

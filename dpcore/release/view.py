@@ -90,6 +90,23 @@ class ReleasedFit:
         return np.where(inside, syn.labels[tuple(idx)], -1)
 
 
+def is_geo(release: dict) -> bool:
+    """True when the first two columns are longitude, latitude (by name) inside world bounds.
+
+    A release carries its column names and public bounds, not the dataset's ``geo`` flag; a map is
+    drawn only when both say longitude/latitude.
+
+    Returns
+    -------
+    bool
+    """
+    cols = [c.lower() for c in release["dataset"]["columns"]]
+    if len(cols) < 2 or not any(t in cols[0] for t in ("lon", "lng")) or "lat" not in cols[1]:
+        return False
+    lo, hi = (np.asarray(release["bounds"][k][:2], dtype=float) for k in ("lower", "upper"))
+    return bool(lo[0] >= -180 and hi[0] <= 180 and lo[1] >= -90 and hi[1] <= 90)
+
+
 def point_synopsis(release: dict) -> PointSynopsis:
     """The :class:`~dpcore.synopsis.PointSynopsis` a release of kind ``"points"`` holds (issue 57).
 
@@ -115,3 +132,62 @@ def point_synopsis(release: dict) -> PointSynopsis:
     return PointSynopsis(points=arr["points"], weights=np.asarray(syn["weights"], dtype=float),
                          lower=arr["lower"], upper=arr["upper"], method=syn.get("method", "privtree"),
                          bounds=tuple(np.asarray(b, dtype=float) for b in bounds))
+
+
+def released_points(release: dict) -> PointSynopsis:
+    """The weighted points a release publishes, as a :class:`~dpcore.synopsis.PointSynopsis` for any analysis.
+
+    A sanitized database (kind ``"points"``) as it is; a noisy grid: each cell's middle weighted by its
+    noisy count (negative counts as 0), with the cell as its box; a coreset: its points and weights
+    (boxes of no width).  ``.kmeans(k)`` then gives centres for any k.
+
+    Parameters
+    ----------
+    release : dict
+        A recorded release (:func:`dpcore.release.build_release`).
+
+    Returns
+    -------
+    PointSynopsis
+
+    Raises
+    ------
+    ValueError
+        The release publishes no points (only its centres, or a WaveCluster grid of labels).
+
+    Notes
+    -----
+    **Privacy.** A function of the released values and the public bounds only: post-processing
+    (Dwork & Roth 2014, Prop. 2.1); no ε is spent, whatever is computed from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpcore.algorithms import EUGkM
+    >>> from dpcore.release import build_release
+    >>> X = np.random.default_rng(0).uniform(0, 1, size=(2000, 2))
+    >>> rel = build_release(EUGkM(n_clusters=3, epsilon=1.0, bounds=(0, 1)).fit(X), algorithm="eugkm")
+    >>> released_points(rel).kmeans(7, random_state=0).shape
+    (7, 2)
+    """
+    syn = release.get("synopsis") or {}
+    kind = syn.get("kind")
+    bounds = (np.asarray(release["bounds"]["lower"], dtype=float), np.asarray(release["bounds"]["upper"], dtype=float))
+    d = bounds[0].size
+    if kind == "points":
+        return point_synopsis(release)
+    if kind == "grid":
+        edges = [np.asarray(e, dtype=float) for e in syn["edges"]]
+        idx = np.indices([len(e) - 1 for e in edges]).reshape(d, -1).T
+        lower = np.stack([edges[a][idx[:, a]] for a in range(d)], axis=1)
+        upper = np.stack([edges[a][idx[:, a] + 1] for a in range(d)], axis=1)
+        weights = np.clip(np.asarray(syn["counts"], dtype=float).ravel(), 0.0, None)
+        return PointSynopsis(points=(lower + upper) / 2, weights=weights, lower=lower, upper=upper,
+                             method="grid", bounds=bounds)
+    if kind == "coreset":
+        points = np.asarray(syn["points"], dtype=float).reshape(-1, d)
+        return PointSynopsis(points=points, weights=np.clip(np.asarray(syn["weights"], dtype=float), 0.0, None),
+                             lower=points.copy(), upper=points.copy(), method="coreset", bounds=bounds)
+    what = "only its centres" if not syn else f"a {kind} synopsis (cluster labels, no counts)"
+    raise ValueError(f"this release publishes {what}: there are no weighted points to cluster again. A sanitized "
+                     "database (dpcore.sanitize, or 'dpcore sanitize' on the command line) can be analysed at any k")

@@ -22,6 +22,8 @@ its secrets file); a handle acting for someone may grant only if that someone is
 from __future__ import annotations
 
 import copy
+import getpass
+import socket
 
 import sqlalchemy as sa
 
@@ -39,6 +41,84 @@ _NEEDS = {"register": ("owner",), "cap": ("owner",), "grant": ("owner",), "draw"
 _WHAT = {"register": "register a new dataset", "cap": "set or change a dataset's total budget",
          "grant": "grant roles", "draw": "draw a private result (it spends the data's budget)",
          "publish": "publish a draw"}
+
+
+def local_identity(how: str) -> str:
+    """Who acts on this machine without sign-in: ``"user@host (how)"``, at most 120 characters.
+
+    The app's local mode records ``user@host (local mode)``, the command line ``user@host (command line)``:
+    the same person at the same machine, through two ways in.
+
+    Parameters
+    ----------
+    how : str
+        The way in, e.g. ``"local mode"`` or ``"command line"``.
+
+    Returns
+    -------
+    str
+    """
+    try:
+        name = getpass.getuser()
+    except Exception:   # no login name (some containers)
+        name = "local user"
+    return f"{name}@{socket.gethostname()} ({how})"[:120]
+
+
+def same_person(who: str, identity: str) -> bool:
+    """True when a recorded ``who`` names ``identity``'s person (its ``user@host``, or the identity itself).
+
+    A draw recorded as ``"ana@vm (local mode) · Explorer"`` is the own draw of ``"ana@vm (command line)"``:
+    the same login on the same machine.  A signed-in e-mail address is compared whole.
+
+    Parameters
+    ----------
+    who : str
+        What the store recorded as who acted.
+    identity : str
+        Who asks.
+
+    Returns
+    -------
+    bool
+    """
+    who, identity = str(who), str(identity)
+    if who == identity or who.startswith(identity + " · "):
+        return True
+    person = identity.split(" (", 1)[0]
+    return identity.endswith(")") and " (" in identity and who.startswith(person + " (")
+
+
+def draw_refusal(store, dataset: str, *, register_hint: str = "") -> str | None:
+    """Why the handle's identity may not draw from ``dataset`` now (its role, or data no owner registered).
+
+    Asked before any fit, so that a refused draw never touches the data; the store checks again when
+    it records.  A handle acting for nobody (no roles: the library, the operator, local mode) may draw.
+
+    Parameters
+    ----------
+    store : ReleaseStore
+        A handle, possibly from :meth:`Roles.acting_as`.
+    dataset : str
+        The account to draw on.
+    register_hint : str
+        Said after "only its owner can register data" (where the owner does it in this interface).
+
+    Returns
+    -------
+    str or None
+        The refusal as a sentence, or None when the draw may go ahead.
+    """
+    actor = getattr(store, "actor", None)
+    if actor is None:
+        return None
+    role, _ = store.role(actor)
+    if role == "viewer":
+        return f"{actor} is a viewer here: drawing from the data needs the analyst or owner role."
+    if role == "analyst" and store.dataset_info(dataset) is None:
+        return (f"this data is not registered in the release store yet, and only its owner can register data"
+                f"{register_hint}. Ask the data owner.")
+    return None
 
 
 def _check_identity(identity) -> str:
