@@ -182,3 +182,39 @@ def test_renamed_gowalla_uploads_reach_the_capped_account(shared_data):
             draw(again, again_content)
     assert store.datasets() == ["upload:checkins.csv"]
     assert store.spent("upload:checkins.csv")[0] == pytest.approx(1.0)
+
+
+def test_a_total_set_before_any_draw_keys_the_account_by_its_content():
+    """The Release page's total, set before anything is drawn, opens an account the same people reach again.
+
+    A total used to register the upload's name without its content key, so a file of the same people
+    under new ids (or another name) found no account and opened a fresh one.
+    """
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+    page = str(Path(__file__).resolve().parents[1] / "pages" / "8_Release.py")
+
+    def upload(name: str, rows):
+        at = AppTest.from_file(page, default_timeout=240)
+        at.query_params["dataset"] = "Upload a file…"
+        for step in (lambda: None,
+                     lambda: at.file_uploader(key="dataset_upload").set_value((name, _text(rows).encode(), "text/csv")),
+                     lambda: at.text_area(key="dataset_bounds").set_value("-74.3, -73.7\n40.4, 41.0"),
+                     lambda: at.selectbox(key="dataset_unit").set_value("user_id")):
+            step()
+            at.run()
+            assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    at = upload("checkins.csv", ROWS)
+    at.number_input(key="cap_eps").set_value(1.0)
+    at.button(key="FormSubmitter:cap_form-Set the total").click()
+    at.run()
+    store = ReleaseStore(os.environ["DPCORE_STORE"])
+    assert store.cap("upload:checkins.csv") == (1.0, pytest.approx(1e-6)) and store.releases() == []
+    X, units = np.array([(x, y) for x, y, _ in ROWS]), np.array([u for *_, u in ROWS])
+    assert store.dataset_info("upload:checkins.csv")["fingerprint"] == store.content_key(X, units)
+    again = upload("export 2.csv", [(x, y, u + 10_000_000) for x, y, u in ROWS[::-1]])
+    assert any("already registered as “checkins.csv”" in i.value for i in again.info)
+    assert store.datasets() == ["upload:checkins.csv"]
