@@ -218,3 +218,44 @@ def test_a_total_set_before_any_draw_keys_the_account_by_its_content():
     again = upload("export 2.csv", [(x, y, u + 10_000_000) for x, y, u in ROWS[::-1]])
     assert any("already registered as “checkins.csv”" in i.value for i in again.info)
     assert store.datasets() == ["upload:checkins.csv"]
+
+
+# -- accounts made before issue 68: person data keyed by the ids' names ---------------------------------
+def test_an_account_keyed_by_a_former_digest_is_the_same_content():
+    from dpcore.store.keys import former_digests
+    X, units = np.array([(x, y) for x, y, _ in ROWS]), np.array([u for *_, u in ROWS])
+    old, new = former_digests(X, units)[0], content_digest(X, units)
+    assert old != new and former_digests(X) == ()
+    store = ReleaseStore(":memory:")
+    store.register_dataset("gowalla_like", fingerprint=old)                   # as dpcore registered it before
+    assert store.dataset_for_fingerprint(new) is None
+    assert store.dataset_for_fingerprint(new, former=(old,)) == "gowalla_like"
+    store.register_dataset("gowalla_like", fingerprint=new, former=(old,))    # a draw now: the same account
+    assert store.dataset_info("gowalla_like")["fingerprint"] != store.content_key(X, units)   # history kept
+    with pytest.raises(ValueError, match="another fingerprint"):
+        store.register_dataset("gowalla_like", fingerprint=new)               # without it: other data, refused
+    with pytest.raises(ValueError, match="already registered as 'gowalla_like'"):
+        store.register_dataset("copy of it", fingerprint=new, former=(old,))  # and no second account
+    with pytest.raises(ValueError, match="at most 200 characters"):
+        store.register_dataset("x", fingerprint=new, former=("f" * 201,))
+
+
+def test_an_upload_registered_before_issue_68_reaches_its_account():
+    """The same file, uploaded after the upgrade, is found through its former digest and drawn on in its account."""
+    from dpcore.store import draw as D
+    from dpcore.store.keys import former_digests
+    from ui import data_picker
+    X, units = np.array([(x, y) for x, y, _ in ROWS]), np.array([u for *_, u in ROWS])
+    store = ReleaseStore(os.environ["DPCORE_STORE"])
+    store.register_dataset("upload:checkins.csv", fingerprint=former_digests(X, units)[0])
+    store.set_cap("upload:checkins.csv", 1.0)
+    df = datasets.read_table(io.BytesIO(_text(ROWS[::-1]).encode()), filename="checkins (2).csv")
+    ds = datasets.dataset_from_frame(df, ["longitude", "latitude"], bounds=(np.array([-74.3, 40.4]),
+                                     np.array([-73.7, 41.0])), unit_column="user_id", name="upload:checkins (2).csv")
+    content = data_picker._fingerprint(ds)
+    ds.name = data_picker._upload_account("checkins (2).csv", content, ds)
+    assert ds.name == "upload:checkins.csv"
+    s = D.settings(ds.name, content, "eugkm", {"n_clusters": 3, "epsilon": 0.5, "max_contributions": 5},
+                   bounds=ds.bounds, d=2)
+    D.draw(store, s, ds.X, privacy_id=ds.units, former=former_digests(ds.X, ds.units))
+    assert store.datasets() == ["upload:checkins.csv"] and store.spent("upload:checkins.csv")[0] == 0.5

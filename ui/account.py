@@ -9,6 +9,7 @@ import streamlit as st
 
 from dpcore.explain import DEPLOYMENTS, running_total, unit_words
 from dpcore.release import protected_unit
+from dpcore.store.keys import former_digests
 
 from .figures import ledger_frame, reference_strip_figure
 from .identity import may, who
@@ -178,7 +179,7 @@ def _cap_form(store, ds, fingerprint: str | None, cap, where) -> None:
                 # Registered as a draw registers it (dpcore.store.draw): a total set before any draw would
                 # otherwise make an account without a content key, which no other file of these people finds.
                 store.register_dataset(name, fingerprint=fingerprint.split(":")[0], bounds=ds.bounds,
-                                       description=getattr(ds, "title", ""))
+                                       description=getattr(ds, "title", ""), former=former_digests(ds.X, ds.units))
             store.set_cap(name, float(total), float(total_delta), who=who("Release page"))
         except (ValueError, PermissionError) as exc:   # below what is spent; or not the owner (the store checks)
             where.error(f"That total cannot be set: {exc}")

@@ -173,3 +173,76 @@ def _grouping(rows: np.ndarray, person: np.ndarray) -> bytes:
             seq[offset[f]:offset[f] + s * c] = np.take(block, np.argsort(records), axis=0).ravel()
     head = np.stack([distinct, count], axis=1).astype(">u8")
     return b"people\n" + len(distinct).to_bytes(8, "big") + head.tobytes() + seq.astype(">u8").tobytes()
+
+
+def former_digests(X, units=None) -> tuple[str, ...]:
+    """The digests these rows had under dpcore's former canonical forms: how accounts made before are found.
+
+    A store keeps the keyed digest a data set was registered with, and cannot recompute it (it never
+    holds the rows).  Data with a person column were registered before issue 68 under a digest of
+    the ids' names (:func:`_digest_by_names`); the app hands these former digests to
+    :meth:`dpcore.store.ReleaseStore.register_dataset` and
+    :meth:`~dpcore.store.ReleaseStore.dataset_for_fingerprint` beside :func:`content_digest`, so such
+    an account keeps working under its name and is found again by the same file.  Data without a
+    person column have no former form (their digest did not change).
+
+    Parameters
+    ----------
+    X, units
+        As :func:`content_digest`.
+
+    Returns
+    -------
+    tuple of str
+        Unkeyed digests, oldest form last; empty without ``units``.  Never store, show or export them.
+
+    Raises
+    ------
+    ValueError
+        As :func:`content_digest`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> former_digests(X), len(former_digests(X, units=[7, 8]))
+    ((), 1)
+    """
+    return () if units is None else (_digest_by_names(X, units),)
+
+
+def _digest_by_names(X, units) -> str:
+    """The content digest of data with a person column as dpcore computed it before issue 68 (kept verbatim).
+
+    Each row a fixed-width big-endian record (its unit's rank among the units' names as text, then its
+    values' bits), sorted as bytes, hashed after the sorted names.  A renaming of the ids changes it:
+    that is why :func:`content_digest` replaced it.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"the rows to fingerprint must form a 2-d array, got shape {X.shape}")
+    X = X + 0.0
+    n, d = X.shape
+    u = np.asarray(units)
+    if u.shape != (n,):
+        raise ValueError(f"units must have one entry per row ({n}), got shape {u.shape}")
+    h = hashlib.sha256(_CONTENT_TAG + f"{n} {d}\n".encode())
+    rows = np.empty((n, 1 + d), dtype=np.uint64)
+    rows[:, 1:] = X.view(np.uint64)
+    if u.dtype.kind in "biuf":
+        distinct, inverse = np.unique(u, return_inverse=True)
+    else:                        # the same distinct texts and inverse as np.unique, without sorting every row's text
+        import pandas as pd
+        inverse, distinct = pd.factorize(u.astype(str), use_na_sentinel=False)
+    text = np.asarray(distinct).astype(str)
+    rank = np.empty(len(text), dtype=np.int64)
+    rank[np.argsort(text, kind="stable")] = np.arange(len(text))
+    rows[:, 0] = rank[inverse.reshape(-1)]
+    h.update(b"units\n")
+    for name in np.sort(text):
+        b = str(name).encode("utf-8")
+        h.update(len(b).to_bytes(8, "little") + b)
+    if n:                        # the big-endian records sorted as bytes: lexicographic on the 64-bit words
+        rows = np.take(rows, np.lexsort(rows.T[::-1]), axis=0)
+    h.update(rows.astype(">u8").tobytes())
+    return h.hexdigest()

@@ -251,7 +251,7 @@ def test_an_analyst_visible_lookup_is_caught(tmp_path, monkeypatch):
     import ui.data_picker as data_picker
     from ui.store import _open_store
 
-    def told(filename, content):        # the mutant: the lookup answered to anyone, as on main before issue 55
+    def told(filename, content, ds=None):   # the mutant: the lookup answered to anyone, as on main before issue 55
         import os
 
         import streamlit as st
