@@ -37,6 +37,14 @@ def test_the_same_rows_give_one_digest_in_any_file():
     assert _digest(_text(ROWS, zeros="00").encode()) == base                    # 1.500 is 1.5
 
 
+def test_other_bounds_are_the_same_content():
+    """Bounds are public inputs, not content: points outside them are kept, so the account is the same."""
+    df = datasets.read_table(io.BytesIO(_text(ROWS).encode()), filename="checkins.csv")
+    tight = datasets.dataset_from_frame(df, ["longitude", "latitude"], bounds=(np.array([-73.9, 40.7]),
+                                        np.array([-73.8, 40.72])), unit_column="user_id")
+    assert content_digest(tight.X, tight.units) == _digest(_text(ROWS).encode())
+
+
 def test_one_person_more_or_less_or_moved_changes_the_digest():
     base = _digest(_text(ROWS).encode())
     assert _digest(_text(ROWS[:-1]).encode()) != base
