@@ -192,28 +192,31 @@ def test_renamed_gowalla_uploads_reach_the_capped_account(shared_data):
     assert store.spent("upload:checkins.csv")[0] == pytest.approx(1.0)
 
 
+def _page_upload(page: str, name: str, rows):
+    """An owner (local mode) uploads ``rows`` on ``page`` with public bounds and the person column."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "pages" / page), default_timeout=240)
+    at.query_params["dataset"] = "Upload a file…"
+    for step in (lambda: None,
+                 lambda: at.file_uploader(key="dataset_upload").set_value((name, _text(rows).encode(), "text/csv")),
+                 lambda: at.text_area(key="dataset_bounds").set_value("-74.3, -73.7\n40.4, 41.0"),
+                 lambda: at.selectbox(key="dataset_unit").set_value("user_id")):
+        step()
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def test_a_total_set_before_any_draw_keys_the_account_by_its_content():
     """The Release page's total, set before anything is drawn, opens an account the same people reach again.
 
     A total used to register the upload's name without its content key, so a file of the same people
     under new ids (or another name) found no account and opened a fresh one.
     """
-    from pathlib import Path
-
-    from streamlit.testing.v1 import AppTest
-    page = str(Path(__file__).resolve().parents[1] / "pages" / "8_Release.py")
-
     def upload(name: str, rows):
-        at = AppTest.from_file(page, default_timeout=240)
-        at.query_params["dataset"] = "Upload a file…"
-        for step in (lambda: None,
-                     lambda: at.file_uploader(key="dataset_upload").set_value((name, _text(rows).encode(), "text/csv")),
-                     lambda: at.text_area(key="dataset_bounds").set_value("-74.3, -73.7\n40.4, 41.0"),
-                     lambda: at.selectbox(key="dataset_unit").set_value("user_id")):
-            step()
-            at.run()
-            assert not at.exception, [e.value for e in at.exception]
-        return at
+        return _page_upload("8_Release.py", name, rows)
 
     at = upload("checkins.csv", ROWS)
     at.number_input(key="cap_eps").set_value(1.0)
@@ -267,3 +270,20 @@ def test_an_upload_registered_before_issue_68_reaches_its_account():
                    bounds=ds.bounds, d=2)
     D.draw(store, s, ds.X, privacy_id=ds.units, former=former_digests(ds.X, ds.units))
     assert store.datasets() == ["upload:checkins.csv"] and store.spent("upload:checkins.csv")[0] == 0.5
+
+
+def test_the_explorer_draws_in_an_account_registered_before_issue_68():
+    """The app's draw registers the upload with its current and former digests: the old account takes it.
+
+    Before, its draw under the same file name was refused ("another fingerprint: it is different data").
+    """
+    from dpcore.store.keys import former_digests
+    X, units = np.array([(x, y) for x, y, _ in ROWS]), np.array([u for *_, u in ROWS])
+    store = ReleaseStore(os.environ["DPCORE_STORE"])
+    store.register_dataset("upload:checkins.csv", fingerprint=former_digests(X, units)[0])   # an older dpcore's key
+    at = _page_upload("1_Explorer.py", "checkins (2).csv", ROWS[::-1])
+    assert any("already registered as “checkins.csv”" in i.value for i in at.info)
+    next(b for b in at.button if str(b.key or "").startswith("draw_")).click()
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
+    assert store.datasets() == ["upload:checkins.csv"] and len(store.releases("upload:checkins.csv")) == 1

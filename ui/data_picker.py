@@ -42,7 +42,6 @@ def _fingerprint(ds) -> str:
     return content_digest(ds.X, getattr(ds, "units", None))
 
 
-
 def dataset_picker(*, key: str = "dataset", default: str | None = None, geo_only: bool = False, sidebar: bool = True,
                    allow_large: bool = False):
     """Choose a dataset (bundled, real files in $DPCORE_DATA, NYC taxi download, or an upload).

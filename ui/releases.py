@@ -220,6 +220,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
                        "Choose fewer or smaller ε, or raise the total on the Release page.")
             _refuse(why or f"only ε = {left[0]:.4g} of the total set for this dataset is left.")
             return None
+    former = () if store is None else former_digests(ds.X, ds.units)    # finds an account made before issue 68
     for i, key, sett, p in todo:
         with st.spinner(f"Running… drawing a private release at ε = {p['epsilon']:g}"):
             est = _fit_private(ds, algorithm, p, account=None if store is None else (store, sett, identity_who(who)))
@@ -235,7 +236,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             # (this fit is dropped unseen and uncharged); "New draw" always records its own.
             rid, rel = D.record_fit(store, sett, est, who=identity_who(who), columns=ds.columns,
                                     description=ds.title, kind=getattr(ds, "kind", "points"), new_draw=key in fresh,
-                                    former=former_digests(ds.X, ds.units))
+                                    former=former)
         except BudgetExceededError as exc:
             fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
             if what_fits:     # another session spent meanwhile: keep what was drawn, the rest stay None
