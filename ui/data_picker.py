@@ -486,7 +486,8 @@ def _upload_account(filename: str, content: str, ds=None) -> str:
         known = store.dataset_for_fingerprint(content, former=former_digests(ds.X, ds.units))
     if known is not None and known != name:
         st.info(f"These rows are already registered as “{known.removeprefix('upload:')}”: its privacy "
-                "account and total apply to this upload too (the same rows in any file are the same people).")
+                "account and total apply to this upload too (the same people, in any file and under any ids, are "
+                "one account).")
         name = known
     return name
 
