@@ -38,7 +38,7 @@ def release_part():
         W.set_url(**delta)
         fits = W.draw_on_click(ds, fp, algorithm, eps, who="Release page", preview=False, n_clusters=k, **delta)
     with right:  # shown even after a refusal, so the data owner can set or raise the total
-        W.account_panel(ds)
+        W.account_panel(ds, fingerprint=fp)
     if fits is None:   # refused (the refusal is shown, nothing of the new draw), or not drawn yet (the button is)
         st.stop()
     fit = fits[0]

@@ -100,6 +100,16 @@ def _restore_main_module():
 
 
 @pytest.fixture(autouse=True)
+def _drop_the_gallerys_import_guard():
+    """AppTest runs gallery.py in this process, which installs its no-data-loaders import guard for good;
+    take it out again after every test (the gallery's, the metadata audit's), so that later tests in the
+    same worker can import the curator's modules (a lazy ``dpcore.sources.ibis_source`` import failed)."""
+    import sys
+    yield
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_NoDataLoaders"]
+
+
+@pytest.fixture(autouse=True)
 def _own_release_store(tmp_path, monkeypatch):
     """Every test gets its own empty release store (``$DPCORE_STORE``), never the user's default file."""
     monkeypatch.setenv("DPCORE_STORE", f"sqlite:///{tmp_path / 'releases.db'}")

@@ -51,14 +51,6 @@ def store_url(tmp_path, releases, monkeypatch):
     return url
 
 
-@pytest.fixture(autouse=True)
-def _drop_the_gallerys_import_guard():
-    """AppTest runs gallery.py in this process, which installs its no-data-loaders import guard for good;
-    take it out again so later tests in the same worker can import the curator's modules."""
-    yield
-    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_NoDataLoaders"]
-
-
 def _run(**kw) -> AppTest:
     at = AppTest.from_file(str(REPO / "gallery.py"), default_timeout=120).run()
     assert not at.exception, [e.message for e in at.exception]

@@ -9,6 +9,7 @@ import streamlit as st
 
 from dpcore.explain import DEPLOYMENTS, running_total, unit_words
 from dpcore.release import protected_unit
+from dpcore.store.keys import former_digests
 
 from .figures import ledger_frame, reference_strip_figure
 from .identity import may, who
@@ -96,12 +97,14 @@ HISTORY_COLUMNS = {"id": "release", "time": "time (UTC)", "who": "drawn by · pa
                    "cap_epsilon": "ε cap", "cap_delta": "δ cap", "simulation": "simulation"}
 
 
-def account_panel(ds, *, where=None) -> None:
+def account_panel(ds, *, fingerprint: str | None = None, where=None) -> None:
     """The dataset's account from the release store: what was published, the total set, and the history.
 
     Setting a total below what is already spent is refused by the store with
     a sentence; a total can be raised or lowered down to what is spent, never
-    below (what is published cannot be taken back).
+    below (what is published cannot be taken back).  ``fingerprint`` is the data picker's: a total set
+    before the first draw registers the data with it, so the account is keyed by the data's content
+    from the start and the same people uploaded again reach it (issue 68).
     """
     where = where or st
     store = release_store()
@@ -123,7 +126,7 @@ def account_panel(ds, *, where=None) -> None:
     else:
         c2.metric("Total ε", "none set")
     if may("cap"):
-        _cap_form(store, name, cap, where)
+        _cap_form(store, ds, fingerprint, cap, where)
     else:
         where.caption("Only the data owner can set or change this total (the store refuses anyone else).")
     hist = store.history(name)
@@ -155,8 +158,9 @@ def account_panel(ds, *, where=None) -> None:
                                               "delta": "total δ"}), hide_index=True, width="stretch", key="cap_changes")
 
 
-def _cap_form(store, name: str, cap, where) -> None:
+def _cap_form(store, ds, fingerprint: str | None, cap, where) -> None:
     """The owner's form for the dataset's total; the store refuses a total below what is spent, and non-owners."""
+    name = ds.name
     with where.form("cap_form", border=True):
         st.markdown("**Total budget for this data** (kept in the store; releases beyond it are refused)")
         a, b = st.columns(2)
@@ -171,6 +175,11 @@ def _cap_form(store, name: str, cap, where) -> None:
         where.error("Enter a total ε first: the most this data's releases may spend together.")
     elif set_it:
         try:
+            if fingerprint is not None:
+                # Registered as a draw registers it (dpcore.store.draw): a total set before any draw would
+                # otherwise make an account without a content key, which no other file of these people finds.
+                store.register_dataset(name, fingerprint=fingerprint.split(":")[0], bounds=ds.bounds,
+                                       description=getattr(ds, "title", ""), former=former_digests(ds.X, ds.units))
             store.set_cap(name, float(total), float(total_delta), who=who("Release page"))
         except (ValueError, PermissionError) as exc:   # below what is spent; or not the owner (the store checks)
             where.error(f"That total cannot be set: {exc}")

@@ -432,7 +432,7 @@ def _upload(where, key):
         ds = datasets.dataset_from_frame(df, cols, bounds=bounds, name=f"upload:{up.name}",
                                          unit_column=None if unit_col == NO_UNIT else unit_col)
     content = _fingerprint(ds)
-    ds.name = _upload_account(up.name, content)
+    ds.name = _upload_account(up.name, content, ds)
     unit_controls(ds, where=where)
     # Rows left out on reading are counted in the raw-facts panel only (a notice here, shown only when a row
     # was dropped, would say so beside private results).
@@ -443,7 +443,7 @@ def _upload(where, key):
 ANALYST_UPLOAD = "upload by {who}:{file}"
 
 
-def _upload_account(filename: str, content: str) -> str:
+def _upload_account(filename: str, content: str, ds=None) -> str:
     """The dataset name (the account) of an upload: one account per people, asked of the store by owners only.
 
     ``content`` is the parsed rows' digest (:func:`_fingerprint`), so the same rows in another encoding,
@@ -453,7 +453,9 @@ def _upload_account(filename: str, content: str) -> str:
     answered to an analyst, or a draw that works on known rows and not on others, tells neighbouring
     data sets apart at ε = 0.  So an analyst's upload is named in the analyst's own namespace, which
     no owner registered: it behaves the same whatever its rows (looked at, simulated on, never drawn
-    on: drawing needs data an owner registered).
+    on: drawing needs data an owner registered).  ``ds`` (the parsed upload) gives the former digests
+    of its rows (:func:`dpcore.store.keys.former_digests`), asked only when the current one is not
+    registered: an account made before issue 68 (person data, keyed by the ids' names) is found again.
     """
     from .identity import may
     store = release_store()
@@ -461,9 +463,13 @@ def _upload_account(filename: str, content: str) -> str:
         return ANALYST_UPLOAD.format(who=getattr(store, "actor", None) or "someone", file=filename)
     name = f"upload:{filename}"
     known = store.dataset_for_fingerprint(content)
+    if known is None and ds is not None:     # an account made before issue 68 holds a former digest
+        from dpcore.store.keys import former_digests
+        known = store.dataset_for_fingerprint(content, former=former_digests(ds.X, ds.units))
     if known is not None and known != name:
         st.info(f"These rows are already registered as “{known.removeprefix('upload:')}”: its privacy "
-                "account and total apply to this upload too (the same rows in any file are the same people).")
+                "account and total apply to this upload too (the same people, in any file and under any ids, are "
+                "one account).")
         name = known
     return name
 

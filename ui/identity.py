@@ -64,8 +64,8 @@ def sees_raw(ds) -> bool:
     acting person is its owner.
 
     The app labels them "not private: for the data owner's eyes only"; an analyst's view of private
-    data must hold only what the noise protects (her draws) and what public inputs give (the
-    look-alike simulations), or the label would be false.
+    data must hold only what the noise protects (her draws, and simulations on a recorded release's
+    synopsis: post-processing), or the label would be false.
     """
     return bool(getattr(ds, "public", False)) or may("raw")
 
@@ -86,7 +86,7 @@ def draw_refusal(store, dataset: str) -> str | None:
     if actor is not None and dataset.startswith("upload by ") and store.role(actor)[0] == "analyst":
         return ("an analyst's upload is never matched with the data sets in the release store (whether a file is "
                 "known there would tell which data the store holds), so it cannot be drawn on. Ask the data owner "
-                "to register the file; you can still explore it with the look-alike simulations.")
+                "to register the file (by opening it once), then choose it in the list.")
     return roles.draw_refusal(store, dataset, register_hint=" (by opening it once, or setting its total on the "
                                                              "Release page)")
 

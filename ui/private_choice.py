@@ -36,7 +36,7 @@ def _choose(ds, epsilon: float) -> None:
     from dpcore.exceptions import BudgetExceededError, StoreError
     from dpcore.privacy.units import choose_max_contributions
     from dpcore.release import build_refusal
-    from dpcore.store.keys import content_digest
+    from dpcore.store.keys import content_digest, former_digests
     store = release_store()
     why = draw_refusal(store, ds.name) or store.refusal(ds.name, epsilon)
     if why is not None:
@@ -50,7 +50,7 @@ def _choose(ds, epsilon: float) -> None:
                                   f"{QUANTILE:.0%} quantile of rows per person)")
     try:
         store.register_dataset(ds.name, fingerprint=content_digest(ds.X, ds.units), bounds=ds.bounds,
-                               description=getattr(ds, "title", ""))
+                               description=getattr(ds, "title", ""), former=former_digests(ds.X, ds.units))
         store.record_refusal(ds.name, record, who=who("Choose L"))
     except (BudgetExceededError, StoreError, ValueError, PermissionError) as exc:
         st.session_state["_l_chosen"] = f"L was not chosen: {exc}"

@@ -23,6 +23,7 @@ from dpcore.exceptions import BudgetExceededError
 from dpcore.explain import cap_words
 from dpcore.release.view import ReleasedFit
 from dpcore.store import draw as D
+from dpcore.store.keys import former_digests
 
 from .controls import refresh_sidebar_total
 from .data_picker import _on_source, exact_rows, fit_data, is_large, pass_progress, privacy_id, unit_params
@@ -132,7 +133,8 @@ def _fit_private(ds, algorithm: str, params: dict, *, account=None):
             except Exception as exc:
                 if account is not None:
                     store, sett, who = account
-                    D.record_refusal(store, sett, exc, who=who, description=getattr(ds, "title", ""))
+                    D.record_refusal(store, sett, exc, who=who, description=getattr(ds, "title", ""),
+                                     former=former_digests(ds.X, ds.units))   # an account made before issue 68
                 raise
 
 
@@ -218,6 +220,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
                        "Choose fewer or smaller ε, or raise the total on the Release page.")
             _refuse(why or f"only ε = {left[0]:.4g} of the total set for this dataset is left.")
             return None
+    former = () if store is None else former_digests(ds.X, ds.units)    # finds an account made before issue 68
     for i, key, sett, p in todo:
         with st.spinner(f"Running… drawing a private release at ε = {p['epsilon']:g}"):
             est = _fit_private(ds, algorithm, p, account=None if store is None else (store, sett, identity_who(who)))
@@ -232,7 +235,8 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             # record_draw: a draw another session recorded meanwhile for these settings comes back instead
             # (this fit is dropped unseen and uncharged); "New draw" always records its own.
             rid, rel = D.record_fit(store, sett, est, who=identity_who(who), columns=ds.columns,
-                                    description=ds.title, kind=getattr(ds, "kind", "points"), new_draw=key in fresh)
+                                    description=ds.title, kind=getattr(ds, "kind", "points"), new_draw=key in fresh,
+                                    former=former)
         except BudgetExceededError as exc:
             fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
             if what_fits:     # another session spent meanwhile: keep what was drawn, the rest stay None

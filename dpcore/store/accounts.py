@@ -23,13 +23,16 @@ class Accounts(Publications):
         return conn.execute(q).first()
 
     def _ensure_dataset(self, conn, name: str, *, fingerprint=None, bounds=None, description="",
-                        public=False):
+                        public=False, former=()):
         # The fingerprint is keyed before it is compared or kept (issue 55): the row, its chain and any
         # sentence below hold only an HMAC under the store's secret, never a digest of the rows.
-        fingerprint = None if fingerprint is None else self._keyed("fingerprint", str(fingerprint), conn)
+        # ``former``: the same content's digests under dpcore's former canonical forms (issue 68), which
+        # the rows of older accounts hold; they are matched, never written.
+        known = self._keyed_forms(fingerprint, former, conn)
+        fingerprint = known[0] if known else None
         row = self._dataset_row(conn, name, lock=True)
         if row is not None:
-            if fingerprint is not None and row.fingerprint is not None and fingerprint != row.fingerprint \
+            if fingerprint is not None and row.fingerprint is not None and row.fingerprint not in known \
                     and not self._legacy_dataset(row.id, conn):
                 # Only an owner (or the operator) learns that the content differs: anyone else gets the
                 # refusal an unregistered data set gets, so a decoy under the owner's name is no oracle.
@@ -44,7 +47,7 @@ class Accounts(Publications):
         self._permit(conn, "register")
         if fingerprint is not None:
             # One account per data set: the same content under another name is the same people.
-            other = conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == fingerprint)
+            other = conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint.in_(known))
                                  .order_by(datasets.c.id).limit(1)).scalar()
             if other is not None:
                 raise ValueError(f"this data is already registered as {other!r} (the same content): its account "
@@ -57,7 +60,7 @@ class Accounts(Publications):
                                       "created": _now()})
         return self._dataset_row(conn, name, lock=True)
 
-    def dataset_for_fingerprint(self, fingerprint: str) -> str | None:
+    def dataset_for_fingerprint(self, fingerprint: str, *, former=()) -> str | None:
         """The name under which this content is already registered, if any: one account per data set.
 
         The data owner's question alone (issue 55): "is this content registered?" answered to anyone
@@ -68,11 +71,14 @@ class Accounts(Publications):
         fingerprint : str
             The content fingerprint as given to :meth:`register_dataset` (the app gives
             :func:`dpcore.store.keys.content_digest` of the parsed rows); the store keys it.
+        former : sequence of str, optional
+            The same content's fingerprints under former canonical forms
+            (:func:`dpcore.store.keys.former_digests`): an account registered with one of them is found too.
 
         Returns
         -------
         str or None
-            The first dataset registered with this fingerprint.
+            The first dataset registered with this fingerprint (or, failing that, a former one).
 
         Raises
         ------
@@ -89,9 +95,18 @@ class Accounts(Publications):
         """
         with self._read() as conn:
             self._permit(conn, "register")
-            key = self._keyed("fingerprint", str(fingerprint), conn)
-            return conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == key)
-                                .order_by(datasets.c.id).limit(1)).scalar()
+            for key in self._keyed_forms(fingerprint, former, conn):     # the current form first
+                name = conn.execute(sa.select(datasets.c.name).where(datasets.c.fingerprint == key)
+                                    .order_by(datasets.c.id).limit(1)).scalar()
+                if name is not None:
+                    return name
+            return None
+
+    def _keyed_forms(self, fingerprint, former, conn) -> list[str]:
+        """The keyed fingerprint, then the keyed former forms of the same content ([] without a fingerprint)."""
+        if fingerprint is None:
+            return []
+        return [self._keyed("fingerprint", str(f), conn) for f in (fingerprint, *former)]
 
     def content_key(self, X, units=None) -> str:
         """The store's keyed content key of these rows: equal for the same people, random to anyone else.

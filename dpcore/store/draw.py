@@ -204,7 +204,7 @@ def refusal_of(exc: BaseException, *, algorithm: str, dataset: str) -> dict | No
 
 
 def record_refusal(store: ReleaseStore, s: Settings, exc: BaseException, *, who: str = "",
-                   description: str = "") -> int | None:
+                   description: str = "", former=()) -> int | None:
     """Record the spend behind a refused fit (``exc.spent_budget`` from :func:`fit_private`), if any.
 
     Parameters
@@ -214,6 +214,8 @@ def record_refusal(store: ReleaseStore, s: Settings, exc: BaseException, *, who:
     exc : the exception :func:`fit_private` raised
     who, description : str
         As :func:`record_fit`.
+    former : sequence of str, optional
+        As :func:`record_fit`.
 
     Returns
     -------
@@ -222,19 +224,20 @@ def record_refusal(store: ReleaseStore, s: Settings, exc: BaseException, *, who:
     refusal = refusal_of(exc, algorithm=s.algorithm, dataset=s.dataset)
     if refusal is None:
         return None
-    _register(store, s, description)
+    _register(store, s, description, former)
     return store.record_refusal(s.dataset, refusal, who=who)
 
 
-def _register(store: ReleaseStore, s: Settings, description: str) -> None:
+def _register(store: ReleaseStore, s: Settings, description: str, former=()) -> None:
     """Register ``s.dataset`` with its fingerprint and public bounds: the account is tied to the data's content."""
     bounds = None if s.bounds is None else (np.asarray(s.bounds[0]), np.asarray(s.bounds[1]))
     store.register_dataset(s.dataset, fingerprint=s.fingerprint.split(":")[0], bounds=bounds,
-                           description=description)
+                           description=description, former=former)
 
 
 def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=None,
-               description: str = "", kind: str = "points", new_draw: bool = False) -> tuple[int, dict]:
+               description: str = "", kind: str = "points", new_draw: bool = False,
+               former=()) -> tuple[int, dict]:
     """Build the release of a private fit and record it: the reserve-before-reveal step.
 
     Parameters
@@ -253,6 +256,9 @@ def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=
         False: if another session recorded a draw of ``s`` meanwhile, that draw comes back and this
         fit is dropped unseen and uncharged (:meth:`~dpcore.store.ReleaseStore.record_draw`: one
         transaction, so sessions that open a page together spend once).  True: always a new draw.
+    former : sequence of str, optional
+        The data's fingerprints under former canonical forms (:func:`dpcore.store.keys.former_digests`
+        of the rows), so that an account registered before issue 68 is recognised as this data's.
 
     Returns
     -------
@@ -267,15 +273,15 @@ def record_fit(store: ReleaseStore, s: Settings, est, *, who: str = "", columns=
         The store refused (another fingerprint under this name, locked, unreachable, ...).
     """
     rel = build_release(est, algorithm=s.algorithm, dataset=s.dataset, columns=columns, kind=kind)
-    _register(store, s, description)      # another file under the same name is refused
+    _register(store, s, description, former)      # another file under the same name is refused
     rid, recorded = store.record_draw(s.dataset, rel, settings_key=s.key, who=who, new_draw=new_draw)
     if not recorded:       # another session's draw of the same settings: show that one, never this fit
         rel = store.release(rid).release
     return rid, rel
 
 
-def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None,
-         description: str = "", kind: str = "points", privacy_id=None, new_draw: bool = False) -> tuple[int, dict]:
+def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None, description: str = "",
+         kind: str = "points", privacy_id=None, new_draw: bool = False, former=()) -> tuple[int, dict]:
     """Fit, build, record: one new private draw of ``s`` on ``X``, spent and recorded before it is returned.
 
     Parameters
@@ -284,7 +290,7 @@ def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None,
     s : Settings
     X : array-like (n, d) or DataSource
         The data (the same the fingerprint was taken of).
-    who, columns, description, kind, new_draw
+    who, columns, description, kind, new_draw, former
         As :func:`record_fit`.
     privacy_id : array-like (n,), str or None
         As :func:`fit_private`.
@@ -310,7 +316,7 @@ def draw(store: ReleaseStore, s: Settings, X, *, who: str = "", columns=None,
     try:
         est = fit_private(s, X, bounds=bounds, privacy_id=privacy_id)
     except Exception as exc:
-        record_refusal(store, s, exc, who=who, description=description)
+        record_refusal(store, s, exc, who=who, description=description, former=former)
         raise
     return record_fit(store, s, est, who=who, columns=columns, description=description, kind=kind,
-                      new_draw=new_draw)
+                      new_draw=new_draw, former=former)

@@ -142,7 +142,7 @@ class ReleaseStore(Accounts):
 
     # -- public API ----------------------------------------------------------------------------
     def register_dataset(self, name: str, *, fingerprint: str | None = None, bounds=None, description: str = "",
-                         public: bool = False) -> None:
+                         public: bool = False, former=()) -> None:
         """Declare a dataset (idempotent; ``set_cap`` and ``record`` also do it implicitly).
 
         Parameters
@@ -159,24 +159,30 @@ class ReleaseStore(Accounts):
         public : bool, default False
             True for public data (teaching): seeded simulations may then be
             recorded.  Cannot be switched on later for a private dataset.
+        former : sequence of str, optional
+            The same content's fingerprints under dpcore's former canonical forms
+            (:func:`dpcore.store.keys.former_digests`, issue 68): a dataset registered with one of them
+            is the same content.  Only ``fingerprint`` is ever written.
 
         Raises
         ------
         ValueError
             If the name is empty, or a dataset of that name exists with another
-            fingerprint, or the same fingerprint is registered under another name (one
+            fingerprint (neither ``fingerprint`` nor a former one), or the same fingerprint (or a former one)
+            is registered under another name (one
             account per data set: see :meth:`dataset_for_fingerprint`), or ``public`` would
             turn a private dataset public.
         AccessDeniedError
             A new dataset, on a handle acting for someone who is not an owner (:meth:`acting_as`).
         """
         name = _check_name(name)
-        if fingerprint is not None and len(str(fingerprint)) > 200:
-            raise ValueError(f"a fingerprint may have at most 200 characters (a hex digest), this one has "
-                             f"{len(str(fingerprint))}")
+        for f in ([] if fingerprint is None else [fingerprint, *former]):
+            if len(str(f)) > 200:
+                raise ValueError(f"a fingerprint may have at most 200 characters (a hex digest), this one has "
+                                 f"{len(str(f))}")
         with self._write() as conn:
             self._ensure_dataset(conn, name, fingerprint=fingerprint, bounds=bounds, description=description,
-                                 public=public)
+                                 public=public, former=tuple(former))
 
     def set_cap(self, dataset: str, epsilon: float | None, delta: float = 0.0, *, who: str = "") -> None:
         """Set the total (epsilon, delta) that releases on ``dataset`` may spend.

@@ -21,7 +21,8 @@ are drawn in query order from a seeded generator, the same in both worlds.  A pl
 
 Mutants (each must make the audit fail): a plain unkeyed hash where the store keys; the upload lookup
 answered to an analyst; an account keyed by the order of the rows (as bytes are) instead of their
-content.
+content; an account keyed by the people's ids instead of their rows (issue 68: the same check-ins
+under shifted, textual or permuted ids then open a fresh, uncapped account).
 """
 from __future__ import annotations
 
@@ -205,6 +206,26 @@ def test_the_same_rows_in_any_file_share_one_account(tmp_path, monkeypatch):
     assert ReleaseStore().datasets() == ["upload:checkins.csv"]
 
 
+def _renamed(rows) -> dict[str, list[tuple]]:
+    """The same people under new ids (issue 68): shifted, written as text, permuted among the people."""
+    ids = sorted({u for *_, u in rows})
+    shuffled = dict(zip(ids, np.random.default_rng(68).permutation(ids).tolist()))
+    return {"shifted.csv": [(x, y, u + 10_000_000) for x, y, u in rows],
+            "as text.csv": [(x, y, f"u{u}") for x, y, u in rows],
+            "permuted.csv": [(x, y, shuffled[u]) for x, y, u in rows]}
+
+
+def test_the_same_people_under_new_ids_share_one_account(tmp_path, monkeypatch):
+    """Ids renamed one to one (a pseudonymised export rotates them) open no fresh account (issue 68)."""
+    monkeypatch.setenv("DPCORE_STORE", f"sqlite:///{tmp_path / 'one.db'}")
+    D = _checkins()[0]
+    _upload(_page(EXPLORER, OWNER), "checkins.csv", _csv(D))
+    for name, rows in _renamed(D).items():      # the owner's next uploads, in another order
+        again = _upload(_page(EXPLORER, OWNER), name, _csv(rows, reverse=True))
+        assert any("already registered as “checkins.csv”" in t for t in _texts(again)), name
+    assert ReleaseStore().datasets() == ["upload:checkins.csv"]
+
+
 # -- the audit can fail -------------------------------------------------------------------------------
 def test_a_plain_hash_in_the_store_is_caught(tmp_path, monkeypatch):
     import dpcore.store.connection as connection
@@ -230,7 +251,7 @@ def test_an_analyst_visible_lookup_is_caught(tmp_path, monkeypatch):
     import ui.data_picker as data_picker
     from ui.store import _open_store
 
-    def told(filename, content):        # the mutant: the lookup answered to anyone, as on main before issue 55
+    def told(filename, content, ds=None):   # the mutant: the lookup answered to anyone, as on main before issue 55
         import os
 
         import streamlit as st
@@ -253,3 +274,15 @@ def test_an_account_keyed_by_the_rows_order_is_caught(tmp_path, monkeypatch):
     monkeypatch.setattr(keys, "content_digest", ordered)
     with pytest.raises(AssertionError):
         test_the_same_rows_in_any_file_share_one_account(tmp_path, monkeypatch)
+
+
+def test_an_account_keyed_by_the_ids_is_caught(tmp_path, monkeypatch):
+    import dpcore.store.keys as keys
+
+    def by_ids(X, units=None):           # the mutant: each row hashed with its person's id, as before issue 68
+        ids = [""] * len(X) if units is None else [str(u) for u in units]
+        return hashlib.sha256(repr(sorted(zip(ids, np.asarray(X, dtype=float).tolist()))).encode()).hexdigest()
+
+    monkeypatch.setattr(keys, "content_digest", by_ids)
+    with pytest.raises(AssertionError, match="shifted.csv"):      # the first renamed upload opened a fresh account
+        test_the_same_people_under_new_ids_share_one_account(tmp_path, monkeypatch)
