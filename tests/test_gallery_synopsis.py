@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_gallery import TAXI_COLUMNS, _drop_the_gallerys_import_guard  # noqa: F401  (autouse fixture)
+from test_gallery import TAXI_COLUMNS
 
 from dpcore.algorithms import Sanitizer
 from dpcore.release import build_release
