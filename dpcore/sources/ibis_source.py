@@ -56,6 +56,23 @@ def _clip(x, lo, hi):
     return ibis.cases((x < lo, lo), (x > hi, hi), else_=x)
 
 
+def _finite_test(xs, engine: str):
+    """True where every coordinate expression of ``xs`` is a finite number (False or NULL elsewhere)."""
+    # A range test, not isnan/isinf: Ibis 12 compiles isinf() to FALSE on PySpark (so infinite
+    # rows were kept there).  NULL fails it, NaN too (it sorts above every number on DuckDB,
+    # Spark and PostgreSQL), and so do +-inf.
+    big, finite = sys.float_info.max, None
+    for x in xs:
+        ok = (x >= exact(-big)) & (x <= exact(big))
+        if engine == "duckdb":
+            # DuckDB folds ``x <= max`` to TRUE from a Parquet file's min/max statistics, which the
+            # format keeps without NaN (pyarrow's files): NaN rows passed the range test
+            # (duckdb/duckdb#25521, open in DuckDB 1.4.4).  isnan() is not folded.
+            ok = ok & ~x.isnan()
+        finite = ok if finite is None else finite & ok
+    return finite
+
+
 def _is_numeric(dtype) -> bool:
     return dtype.is_numeric() or dtype.is_boolean()
 
@@ -115,22 +132,10 @@ class IbisSource:
         #: Called with the fraction done (0 to 1) while a pass runs, where the engine reports it (DuckDB).
         self.on_progress: Callable[[float], None] | None = None
         xs = [table[c].cast("float64") for c in columns]
-        # A range test, not isnan/isinf: Ibis 12 compiles isinf() to FALSE on PySpark (so infinite
-        # rows were kept there).  NULL fails it, NaN too (it sorts above every number on DuckDB,
-        # Spark and PostgreSQL), and so do +-inf.
-        big, finite = sys.float_info.max, None
-        for x in xs:
-            ok = (x >= exact(-big)) & (x <= exact(big))
-            if self.engine == "duckdb":
-                # DuckDB folds ``x <= max`` to TRUE from a Parquet file's min/max statistics, which the
-                # format keeps without NaN (pyarrow's files): NaN rows passed the range test
-                # (duckdb/duckdb#25521, open in DuckDB 1.4.4).  isnan() is not folded.
-                ok = ok & ~x.isnan()
-            finite = ok if finite is None else finite & ok
         self._raw = table
-        self._finite = finite
+        self._finite = _finite_test(xs, self.engine)
         coords = {f"c{j}": x for j, x in enumerate(xs)}
-        self._t = table.filter(finite).select(**coords)
+        self._t = table.filter(self._finite).select(**coords)
         self._every = table.select(**coords)
         self._profile: dict = {}
         #: How the dense aggregates (grid counts, cluster sums, inertia) are computed: ``"arrow"`` streams
@@ -209,13 +214,13 @@ class IbisSource:
             for batch in rows.to_pyarrow_batches(chunk_size=self.BATCH_ROWS):
                 if batch.num_rows == 0:
                     continue
-                yield K.batch_array(batch, d)
+                yield batch
                 seen += batch.num_rows
                 if self.on_progress is not None and n:
                     self.on_progress(min(1.0, seen / n))
 
         try:
-            return K.Pipeline(kernel).run(batches())
+            return K.Pipeline(kernel, convert=lambda batch: K.batch_array(batch, d)).run(batches())
         except Exception as exc:  # the engine's own error types differ by backend; its message may quote a row
             raise engine_error(self.engine, label, self.description, self.columns, exc) from None
 
@@ -384,8 +389,6 @@ class IbisSource:
                 np.array([row[f"hi{j}"] for j in range(d)], dtype=float))
 
     def grid_counts(self, bounds, shape) -> np.ndarray:
-        import ibis
-
         dom = as_domain(bounds, self.n_features)
         shape = check_shape(shape, self.n_features)
         if self.scan == "partitions":
@@ -398,21 +401,78 @@ class IbisSource:
             out = acc.result()
             return out.reshape(shape) if len(shape) <= 32 else out
         t = self._rows()
+        expr = t.select(cell=self._flat_cell(t, dom, shape)).group_by("cell").aggregate(n=lambda t: t.count())
+        res = self._run(expr, "grid counts")
+        out = np.zeros(int(np.prod(shape)), dtype=np.int64)
+        if res.num_rows:
+            out[np.asarray(res["cell"], dtype=np.int64)] = np.asarray(res["n"], dtype=np.int64)
+        return out.reshape(shape) if len(shape) <= 32 else out
+
+    def _flat_cell(self, t, dom, shape, x=None):
+        """The flat (C-order) grid cell of the rows ``t`` (their coordinates ``x``, default the columns)."""
+        import ibis
+
         # Only the upper clamp: the clipped x is >= lower, so x - lower, the quotient and the
         # product are >= 0 (IEEE rounding is monotone) and so is their floor.  The flat cell number
         # is a 32-bit integer (check_shape keeps the grid under 2**31 cells): Spark groups on it
         # about 25 % faster than on one 64-bit key per dimension, DuckDB as fast.
         flat = None
         for j, m in enumerate(shape):
-            u = (self._x(t, j, dom) - exact(dom.lower[j])) / exact(dom.width[j]) * m
+            xj = self._x(t, j, dom) if x is None else _clip(x[j], exact(dom.lower[j]), exact(dom.upper[j]))
+            u = (xj - exact(dom.lower[j])) / exact(dom.width[j]) * m
             idx = ibis.least(u.floor().cast("int32"), ibis.literal(m - 1, type="int32"))
             flat = idx if flat is None else flat * ibis.literal(m, type="int32") + idx
-        expr = t.select(cell=flat).group_by("cell").aggregate(n=lambda t: t.count())
-        res = self._run(expr, "grid counts")
-        out = np.zeros(int(np.prod(shape)), dtype=np.int64)
-        if res.num_rows:
-            out[np.asarray(res["cell"], dtype=np.int64)] = np.asarray(res["n"], dtype=np.int64)
-        return out.reshape(shape) if len(shape) <= 32 else out
+        return flat
+
+    def _counted(self, bounds) -> bool:
+        """Whether ``count``, ``n_dropped`` and ``n_outside(bounds)`` are known without a pass (cached)."""
+        dom = as_domain(bounds, self.n_features)
+        return (tuple(dom.lower), tuple(dom.upper)) in self._profile
+
+    def _grid_profile(self, dom, shape):
+        """One pass for :class:`dpcore.sources.cells.GridSource`: (grid counts (flat), (total, finite, inside)).
+
+        The histogram of :meth:`grid_counts`, and from the same aggregate the row count, the rows
+        skipped for a missing coordinate and the rows outside the box: every row is read once.
+        Streamed (``scan="arrow"``): every row of the coordinates through the grid kernel with its
+        profile (:class:`~dpcore.sources._kernels.GridAccumulator`).  SQL: one ``GROUP BY`` of every
+        row on its cell, ``-1`` for a row with a non-finite coordinate, with the rows inside the box
+        counted per group.  Also fills the cached counts.
+        """
+        import ibis
+
+        key = (tuple(dom.lower), tuple(dom.upper))
+        if self.scan == "arrow":
+            acc = K.GridAccumulator(dom.lower, dom.upper, shape, profile=True)
+            total = self._stream("grid counts", acc.add, table=self._every)
+            finite, inside = acc.profile()
+            counts = acc.result()
+        else:   # SQL (Spark's executors read only finite rows: the profile needs them all)
+            t = self._every
+            xs = [t[f"c{j}"] for j in range(self.n_features)]
+            ok = _finite_test(xs, self.engine)
+            inside = None
+            for j, x in enumerate(xs):
+                i = x.between(exact(dom.lower[j]), exact(dom.upper[j]))
+                inside = i if inside is None else inside & i
+            # A non-finite row gets cell -1; its coordinates are replaced before the arithmetic, so that
+            # no engine casts NaN to an integer (PostgreSQL refuses to).
+            safe = [ibis.cases((ok, x), else_=exact(dom.lower[j])) for j, x in enumerate(xs)]
+            cell = ibis.cases((ok, self._flat_cell(t, dom, shape, safe)), else_=ibis.literal(-1, type="int32"))
+            inn = ibis.cases((inside, ibis.literal(1, type="int64")), else_=ibis.literal(0, type="int64"))
+            expr = (t.select(cell=cell, inn=inn).group_by("cell")
+                    .aggregate(n=lambda s: s.count(), n_in=lambda s: s["inn"].sum()))
+            res = self._run(expr, "grid counts")
+            cells = np.asarray(res["cell"], dtype=np.int64)
+            n = np.asarray(res["n"], dtype=np.int64)
+            n_in = np.asarray(res["n_in"].to_pylist(), dtype=np.int64)
+            counts = np.zeros(int(np.prod(shape)), dtype=np.int64)
+            kept = cells >= 0
+            counts[cells[kept]] = n[kept]
+            total, finite, inside = int(n.sum()), int(n[kept].sum()), int(n_in.sum())
+        prof = self._profile.setdefault(None, {"n_total": int(total), "n": int(finite)})
+        self._profile.setdefault(key, dict(prof, n_out=prof["n"] - int(inside)))
+        return counts, (int(total), int(finite), int(inside))
 
     def _cell_statistics(self, dom, shape):
         """One pass for :func:`dpcore.sources.cells.cell_statistics`: (flat cells, counts, sums, offsets, profile).
