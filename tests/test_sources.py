@@ -433,6 +433,7 @@ def test_sanitize_reads_a_source_once_on_every_engine(engine, request, tmp_path,
 def test_the_bucketed_kernels_count_as_the_direct_ones():
     """Large grids are filled through buckets of cells (issue 66): the same integers as row by row."""
     from dpcore.sources import _kernels as K
+    from dpcore.sources._pipeline import Pipeline
     rng = np.random.default_rng(8)
     X = rng.normal(0.5, 0.25, size=(300_000, 2))
     X[::500] = np.round(X[::500] * 1024) / 1024                 # on interior edges and on the bounds
@@ -441,7 +442,7 @@ def test_the_bucketed_kernels_count_as_the_direct_ones():
     direct = _numpy_reference(X, (lo, hi), shape).ravel()
     acc = K.GridAccumulator(lo, hi, shape, workers=2)
     assert acc.bucket_rows > 0
-    K.Pipeline(acc.add, workers=2).run(X[s:s + 70_001] for s in range(0, X.shape[0], 70_001))
+    Pipeline(acc.add, workers=2).run(X[s:s + 70_001] for s in range(0, X.shape[0], 70_001))
     np.testing.assert_array_equal(acc.result(), direct)
     np.testing.assert_array_equal(K.grid_counts(X, lo, hi, shape), direct)     # in memory, numba's threads
     dirty = X.copy()
@@ -453,7 +454,7 @@ def test_the_bucketed_kernels_count_as_the_direct_ones():
     assert prof.profile() == (int(finite.sum()), int((finite & ((dirty >= lo) & (dirty <= hi)).all(axis=1)).sum()))
     cells = K.CellAccumulator(lo, hi, (1024, 1024), workers=2)
     assert cells.shift < 62                                     # bucketed
-    K.Pipeline(cells.add, workers=2).run(X[s:s + 70_001] for s in range(0, X.shape[0], 70_001))
+    Pipeline(cells.add, workers=2).run(X[s:s + 70_001] for s in range(0, X.shape[0], 70_001))
     got, ref = cells.result(), K.row_cells(X, lo, hi, (1024, 1024))
     for a, b in zip(got[:3] + got[4:], ref[:3] + ref[4:]):
         np.testing.assert_array_equal(a, b)
@@ -463,11 +464,12 @@ def test_the_bucketed_kernels_count_as_the_direct_ones():
 def test_the_batch_pipeline_adds_every_batch_once_and_raises_a_kernel_error():
     """The streamed scan (issue 26): each batch to exactly one worker's partial, an error re-raised here."""
     from dpcore.sources import _kernels as K
+    from dpcore.sources._pipeline import Pipeline
     rng = np.random.default_rng(3)
     batches = [rng.uniform(-1, 2, size=(int(m), 2)) for m in rng.integers(1, 500, size=23)]
     lo, hi = np.zeros(2), np.ones(2)
     acc = K.GridAccumulator(lo, hi, (7, 5), workers=2)      # one partial per worker, whatever numba's threads
-    seen = K.Pipeline(acc.add, workers=2).run(iter(batches))
+    seen = Pipeline(acc.add, workers=2).run(iter(batches))
     X = np.vstack(batches)
     assert seen == X.shape[0]
     np.testing.assert_array_equal(acc.result(), K.grid_counts(X, lo, hi, (7, 5)))
@@ -475,4 +477,4 @@ def test_the_batch_pipeline_adds_every_batch_once_and_raises_a_kernel_error():
     def broken(X, w):
         raise ValueError("kernel failed")
     with pytest.raises(ValueError, match="kernel failed"):
-        K.Pipeline(broken, workers=2).run(iter(batches))
+        Pipeline(broken, workers=2).run(iter(batches))

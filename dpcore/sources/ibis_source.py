@@ -19,6 +19,7 @@ import numpy as np
 
 from ..utils.fixedpoint import FixedPoint
 from . import _kernels as K
+from ._pipeline import Pipeline, batch_array, combine_partials, partition_partials
 from .base import as_domain, check_centers, check_shape, engine_error
 
 _MAX_POW = 62  # 2**62 is an exact int64 literal and an exact double
@@ -220,7 +221,7 @@ class IbisSource:
                     self.on_progress(min(1.0, seen / n))
 
         try:
-            return K.Pipeline(kernel, convert=lambda batch: K.batch_array(batch, d)).run(batches())
+            return Pipeline(kernel, convert=lambda batch: batch_array(batch, d)).run(batches())
         except Exception as exc:  # the engine's own error types differ by backend; its message may quote a row
             raise engine_error(self.engine, label, self.description, self.columns, exc) from None
 
@@ -239,7 +240,7 @@ class IbisSource:
         backend = self._raw._find_backend()
         try:
             frame = backend.raw_sql(backend.compile(self._rows()))
-            rows = frame.mapInArrow(K.partition_partials(spec, self.n_features), "blob binary").collect()
+            rows = frame.mapInArrow(partition_partials(spec, self.n_features), "blob binary").collect()
         except Exception as exc:
             if "No module named 'dpcore'" in str(exc):
                 import warnings
@@ -249,7 +250,7 @@ class IbisSource:
                 self.scan = "sql"
                 return None
             raise engine_error(self.engine, label, self.description, self.columns, exc) from None
-        return K.combine_partials(spec, [r["blob"] for r in rows], self.n_features)
+        return combine_partials(spec, [r["blob"] for r in rows], self.n_features)
 
     @staticmethod
     def _x(t, j: int, dom):
@@ -432,46 +433,38 @@ class IbisSource:
     def _grid_profile(self, dom, shape):
         """One pass for :class:`dpcore.sources.cells.GridSource`: (grid counts (flat), (total, finite, inside)).
 
-        The histogram of :meth:`grid_counts`, and from the same aggregate the row count, the rows
-        skipped for a missing coordinate and the rows outside the box: every row is read once.
-        Streamed (``scan="arrow"``): every row of the coordinates through the grid kernel with its
-        profile (:class:`~dpcore.sources._kernels.GridAccumulator`).  SQL: one ``GROUP BY`` of every
-        row on its cell, ``-1`` for a row with a non-finite coordinate, with the rows inside the box
-        counted per group.  Also fills the cached counts.
+        The histogram of :meth:`grid_counts` and, from the same aggregate, the row count, the rows skipped
+        for a missing coordinate and the rows outside the box (also cached).  Streamed: every row through
+        the grid kernel with its profile.  SQL: one ``GROUP BY`` of every row on its cell (``-1`` for a row
+        with a non-finite coordinate), the rows inside the box counted per group.
         """
         import ibis
 
-        key = (tuple(dom.lower), tuple(dom.upper))
         if self.scan == "arrow":
             acc = K.GridAccumulator(dom.lower, dom.upper, shape, profile=True)
             total = self._stream("grid counts", acc.add, table=self._every)
-            finite, inside = acc.profile()
-            counts = acc.result()
+            (finite, inside), counts = acc.profile(), acc.result()
         else:   # SQL (Spark's executors read only finite rows: the profile needs them all)
             t = self._every
             xs = [t[f"c{j}"] for j in range(self.n_features)]
-            ok = _finite_test(xs, self.engine)
-            inside = None
+            ok, in_box = _finite_test(xs, self.engine), None
             for j, x in enumerate(xs):
                 i = x.between(exact(dom.lower[j]), exact(dom.upper[j]))
-                inside = i if inside is None else inside & i
-            # A non-finite row gets cell -1; its coordinates are replaced before the arithmetic, so that
-            # no engine casts NaN to an integer (PostgreSQL refuses to).
+                in_box = i if in_box is None else in_box & i
+            # A non-finite row's coordinates are replaced before the arithmetic: no engine casts NaN to an
+            # integer (PostgreSQL refuses to).
             safe = [ibis.cases((ok, x), else_=exact(dom.lower[j])) for j, x in enumerate(xs)]
             cell = ibis.cases((ok, self._flat_cell(t, dom, shape, safe)), else_=ibis.literal(-1, type="int32"))
-            inn = ibis.cases((inside, ibis.literal(1, type="int64")), else_=ibis.literal(0, type="int64"))
-            expr = (t.select(cell=cell, inn=inn).group_by("cell")
-                    .aggregate(n=lambda s: s.count(), n_in=lambda s: s["inn"].sum()))
-            res = self._run(expr, "grid counts")
-            cells = np.asarray(res["cell"], dtype=np.int64)
-            n = np.asarray(res["n"], dtype=np.int64)
-            n_in = np.asarray(res["n_in"].to_pylist(), dtype=np.int64)
-            counts = np.zeros(int(np.prod(shape)), dtype=np.int64)
-            kept = cells >= 0
+            inn = ibis.cases((in_box, ibis.literal(1, type="int64")), else_=ibis.literal(0, type="int64"))
+            res = self._run(t.select(cell=cell, inn=inn).group_by("cell").aggregate(
+                n=lambda s: s.count(), n_in=lambda s: s["inn"].sum()), "grid counts")
+            cells, n = np.asarray(res["cell"], dtype=np.int64), np.asarray(res["n"], dtype=np.int64)
+            counts, kept = np.zeros(int(np.prod(shape)), dtype=np.int64), cells >= 0
             counts[cells[kept]] = n[kept]
-            total, finite, inside = int(n.sum()), int(n[kept].sum()), int(n_in.sum())
+            total, finite = int(n.sum()), int(n[kept].sum())
+            inside = int(np.asarray(res["n_in"].to_pylist(), dtype=np.int64).sum())
         prof = self._profile.setdefault(None, {"n_total": int(total), "n": int(finite)})
-        self._profile.setdefault(key, dict(prof, n_out=prof["n"] - int(inside)))
+        self._profile.setdefault((tuple(dom.lower), tuple(dom.upper)), dict(prof, n_out=prof["n"] - int(inside)))
         return counts, (int(total), int(finite), int(inside))
 
     def _cell_statistics(self, dom, shape):
@@ -591,7 +584,7 @@ class IbisSource:
         C = check_centers(centers, self.n_features)
         if self.scan == "arrow":
             from ..utils.nearest import inertia
-            parts = np.zeros(K.Pipeline(None).workers)
+            parts = np.zeros(Pipeline(None).workers)
 
             def part(X, w):
                 Xc, _ = dom.clip(X)

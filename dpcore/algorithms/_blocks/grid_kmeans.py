@@ -153,11 +153,12 @@ def _block_grid(counts: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
     """
     d, m = counts.ndim, counts.shape[0]
     mc = -(-m // f)
-    # Block sums axis by axis (the last block of each axis may be short): no padded copy of the grid.
-    starts = np.arange(0, m, f)
-    w = counts
-    for axis in range(d):
-        w = np.add.reduceat(w, starts, axis=axis)
+    pad = mc * f - m
+    padded = np.pad(counts, [(0, pad)] * d)
+    shape = []
+    for _ in range(d):
+        shape += [mc, f]
+    w = padded.reshape(shape).sum(axis=tuple(range(1, 2 * d, 2)))
     fine_mids = (np.arange(m) + 0.5) / m * 2 - 1
     block_mid = np.array([fine_mids[i * f:(i + 1) * f].mean() for i in range(mc)])
     return block_mid, w
