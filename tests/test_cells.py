@@ -109,24 +109,44 @@ def taxi_files(taxi_X, tmp_path_factory):
     return folder
 
 
-@pytest.mark.parametrize("key, passes", [("dplloyd", ["cell statistics"]), ("hybrid", ["cell statistics"]),
-                                         ("eugkm", ["row count", "grid counts"])])
-def test_a_fit_on_files_reads_them_once_its_noisy_size_included(key, passes, taxi_files, taxi_X, taxi_bounds):
-    """DPLloyd (auto, with its noisy size and its grid start) and the Hybrid read the data once; EUGkM twice.
-    The release is the one a fit on the array gives (same seed, same exact integers)."""
+@pytest.mark.parametrize("key, params, passes", [
+    ("dplloyd", {}, ["cell statistics"]), ("hybrid", {}, ["cell statistics"]),
+    # EUGkM's first pass counts the rows into its largest grid (issue 66): the grid itself when the noisy size
+    # reaches the cap (here a cap of 64 x 64 cells), else a second pass for the grid the size asks for.
+    ("eugkm", {"max_cells": 4096}, ["grid counts"]), ("eugkm", {}, ["grid counts", "grid counts"])])
+def test_a_fit_on_files_reads_them_once_its_noisy_size_included(key, params, passes, taxi_files, taxi_X, taxi_bounds):
+    """DPLloyd (auto, with its noisy size and its grid start), the Hybrid and EUGkM at its grid cap read the data
+    once; EUGkM below the cap twice.  The release is the one a fit on the array gives (same seed, same integers)."""
     src = sources.from_files(taxi_files, columns=["lon", "lat"])
     seen = []
     src.on_pass = seen.append
     make = dpcore.ALGORITHMS[key]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        on_files = make(5, epsilon=1.0, bounds=taxi_bounds, random_state=3).fit(src)
-        in_memory = make(5, epsilon=1.0, bounds=taxi_bounds, random_state=3).fit(taxi_X[:60_000])
+        on_files = make(5, epsilon=1.0, bounds=taxi_bounds, random_state=3, **params).fit(src)
+        in_memory = make(5, epsilon=1.0, bounds=taxi_bounds, random_state=3, **params).fit(taxi_X[:60_000])
     assert seen == passes
     np.testing.assert_array_equal(on_files.cluster_centers_, in_memory.cluster_centers_)
     names = [e.name for e in on_files.budget_]
     assert any("size" in name for name in names)                 # the noisy count was drawn, from that pass
     assert on_files.budget_.total()[0] == pytest.approx(1.0)
+    assert (on_files.n_clipped_, on_files.n_dropped_) == (in_memory.n_clipped_, 0)
+
+
+def test_eugkm_with_a_public_size_reads_the_files_once(taxi_files, taxi_X, taxi_bounds):
+    """A public ``n_samples`` fixes EUGkM's grid before any pass: counted with the rows in the one pass."""
+    src = sources.from_files(taxi_files, columns=["lon", "lat"])
+    seen = []
+    src.on_pass = seen.append
+    on_files = dpcore.ALGORITHMS["eugkm"](5, epsilon=1.0, bounds=taxi_bounds, n_samples=60_000, random_state=2).fit(src)
+    in_memory = dpcore.ALGORITHMS["eugkm"](5, epsilon=1.0, bounds=taxi_bounds, n_samples=60_000,
+                                           random_state=2).fit(taxi_X[:60_000])
+    assert seen == ["grid counts"]
+    np.testing.assert_array_equal(on_files.synopsis_.counts, in_memory.synopsis_.counts)
+    # A second fit on the same source finds its row count cached: it reads the grid it needs and nothing else.
+    seen.clear()
+    dpcore.ALGORITHMS["eugkm"](5, epsilon=0.5, bounds=taxi_bounds, random_state=2).fit(src)
+    assert seen == ["grid counts"]
 
 
 def test_cells_and_rows_spend_the_same_budget_the_same_way(taxi_X, taxi_bounds):

@@ -197,6 +197,27 @@ def test_duckdb_file_gives_the_same_synopsis_as_the_array(blobs2, tmp_path):
         assert np.array_equal(a.points, b.points) and np.array_equal(a.weights, b.weights), method
 
 
+@pytest.mark.parametrize("method, params, passes", [
+    ("privtree", {}, 1), ("uniform", {"n_samples": 3000}, 1), ("adaptive", {"n_samples": 3000}, 1),
+    ("adaptive", {}, 2), ("uniform", {}, 2)])
+def test_a_duckdb_file_is_read_once_when_public_inputs_fix_the_histogram(blobs2, tmp_path, method, params, passes):
+    """The row count and the rows outside the box come from the histogram's own pass (issue 66): one pass when
+    public inputs fix the histogram (PrivTree always; the grids with a public size), else the noisy size's first."""
+    import pandas as pd
+
+    from dpcore import sources
+    path = tmp_path / "pts.parquet"
+    pd.DataFrame(blobs2, columns=["x", "y"]).to_parquet(path)
+    src = sources.from_files(path, columns=["x", "y"])
+    seen = []
+    src.on_pass = seen.append
+    est = dpcore.algorithms.Sanitizer(epsilon=1.0, bounds=BOUNDS, method=method, random_state=8, **params).fit(src)
+    ref = dpcore.algorithms.Sanitizer(epsilon=1.0, bounds=BOUNDS, method=method, random_state=8, **params).fit(blobs2)
+    assert len(seen) == passes, seen
+    assert np.array_equal(est.synopsis_.weights, ref.synopsis_.weights)
+    assert (est.n_clipped_, est.n_dropped_) == (ref.n_clipped_, 0)
+
+
 def test_privtree_mechanism_records_one_entry_and_partitions():
     from dpcore.privacy.accountant import BudgetLedger
     from dpcore.privacy.mechanisms import NoiseSource

@@ -101,6 +101,14 @@ def _check_equal(ref, other, bounds, shape, C):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
     np.testing.assert_allclose(a.sq_offsets, b.sq_offsets, rtol=1e-9, atol=1e-12)
     assert (a.n, a.n_inside) == (b.n, b.n_inside) == (ref.count(), ref.count() - ref.n_outside(bounds))
+    # One pass for a histogram, the row count and the rows outside the box (issue 66): the same integers on
+    # every engine, and a coarser grid whose sides divide it by powers of two summed from it exactly.
+    from dpcore.sources.cells import GridSource
+    one = GridSource(other, bounds, fine)
+    np.testing.assert_array_equal(one.counts, ref.grid_counts(bounds, fine))
+    np.testing.assert_array_equal(one.grid_counts(bounds, shape), ref.grid_counts(bounds, shape))
+    assert (one.count(), one.n_outside(bounds), one.n_dropped()) == (ref.count(), ref.n_outside(bounds),
+                                                                     other.n_dropped())
 
 
 def _numpy_reference(X, bounds, shape):
@@ -394,14 +402,74 @@ def test_the_passes_do_not_depend_on_missing_values(tmp_path, taxi_X, taxi_bound
     assert (labels["clean"][1], labels["nan"][1]) == (0, 1)
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "duckdb-sql", "spark", "postgres"])
+def test_sanitize_reads_a_source_once_on_every_engine(engine, request, tmp_path, taxi_X, taxi_bounds):
+    """``dpcore.sanitize`` (PrivTree) on a source: its histogram, the row count and the rows outside the box come
+    from one aggregate, so the data are read once (issue 66), and the synopsis is the array's for a seed."""
+    X = taxi_X[:3000].copy()
+    X[:40] += 0.5                                       # some rows outside the public box, clipped onto it
+    if engine == "postgres":
+        import ibis
+        url = request.getfixturevalue("pg_server").new_database("sanitize")
+        con = ibis.connect(url.replace("postgresql+psycopg://", "postgresql://"))
+        con.create_table("pickups", pd.DataFrame(X, columns=["lon", "lat"]), overwrite=True)
+        src = sources.from_table(url, "pickups", columns=["lon", "lat"])
+    elif engine == "spark":
+        src = _spark(request.getfixturevalue("spark"), X, tmp_path)
+    else:
+        src = _duckdb(X, tmp_path)
+        src.scan = "arrow" if engine == "duckdb" else "sql"
+    passes = []
+    src.on_pass = passes.append
+    on_source = dpcore.algorithms.Sanitizer(epsilon=1.0, bounds=taxi_bounds, random_state=4).fit(src)
+    in_memory = dpcore.algorithms.Sanitizer(epsilon=1.0, bounds=taxi_bounds, random_state=4).fit(X)
+    assert passes == ["grid counts"]
+    assert on_source.method_ == "privtree"
+    np.testing.assert_array_equal(on_source.synopsis_.points, in_memory.synopsis_.points)
+    np.testing.assert_array_equal(on_source.synopsis_.weights, in_memory.synopsis_.weights)
+    assert (on_source.n_clipped_, on_source.n_dropped_) == (in_memory.n_clipped_, 0) and on_source.n_clipped_ >= 40
+
+
+def test_the_bucketed_kernels_count_as_the_direct_ones():
+    """Large grids are filled through buckets of cells (issue 66): the same integers as row by row."""
+    from dpcore.sources import _kernels as K
+    from dpcore.sources._pipeline import Pipeline
+    rng = np.random.default_rng(8)
+    X = rng.normal(0.5, 0.25, size=(300_000, 2))
+    X[::500] = np.round(X[::500] * 1024) / 1024                 # on interior edges and on the bounds
+    lo, hi = np.zeros(2), np.ones(2)
+    shape = (1024, 512)                                         # 2^19 cells: bucketed
+    direct = _numpy_reference(X, (lo, hi), shape).ravel()
+    acc = K.GridAccumulator(lo, hi, shape, workers=2)
+    assert acc.bucket_rows > 0
+    Pipeline(acc.add, workers=2).run(X[s:s + 70_001] for s in range(0, X.shape[0], 70_001))
+    np.testing.assert_array_equal(acc.result(), direct)
+    np.testing.assert_array_equal(K.grid_counts(X, lo, hi, shape), direct)     # in memory, numba's threads
+    dirty = X.copy()
+    dirty[::999, 1] = np.nan
+    prof = K.GridAccumulator(lo, hi, shape, workers=1, profile=True)
+    prof.add(dirty, 0)
+    finite = np.isfinite(dirty).all(axis=1)
+    np.testing.assert_array_equal(prof.result(), _numpy_reference(dirty[finite], (lo, hi), shape).ravel())
+    assert prof.profile() == (int(finite.sum()), int((finite & ((dirty >= lo) & (dirty <= hi)).all(axis=1)).sum()))
+    cells = K.CellAccumulator(lo, hi, (1024, 1024), workers=2)
+    assert cells.shift < 62                                     # bucketed
+    Pipeline(cells.add, workers=2).run(X[s:s + 70_001] for s in range(0, X.shape[0], 70_001))
+    got, ref = cells.result(), K.row_cells(X, lo, hi, (1024, 1024))
+    for a, b in zip(got[:3] + got[4:], ref[:3] + ref[4:]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(got[3], ref[3], rtol=1e-12)     # float offsets, summed in another order
+
+
 def test_the_batch_pipeline_adds_every_batch_once_and_raises_a_kernel_error():
     """The streamed scan (issue 26): each batch to exactly one worker's partial, an error re-raised here."""
     from dpcore.sources import _kernels as K
+    from dpcore.sources._pipeline import Pipeline
     rng = np.random.default_rng(3)
     batches = [rng.uniform(-1, 2, size=(int(m), 2)) for m in rng.integers(1, 500, size=23)]
     lo, hi = np.zeros(2), np.ones(2)
     acc = K.GridAccumulator(lo, hi, (7, 5), workers=2)      # one partial per worker, whatever numba's threads
-    seen = K.Pipeline(acc.add, workers=2).run(iter(batches))
+    seen = Pipeline(acc.add, workers=2).run(iter(batches))
     X = np.vstack(batches)
     assert seen == X.shape[0]
     np.testing.assert_array_equal(acc.result(), K.grid_counts(X, lo, hi, (7, 5)))
@@ -409,4 +477,4 @@ def test_the_batch_pipeline_adds_every_batch_once_and_raises_a_kernel_error():
     def broken(X, w):
         raise ValueError("kernel failed")
     with pytest.raises(ValueError, match="kernel failed"):
-        K.Pipeline(broken, workers=2).run(iter(batches))
+        Pipeline(broken, workers=2).run(iter(batches))

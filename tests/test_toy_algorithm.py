@@ -109,31 +109,41 @@ def toy(tmp_path, monkeypatch):
     del sys.modules["toy_lloyd"]
 
 
-@pytest.mark.heavy
-def test_every_suite_picks_up_a_registered_toy_algorithm(tmp_path):
-    write_toy(tmp_path)
-    report = tmp_path / "report.xml"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH", "")]))
+def run_suites(folder: Path, plugin: str, selector: str) -> list:
+    """Run :data:`SUITES` in a fresh interpreter with ``plugin`` (a module in ``folder`` that registers the
+    algorithm, as registry.py's line would at import) and ``-k selector``; returns the junit test cases."""
+    report = folder / "report.xml"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(ROOT), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "toy_plugin", "-p", "no:cacheprovider", "-k",
-         "toy_lloyd or ToyLloyd", f"--junitxml={report}", *SUITES],
+        [sys.executable, "-m", "pytest", "-q", "-p", plugin, "-p", "no:cacheprovider", "-k", selector,
+         f"--junitxml={report}", *SUITES],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert report.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     cases = list(ET.parse(report).getroot().iter("testcase"))
     failed = [c.get("name") for c in cases if c.find("failure") is not None or c.find("error") is not None]
-    assert not failed, f"the toy fails {failed}:\n{proc.stdout[-4000:]}"
+    assert not failed, f"{selector} fails {failed}:\n{proc.stdout[-4000:]}"
     for suite, what in SUITES.items():
         if suite == "tests/test_sources.py" and shared_data_dir() is None:
             continue   # the sources test reads the real taxi sample: skipped without the data folder
         module = suite[:-3].replace("/", ".")
         ran = [c.get("name") for c in cases if c.get("classname", "").startswith(module) and c.find("skipped") is None]
-        assert ran, f"{suite} ({what}) ran nothing for the toy: is its parameter list written by hand?"
-    # The privacy audit really audited it (not an explicit skip), and the structural audit ran every check.
-    assert any(c.get("name") == f"test_estimator_passes_audit[{KEY}-0]" for c in cases
+        assert ran, f"{suite} ({what}) ran nothing for {selector}: is its parameter list written by hand?"
+    return cases
+
+
+def assert_audited(cases: list, key: str) -> None:
+    """The privacy audit really audited ``key`` (not an explicit skip), and the structural audit ran every check."""
+    assert any(c.get("name") == f"test_estimator_passes_audit[{key}-0]" for c in cases
                if c.find("skipped") is None)
     structural = {c.get("name").split("[")[0] for c in cases if "structural" in c.get("classname", "")}
     assert {"test_structure_is_public_on_random_neighbours", "test_structure_is_public_across_a_sweep_of_sizes",
             "test_every_exported_value_comes_through_the_noise_module"} <= structural, structural
+
+
+@pytest.mark.heavy
+def test_every_suite_picks_up_a_registered_toy_algorithm(tmp_path):
+    write_toy(tmp_path)
+    assert_audited(run_suites(tmp_path, "toy_plugin", "toy_lloyd or ToyLloyd"), KEY)
 
 
 def test_the_explorer_offers_and_draws_a_registered_toy_algorithm(toy, auto_draw):

@@ -7,6 +7,7 @@ the class docstring's shared entries (the privacy-unit parameters, ``n_samples_e
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import textwrap
 
@@ -110,6 +111,18 @@ def fit_doc(summary: str, *, example: str = "n_clusters=3, epsilon=1.0, bounds=(
     return mark
 
 
+def _own_fit(cls):
+    """A ``fit`` of the class's own that runs the one it inherits: only so that its docstring names the class
+    (a DPLloyd variant inherits the :class:`~dpcore.algorithms._blocks.lloyd.NoisyLloyd` frame's fit)."""
+    inherited = cls.fit
+
+    @functools.wraps(inherited)
+    def fit(self, *args, **kwargs):
+        return inherited(self, *args, **kwargs)
+    fit.__qualname__ = f"{cls.__qualname__}.fit"
+    return fit
+
+
 def document(cls) -> None:
     """Fill in ``cls.fit``'s marked docstring; add the privacy-unit parameters and ``n_samples_estimate_``
     (an estimator that takes ``n_samples``) to the class docstring."""
@@ -119,6 +132,8 @@ def document(cls) -> None:
     if "n_samples" in params and cls.__dict__.get("__doc__") and "n_samples_estimate_ :" not in cls.__doc__:
         cls.__doc__ = _at_section_end(cls.__doc__, "Attributes", _SIZE_DOC)
     fit = cls.__dict__.get("fit")
+    if fit is None and cls.__dict__.get("key") and getattr(getattr(cls, "fit", None), "_fit_doc", None):
+        fit = cls.fit = _own_fit(cls)
     spec = getattr(fit, "_fit_doc", None)
     if spec is not None:
         summary, example, size = spec

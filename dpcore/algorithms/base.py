@@ -212,7 +212,8 @@ class DPClusterer(DeclaredParameters, PrivacyUnitMixin, ClassNamePrefixFeaturesO
         return cls.su_mse(n, d, k, epsilon, t=t, r=r, rho=rho, theta=theta)
 
     # -- shared fit scaffolding --------------------------------------------
-    def _begin_fit(self, X, *, min_samples: int = 1, privacy_id=None, assignment: str | None = None):
+    def _begin_fit(self, X, *, min_samples: int = 1, privacy_id=None, assignment: str | None = None,
+                   histogram=None):
         """Validate the parameters and the data, set the common fitted attributes, return (data, noise, n).
 
         One entry for arrays and :class:`~dpcore.sources.DataSource` s; the class's
@@ -228,6 +229,11 @@ class DPClusterer(DeclaredParameters, PrivacyUnitMixin, ClassNamePrefixFeaturesO
           (:func:`dpcore.sources.cells.use_cells`, public inputs only) the returned source is a
           :class:`~dpcore.sources.cells.CellSource`: one pass over the (bounded) rows gives the row
           count, the rows outside the box and the fine-cell statistics every Lloyd step then reads.
+          ``histogram`` (a function of d giving a grid shape from public inputs, or None): otherwise,
+          on a source whose passes read the data (:class:`~dpcore.sources.ibis_source.IbisSource`),
+          the pass that counts the rows also counts them into that grid
+          (:class:`~dpcore.sources.cells.GridSource`), so a fit that reads that histogram (or one
+          whose sides divide it by powers of two) reads the data once.
 
         Parameters
         ----------
@@ -240,6 +246,8 @@ class DPClusterer(DeclaredParameters, PrivacyUnitMixin, ClassNamePrefixFeaturesO
         privacy_id : array-like (n,), str or None
             The privacy unit of every row (a column name on a source): contribution bounding.
         assignment : str or None
+            Sources only (above).
+        histogram : callable(int) -> tuple or None, or None
             Sources only (above).
 
         Returns
@@ -267,7 +275,7 @@ class DPClusterer(DeclaredParameters, PrivacyUnitMixin, ClassNamePrefixFeaturesO
             A private estimator with a ``random_state``: a simulation.
         """
         from ..sources import ArraySource, DataSource
-        from ..sources.cells import CellSource, use_cells
+        from ..sources.cells import CellSource, one_pass_histogram, use_cells
         self._validate_params()
         is_source = isinstance(X, DataSource)
         if is_source and not self.accepts_source:
@@ -321,8 +329,11 @@ class DPClusterer(DeclaredParameters, PrivacyUnitMixin, ClassNamePrefixFeaturesO
             return Xc, noise, Xc.shape[0]
         config = self._unit_config(privacy_id, src.count() if privacy_id is not None and not is_source else None)
         cells = assignment is not None and use_cells(assignment, d, src)
+        shape = histogram(d) if histogram is not None and config is None else None
         if cells and config is None:
             src = CellSource(src, domain)   # the one pass; the row count and the rows outside come with it
+        elif shape is not None:
+            src = one_pass_histogram(src, domain, shape)   # the histogram, the row count and the rows outside
         self.n_clipped_ = src.n_outside(domain)  # one pass with the row count on engines (cached)
         n = src.count()
         if not self.private:

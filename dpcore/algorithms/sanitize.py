@@ -37,7 +37,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..synopsis import PointSynopsis
 from ..utils.validation import DELTA
 from ._blocks.consistency import norm_sub, tree_norm_sub, two_level_consistency
-from ._blocks.grid import eug_cells_per_dim
+from ._blocks.grid import eug_cells_per_dim, max_cells_per_dim
 from .base import DPClusterer, fit_doc
 from .parameters import SHARE
 
@@ -87,6 +87,21 @@ def _boxes(dom, index: np.ndarray, per_dim) -> tuple[np.ndarray, np.ndarray]:
     lower = dom.lower[None, :] + index * width
     upper = np.minimum(lower + width, dom.upper[None, :])
     return lower, upper
+
+
+def _adaptive_grid(n_est: float, eps: float, alpha: float, d: int) -> tuple[int, int]:
+    """The adaptive grid's first level ``m1`` and its finest sub-grid ``f = 2^K`` cells a dimension (public inputs).
+
+    Qardaji et al. §IV-B: ``m1 = max(10, m_UG / 4)`` in 2-d (``m_UG`` of Eq. 4's kind), ``10^(2/d)`` in d
+    dims; sub-grids of ``2^j`` cells a dimension, ``j <= K``, so that one histogram of ``(m1 2^K)^d`` cells
+    gives every count.
+    """
+    e2 = eps - alpha * eps
+    m1 = max(int(math.ceil(10 ** (2 / d))), int(math.ceil(eug_cells_per_dim(n_est, eps, d) / 4)))
+    m1 = min(m1, int(MAX_FINE_CELLS ** (1 / d)))
+    K = max(0, min(int(math.ceil(math.log2(max(eug_cells_per_dim(n_est, e2, d, theta=5.0), 1)))),
+                   int(math.floor(math.log2(MAX_FINE_CELLS ** (1 / d) / m1)))))
+    return m1, 2 ** K
 
 
 def _block_sum(arr: np.ndarray, f: int) -> np.ndarray:
@@ -202,7 +217,7 @@ class Sanitizer(DPClusterer):
     @fit_doc("Release the point synopsis (``synopsis_``).")
     def fit(self, X, y=None, privacy_id=None):
         vars(self).pop("_centers", None)
-        src, noise, n = self._begin_fit(X, privacy_id=privacy_id)
+        src, noise, n = self._begin_fit(X, privacy_id=privacy_id, histogram=self._first_histogram)
         method = str(self.method)
         d = src.n_features
         if d > MAX_DIM:   # the number of columns is the data's: not a parameter constraint
@@ -244,8 +259,33 @@ class Sanitizer(DPClusterer):
         first = float(self.first_level_share) * left
         return {**plan, "first-level cell counts": (first, 0.0), "second-level cell counts": (left - first, 0.0)}
 
+    def _first_histogram(self, d: int) -> tuple[int, ...] | None:
+        """The histogram the fit reads, when public inputs fix it: counted with the rows in a source's one pass.
+
+        PrivTree's finest level (d only); the grids' with a public ``n_samples``; the uniform grid's
+        largest under a noisy size (the grid itself once the size reaches the cap).  None for the
+        adaptive grid under a noisy size, whose histogram depends on it: then two passes.
+        """
+        if d > MAX_DIM:
+            return None
+        eps = float(self.epsilon)
+        method = choose_method(d, eps, self.n_samples) if self.method == "auto" else str(self.method)
+        if method == "privtree":
+            return (2 ** self._depth(d),) * d
+        if method == "uniform":
+            if self.n_samples is None:
+                return (max_cells_per_dim(d, MAX_FINE_CELLS),) * d
+            return (eug_cells_per_dim(float(self.n_samples), eps, d, max_cells=MAX_FINE_CELLS),) * d
+        if self.n_samples is None:
+            return None
+        m1, f = _adaptive_grid(float(self.n_samples), eps, float(self.first_level_share), d)
+        return (m1 * f,) * d
+
+    def _depth(self, d: int) -> int:
+        return int(self.depth) if self.depth is not None else privtree_depth(d)
+
     def _privtree(self, src, noise, eps, d, dom):
-        J = int(self.depth) if self.depth is not None else privtree_depth(d)
+        J = self._depth(d)
         side = 2 ** J
         pyramid = _pyramid(np.asarray(src.grid_counts(dom, (side,) * d)).reshape((side,) * d))  # the one pass
         eps_tree = eps * float(self.tree_share)
@@ -285,13 +325,8 @@ class Sanitizer(DPClusterer):
     def _adaptive(self, src, noise, eps, n_est, d, dom):
         alpha = float(self.first_level_share)   # Qardaji et al.'s alpha
         e1, e2 = alpha * eps, eps - alpha * eps
-        # Qardaji et al. §IV-B: m1 = max(10, m_UG / 4) in 2-d (m_UG of Eq. 4's kind); 10^(2/d) in d dims.
-        m1 = max(int(math.ceil(10 ** (2 / d))), int(math.ceil(eug_cells_per_dim(n_est, eps, d) / 4)))
-        m1 = min(m1, int(MAX_FINE_CELLS ** (1 / d)))
-        # Sub-grids of 2^j cells a dimension, j <= K, so that one histogram of (m1 2^K)^d cells gives every count.
-        K = max(0, min(int(math.ceil(math.log2(max(eug_cells_per_dim(n_est, e2, d, theta=5.0), 1)))),
-                       int(math.floor(math.log2(MAX_FINE_CELLS ** (1 / d) / m1)))))
-        f = 2 ** K
+        m1, f = _adaptive_grid(n_est, eps, alpha, d)
+        K = f.bit_length() - 1
         fine = np.asarray(src.grid_counts(dom, (m1 * f,) * d)).reshape((m1 * f,) * d).astype(np.int64)  # one pass
         # (m1^d cells, f, ..., f): each first-level cell's sub-histogram.
         inter = fine.reshape(sum(((m1, f) for _ in range(d)), ()))

@@ -17,6 +17,9 @@ count-and-sum query by at most ``d r + 1`` (fixed-point units: ``d r 2^SUM_BITS 
 L1, as before.  The sensitivity, the noise and the ledger entries are unchanged, and so is the
 guarantee.  The statistics themselves are exact and private: they never leave the estimator.
 
+:class:`GridSource` is the same idea for a fit that reads one histogram: the pass that counts the rows
+(its noisy size, its raw facts) also counts them into the histogram, so the data are read once.
+
 **Utility.**  Only rows in a cell cut by a boundary between two clusters can join another cluster
 than their nearest centre's; at 1024 cells per side that is a band of width 1/512 of the box's
 half-width around each boundary (docs/guide/sources.rst gives the measured NICV difference).
@@ -31,7 +34,7 @@ import numpy as np
 from ..utils.domain import Domain
 from ..utils.fixedpoint import SUM_SCALE, FixedPoint
 from . import _kernels as K
-from .base import as_domain, check_centers
+from .base import as_domain, check_centers, check_shape
 
 #: Cells of the fine grid: 2^20 (1024^2 in 2-D).  Dense partials cost ``(16 + 8 d)`` bytes per cell and
 #: worker (32 MB in 2-D), the compressed statistics the same per *occupied* cell.  2^22 cells (2048^2)
@@ -220,7 +223,34 @@ def cell_statistics(source, bounds, shape=None) -> CellStatistics:
     return cache[key]
 
 
-class CellSource:
+class _OnePass:
+    """What :class:`CellSource` and :class:`GridSource` share: the source they read once, its description and
+    progress callback, and the box of their one pass (other boxes go to the source)."""
+
+    def __init__(self, source, domain: Domain):
+        self.source = source
+        self.domain = domain
+        self.columns = source.columns
+        self.n_features = source.n_features
+        self.engine = source.engine
+
+    @property
+    def on_pass(self) -> Callable[[str], None] | None:
+        return self.source.on_pass
+
+    @on_pass.setter
+    def on_pass(self, f) -> None:
+        self.source.on_pass = f
+
+    def _same(self, bounds) -> bool:
+        dom = as_domain(bounds, self.n_features)
+        return bool(np.array_equal(dom.lower, self.domain.lower) and np.array_equal(dom.upper, self.domain.upper))
+
+    def column_range(self):
+        return self.source.column_range()
+
+
+class CellSource(_OnePass):
     """A :class:`~dpcore.sources.DataSource` answering from a source's fine-cell statistics (one pass).
 
     Over the statistics' box, ``count``, ``n_outside``, ``cluster_sums``, ``inertia`` and
@@ -241,27 +271,11 @@ class CellSource:
     """
 
     def __init__(self, source, bounds, shape=None):
-        self.source = source
         self.stats = cell_statistics(source, bounds, shape)
-        self.columns = source.columns
-        self.n_features = source.n_features
-        self.engine = source.engine
+        super().__init__(source, self.stats.domain)
 
     def __repr__(self) -> str:
         return f"CellSource({self.source!r}, {len(self.stats.index)} occupied cells of {self.stats.shape})"
-
-    @property
-    def on_pass(self) -> Callable[[str], None] | None:
-        return self.source.on_pass
-
-    @on_pass.setter
-    def on_pass(self, f) -> None:
-        self.source.on_pass = f
-
-    def _same(self, bounds) -> bool:
-        dom = as_domain(bounds, self.n_features)
-        s = self.stats.domain
-        return bool(np.array_equal(dom.lower, s.lower) and np.array_equal(dom.upper, s.upper))
 
     def count(self) -> int:
         return self.stats.n
@@ -271,9 +285,6 @@ class CellSource:
 
     def n_outside(self, bounds) -> int:
         return self.stats.n - self.stats.n_inside if self._same(bounds) else self.source.n_outside(bounds)
-
-    def column_range(self):
-        return self.source.column_range()
 
     def grid_counts(self, bounds, shape) -> np.ndarray:
         if self._same(bounds):
@@ -287,3 +298,108 @@ class CellSource:
     def inertia(self, centers, bounds) -> float:
         C = check_centers(centers, self.n_features)
         return self.stats.inertia(C) if self._same(bounds) else self.source.inertia(C, bounds)
+
+
+def _block_counts(counts: np.ndarray, shape: tuple) -> np.ndarray | None:
+    """``counts`` summed into a coarser ``shape`` whose sides divide its own by powers of two; else None.
+
+    Exact: a cell on an axis of ``m`` cells is ``floor(u m)`` with ``u = (clip(x) - lower) / width``;
+    on ``m 2^j`` cells it is ``floor(u m 2^j)``, and ``u m 2^j`` is ``u m`` times a power of two exactly
+    (no rounding), so ``floor(u m 2^j) // 2^j == floor(u m)`` (the clamp of the upper edge too): every
+    row is in the block of the cell it would be counted in directly.
+    """
+    fine = counts.shape
+    if len(shape) != len(fine):
+        return None
+    factors = []
+    for m, f in zip(shape, fine):
+        r = f // m if m > 0 and f % m == 0 else 0
+        if r < 1 or r & (r - 1):
+            return None
+        factors.append(r)
+    split = sum(((m, r) for m, r in zip(shape, factors)), ())
+    return counts.reshape(split).sum(axis=tuple(range(1, 2 * len(shape), 2)))
+
+
+class GridSource(_OnePass):
+    """A :class:`~dpcore.sources.DataSource` whose row count, rows outside the box and one histogram come
+    from ONE pass over a source's rows.
+
+    A fit that counts the rows (for its noisy size and its raw facts) and then reads a histogram
+    reads the data twice; a source offering ``_grid_profile`` (:class:`~dpcore.sources.ibis_source.IbisSource`)
+    computes both from the same aggregate.  Over the histogram's box, ``count``, ``n_dropped``,
+    ``n_outside`` and ``grid_counts`` of that shape (or of a coarser one whose sides divide it by
+    powers of two, exactly: :func:`_block_counts`) come from memory; anything else goes to the
+    underlying source.
+
+    Parameters
+    ----------
+    source : DataSource with a ``_grid_profile`` method
+    bounds : Domain or (lower, upper), public
+    shape : tuple of int
+        The histogram: public inputs only (PrivTree's finest level, or the largest grid a fit's rule
+        can ask for, which its noisy size then may or may not choose).
+
+    Notes
+    -----
+    **Privacy.** Exact values, as every source's; the histogram is the one :meth:`grid_counts` would
+    compute, so every noisy step on it keeps its sensitivity.  How many passes a fit makes then
+    depends on public inputs and released values only (its noisy size choosing the grid).
+    """
+
+    def __init__(self, source, bounds, shape):
+        super().__init__(source, as_domain(bounds, source.n_features))
+        self.shape = check_shape(shape, source.n_features)
+        flat, (self._total, self._finite, self._inside) = source._grid_profile(self.domain, self.shape)
+        self.counts = flat.reshape(self.shape) if len(self.shape) <= 32 else flat
+
+    def __repr__(self) -> str:
+        return f"GridSource({self.source!r}, {self.shape})"
+
+    def count(self) -> int:
+        return self._finite
+
+    def n_dropped(self) -> int:
+        return self._total - self._finite
+
+    def n_outside(self, bounds) -> int:
+        return self._finite - self._inside if self._same(bounds) else self.source.n_outside(bounds)
+
+    def grid_counts(self, bounds, shape) -> np.ndarray:
+        shape = check_shape(shape, self.n_features)
+        if self._same(bounds) and len(shape) <= 32:
+            got = _block_counts(self.counts, shape)
+            if got is not None:
+                return got
+        return self.source.grid_counts(bounds, shape)
+
+    def cluster_sums(self, centers, bounds):
+        return self.source.cluster_sums(centers, bounds)
+
+    def inertia(self, centers, bounds) -> float:
+        return self.source.inertia(centers, bounds)
+
+
+def one_pass_histogram(source, bounds, shape):
+    """``source`` as a :class:`GridSource` of ``shape`` when that saves a pass, else ``source`` itself.
+
+    A source whose passes read the data and that can profile a histogram (``_grid_profile``) and has
+    not counted its rows yet is wrapped: its first pass gives the row count, the rows outside the box
+    and the histogram together.  An in-memory array, a source whose counts are already known (cached
+    by an earlier fit) or one that cannot is returned as it is.
+
+    Parameters
+    ----------
+    source : DataSource
+    bounds : Domain or (lower, upper), public
+    shape : tuple of int, public
+
+    Returns
+    -------
+    DataSource
+    """
+    profile = getattr(source, "_grid_profile", None)
+    counted = getattr(source, "_counted", None)
+    if not callable(profile) or not callable(counted) or counted(bounds):
+        return source
+    return GridSource(source, bounds, shape)

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..utils.fixedpoint import FixedPoint
 from . import _kernels as K
+from ._pipeline import Pipeline, batch_array, combine_partials, partition_partials
 from .base import as_domain, check_centers, check_shape, engine_error
 
 _MAX_POW = 62  # 2**62 is an exact int64 literal and an exact double
@@ -54,6 +55,23 @@ def _clip(x, lo, hi):
     # Two comparisons in a CASE, not least(greatest(...)): the same value for finite x, and about
     # 10 % faster per pass on DuckDB, whose LEAST/GREATEST on doubles are slow.
     return ibis.cases((x < lo, lo), (x > hi, hi), else_=x)
+
+
+def _finite_test(xs, engine: str):
+    """True where every coordinate expression of ``xs`` is a finite number (False or NULL elsewhere)."""
+    # A range test, not isnan/isinf: Ibis 12 compiles isinf() to FALSE on PySpark (so infinite
+    # rows were kept there).  NULL fails it, NaN too (it sorts above every number on DuckDB,
+    # Spark and PostgreSQL), and so do +-inf.
+    big, finite = sys.float_info.max, None
+    for x in xs:
+        ok = (x >= exact(-big)) & (x <= exact(big))
+        if engine == "duckdb":
+            # DuckDB folds ``x <= max`` to TRUE from a Parquet file's min/max statistics, which the
+            # format keeps without NaN (pyarrow's files): NaN rows passed the range test
+            # (duckdb/duckdb#25521, open in DuckDB 1.4.4).  isnan() is not folded.
+            ok = ok & ~x.isnan()
+        finite = ok if finite is None else finite & ok
+    return finite
 
 
 def _is_numeric(dtype) -> bool:
@@ -115,22 +133,10 @@ class IbisSource:
         #: Called with the fraction done (0 to 1) while a pass runs, where the engine reports it (DuckDB).
         self.on_progress: Callable[[float], None] | None = None
         xs = [table[c].cast("float64") for c in columns]
-        # A range test, not isnan/isinf: Ibis 12 compiles isinf() to FALSE on PySpark (so infinite
-        # rows were kept there).  NULL fails it, NaN too (it sorts above every number on DuckDB,
-        # Spark and PostgreSQL), and so do +-inf.
-        big, finite = sys.float_info.max, None
-        for x in xs:
-            ok = (x >= exact(-big)) & (x <= exact(big))
-            if self.engine == "duckdb":
-                # DuckDB folds ``x <= max`` to TRUE from a Parquet file's min/max statistics, which the
-                # format keeps without NaN (pyarrow's files): NaN rows passed the range test
-                # (duckdb/duckdb#25521, open in DuckDB 1.4.4).  isnan() is not folded.
-                ok = ok & ~x.isnan()
-            finite = ok if finite is None else finite & ok
         self._raw = table
-        self._finite = finite
+        self._finite = _finite_test(xs, self.engine)
         coords = {f"c{j}": x for j, x in enumerate(xs)}
-        self._t = table.filter(finite).select(**coords)
+        self._t = table.filter(self._finite).select(**coords)
         self._every = table.select(**coords)
         self._profile: dict = {}
         #: How the dense aggregates (grid counts, cluster sums, inertia) are computed: ``"arrow"`` streams
@@ -209,13 +215,13 @@ class IbisSource:
             for batch in rows.to_pyarrow_batches(chunk_size=self.BATCH_ROWS):
                 if batch.num_rows == 0:
                     continue
-                yield K.batch_array(batch, d)
+                yield batch
                 seen += batch.num_rows
                 if self.on_progress is not None and n:
                     self.on_progress(min(1.0, seen / n))
 
         try:
-            return K.Pipeline(kernel).run(batches())
+            return Pipeline(kernel, convert=lambda batch: batch_array(batch, d)).run(batches())
         except Exception as exc:  # the engine's own error types differ by backend; its message may quote a row
             raise engine_error(self.engine, label, self.description, self.columns, exc) from None
 
@@ -234,7 +240,7 @@ class IbisSource:
         backend = self._raw._find_backend()
         try:
             frame = backend.raw_sql(backend.compile(self._rows()))
-            rows = frame.mapInArrow(K.partition_partials(spec, self.n_features), "blob binary").collect()
+            rows = frame.mapInArrow(partition_partials(spec, self.n_features), "blob binary").collect()
         except Exception as exc:
             if "No module named 'dpcore'" in str(exc):
                 import warnings
@@ -244,7 +250,7 @@ class IbisSource:
                 self.scan = "sql"
                 return None
             raise engine_error(self.engine, label, self.description, self.columns, exc) from None
-        return K.combine_partials(spec, [r["blob"] for r in rows], self.n_features)
+        return combine_partials(spec, [r["blob"] for r in rows], self.n_features)
 
     @staticmethod
     def _x(t, j: int, dom):
@@ -384,8 +390,6 @@ class IbisSource:
                 np.array([row[f"hi{j}"] for j in range(d)], dtype=float))
 
     def grid_counts(self, bounds, shape) -> np.ndarray:
-        import ibis
-
         dom = as_domain(bounds, self.n_features)
         shape = check_shape(shape, self.n_features)
         if self.scan == "partitions":
@@ -398,21 +402,70 @@ class IbisSource:
             out = acc.result()
             return out.reshape(shape) if len(shape) <= 32 else out
         t = self._rows()
+        expr = t.select(cell=self._flat_cell(t, dom, shape)).group_by("cell").aggregate(n=lambda t: t.count())
+        res = self._run(expr, "grid counts")
+        out = np.zeros(int(np.prod(shape)), dtype=np.int64)
+        if res.num_rows:
+            out[np.asarray(res["cell"], dtype=np.int64)] = np.asarray(res["n"], dtype=np.int64)
+        return out.reshape(shape) if len(shape) <= 32 else out
+
+    def _flat_cell(self, t, dom, shape, x=None):
+        """The flat (C-order) grid cell of the rows ``t`` (their coordinates ``x``, default the columns)."""
+        import ibis
+
         # Only the upper clamp: the clipped x is >= lower, so x - lower, the quotient and the
         # product are >= 0 (IEEE rounding is monotone) and so is their floor.  The flat cell number
         # is a 32-bit integer (check_shape keeps the grid under 2**31 cells): Spark groups on it
         # about 25 % faster than on one 64-bit key per dimension, DuckDB as fast.
         flat = None
         for j, m in enumerate(shape):
-            u = (self._x(t, j, dom) - exact(dom.lower[j])) / exact(dom.width[j]) * m
+            xj = self._x(t, j, dom) if x is None else _clip(x[j], exact(dom.lower[j]), exact(dom.upper[j]))
+            u = (xj - exact(dom.lower[j])) / exact(dom.width[j]) * m
             idx = ibis.least(u.floor().cast("int32"), ibis.literal(m - 1, type="int32"))
             flat = idx if flat is None else flat * ibis.literal(m, type="int32") + idx
-        expr = t.select(cell=flat).group_by("cell").aggregate(n=lambda t: t.count())
-        res = self._run(expr, "grid counts")
-        out = np.zeros(int(np.prod(shape)), dtype=np.int64)
-        if res.num_rows:
-            out[np.asarray(res["cell"], dtype=np.int64)] = np.asarray(res["n"], dtype=np.int64)
-        return out.reshape(shape) if len(shape) <= 32 else out
+        return flat
+
+    def _counted(self, bounds) -> bool:
+        """Whether ``count``, ``n_dropped`` and ``n_outside(bounds)`` are known without a pass (cached)."""
+        dom = as_domain(bounds, self.n_features)
+        return (tuple(dom.lower), tuple(dom.upper)) in self._profile
+
+    def _grid_profile(self, dom, shape):
+        """One pass for :class:`dpcore.sources.cells.GridSource`: (grid counts (flat), (total, finite, inside)).
+
+        The histogram of :meth:`grid_counts` and, from the same aggregate, the row count, the rows skipped
+        for a missing coordinate and the rows outside the box (also cached).  Streamed: every row through
+        the grid kernel with its profile.  SQL: one ``GROUP BY`` of every row on its cell (``-1`` for a row
+        with a non-finite coordinate), the rows inside the box counted per group.
+        """
+        import ibis
+
+        if self.scan == "arrow":
+            acc = K.GridAccumulator(dom.lower, dom.upper, shape, profile=True)
+            total = self._stream("grid counts", acc.add, table=self._every)
+            (finite, inside), counts = acc.profile(), acc.result()
+        else:   # SQL (Spark's executors read only finite rows: the profile needs them all)
+            t = self._every
+            xs = [t[f"c{j}"] for j in range(self.n_features)]
+            ok, in_box = _finite_test(xs, self.engine), None
+            for j, x in enumerate(xs):
+                i = x.between(exact(dom.lower[j]), exact(dom.upper[j]))
+                in_box = i if in_box is None else in_box & i
+            # A non-finite row's coordinates are replaced before the arithmetic: no engine casts NaN to an
+            # integer (PostgreSQL refuses to).
+            safe = [ibis.cases((ok, x), else_=exact(dom.lower[j])) for j, x in enumerate(xs)]
+            cell = ibis.cases((ok, self._flat_cell(t, dom, shape, safe)), else_=ibis.literal(-1, type="int32"))
+            inn = ibis.cases((in_box, ibis.literal(1, type="int64")), else_=ibis.literal(0, type="int64"))
+            res = self._run(t.select(cell=cell, inn=inn).group_by("cell").aggregate(
+                n=lambda s: s.count(), n_in=lambda s: s["inn"].sum()), "grid counts")
+            cells, n = np.asarray(res["cell"], dtype=np.int64), np.asarray(res["n"], dtype=np.int64)
+            counts, kept = np.zeros(int(np.prod(shape)), dtype=np.int64), cells >= 0
+            counts[cells[kept]] = n[kept]
+            total, finite = int(n.sum()), int(n[kept].sum())
+            inside = int(np.asarray(res["n_in"].to_pylist(), dtype=np.int64).sum())
+        prof = self._profile.setdefault(None, {"n_total": int(total), "n": int(finite)})
+        self._profile.setdefault((tuple(dom.lower), tuple(dom.upper)), dict(prof, n_out=prof["n"] - int(inside)))
+        return counts, (int(total), int(finite), int(inside))
 
     def _cell_statistics(self, dom, shape):
         """One pass for :func:`dpcore.sources.cells.cell_statistics`: (flat cells, counts, sums, offsets, profile).
@@ -531,7 +584,7 @@ class IbisSource:
         C = check_centers(centers, self.n_features)
         if self.scan == "arrow":
             from ..utils.nearest import inertia
-            parts = np.zeros(K.Pipeline(None).workers)
+            parts = np.zeros(Pipeline(None).workers)
 
             def part(X, w):
                 Xc, _ = dom.clip(X)

@@ -9,6 +9,7 @@ import numpy as np
 from ..utils.fixedpoint import FixedPoint
 from ..utils.validation import check_array
 from . import _kernels as K
+from ._pipeline import Pipeline
 from .base import as_domain, check_centers, check_shape
 
 # numba's default (workqueue) threading layer must not be entered from two threads at once;
@@ -102,7 +103,7 @@ class ArraySource:
                 return K.row_cells(self.X, dom.lower, dom.upper, shape)
         acc = K.CellAccumulator(dom.lower, dom.upper, shape)
         step = 1 << 20
-        K.Pipeline(acc.add, acc.buf.shape[0]).run(self.X[s:s + step] for s in range(0, n, step))
+        Pipeline(acc.add, acc.buf.shape[0]).run(self.X[s:s + step] for s in range(0, n, step))
         return acc.result()
 
     def inertia(self, centers, bounds) -> float:

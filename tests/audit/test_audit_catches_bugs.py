@@ -24,7 +24,7 @@ import pytest
 
 import dpcore
 from dpcore.algorithms import parameters as size_door  # every fit reads its size through it
-from dpcore.algorithms.centroid import dplloyd as dplloyd_module
+from dpcore.algorithms._blocks import lloyd as lloyd_block  # DPLloyd's iterations (noisy_lloyd)
 from dpcore.exceptions import BudgetExceededError
 from dpcore.metrics import assign
 from dpcore.privacy.mechanisms import NoiseSource
@@ -149,7 +149,7 @@ class DPLloydSplitOneAndAHalf(dpcore.ALGORITHMS["dplloyd"]):
         if not self.ledger_checks_sum:
             noise.ledger.epsilon *= 1.5
         Z = self.bounds_.normalize(X)
-        centers = dplloyd_module.noisy_lloyd_step(Z, np.zeros((1, X.shape[1])), noise,
+        centers = lloyd_block.noisy_lloyd_step(Z, np.zeros((1, X.shape[1])), noise,
                                                   epsilon=1.5 * float(self.epsilon), count_share=0.5)
         self.cluster_centers_ = self.bounds_.denormalize(centers)
         return self
@@ -211,7 +211,7 @@ def _same_point_case(eps=0.5):
 def test_noise_scaled_by_true_count_is_caught(monkeypatch):
     case = _same_point_case()
     _assert_clean(run_estimator_case(case, n_runs=3000))
-    monkeypatch.setattr(dplloyd_module, "noisy_lloyd_step", _recover_true_count_step)
+    monkeypatch.setattr(lloyd_block, "noisy_lloyd_step", _recover_true_count_step)
     _assert_caught(run_estimator_case(case, n_runs=3000))
 
 
@@ -246,7 +246,7 @@ def _counts_outside_ledger_step(Z, centers, noise, *, epsilon, count_share=None,
 
 @pytest.mark.heavy
 def test_counts_noised_outside_the_ledger_are_caught(monkeypatch):
-    monkeypatch.setattr(dplloyd_module, "noisy_lloyd_step", _counts_outside_ledger_step)
+    monkeypatch.setattr(lloyd_block, "noisy_lloyd_step", _counts_outside_ledger_step)
     case = _dplloyd_one_iteration()
     with ReleaseRecorder() as rec:
         est = case.make(random_state=0).fit(case.D)

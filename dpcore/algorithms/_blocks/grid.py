@@ -68,6 +68,21 @@ def eug_cells_per_dim(n: float, epsilon: float, d: int, *, theta: float = 10.0,
     return m
 
 
+def max_cells_per_dim(d: int, max_cells: int = MAX_CELLS) -> int:
+    """The most cells per dimension :func:`eug_cells_per_dim` can return: its cap for ``max_cells`` (public).
+
+    Returns
+    -------
+    int >= 1: the largest m with ``d log m <= log max_cells`` (the same test as :func:`eug_cells_per_dim`).
+    """
+    m = max(1, int(math.floor(max_cells ** (1.0 / d))))
+    while m > 1 and d * math.log(m) > math.log(max_cells):
+        m -= 1
+    while d * math.log(m + 1) <= math.log(max_cells):
+        m += 1
+    return m
+
+
 def noisy_grid(Z: np.ndarray, m: int, noise: NoiseSource, epsilon: float, *, r: float = 1.0,
                name: str = "grid cell counts", domain=None) -> tuple[np.ndarray, np.ndarray]:
     """Count points in an ``m^d`` uniform grid over ``[-r, r]^d`` and add ``Lap(1/epsilon)``.

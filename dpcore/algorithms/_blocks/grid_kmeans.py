@@ -6,7 +6,10 @@ EUGkM, the Hybrid and DPLloyd's grid start.
 """
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -15,6 +18,7 @@ from ...privacy.mechanisms import NoiseSource
 from ...sources import DataSource
 from ...synopsis import GridSynopsis, grid_points
 from ...utils.nearest import assign
+from ...utils.threads import available_cores
 from ..regime import GRID_ROW_PASS_CELLS
 from .grid import MAX_CELLS, eug_cells_per_dim, noisy_grid
 from .sphere_packing import sphere_packing_centers
@@ -228,17 +232,39 @@ def _row_interval_sums(P, PX, PXX, rows, xs, C):  # pragma: no cover - compiled
     return mass, sums, sq
 
 
+@numba.njit(cache=True, nogil=True)
+def _row_prefix_sums(w, xs):  # pragma: no cover - compiled
+    """Per row of ``w`` (rows, m), the prefix sums (rows, m + 1) of ``w``, ``w x`` and ``w x x`` (x = ``xs``).
+
+    One pass, no temporaries; the same additions in the same order as ``np.cumsum`` along a row
+    (the first prefix is the first value itself), so the same doubles.
+    """
+    R, m = w.shape
+    P, PX, PXX = np.zeros((R, m + 1)), np.zeros((R, m + 1)), np.zeros((R, m + 1))
+    for r in range(R):
+        if m == 0:
+            continue
+        a = w[r, 0]
+        b = a * xs[0]
+        c = b * xs[0]
+        P[r, 1], PX[r, 1], PXX[r, 1] = a, b, c
+        for i in range(1, m):
+            v = w[r, i] * xs[i]
+            a += w[r, i]
+            b += v
+            c += v * xs[i]
+            P[r, i + 1], PX[r, i + 1], PXX[r, i + 1] = a, b, c
+    return P, PX, PXX
+
+
 class _GridSynopsisPoints:
     """A weighted product grid ``axes[0] x ... x axes[-1]`` with row prefix sums, for fast Lloyd passes."""
 
     def __init__(self, axes, weights: np.ndarray):
         self.d = len(axes)
         xs = np.ascontiguousarray(axes[-1], dtype=float)
-        w = np.asarray(weights, dtype=float).reshape(-1, xs.size)
-        zero = np.zeros((w.shape[0], 1))
-        self.P = np.hstack([zero, np.cumsum(w, axis=1)])
-        self.PX = np.hstack([zero, np.cumsum(w * xs, axis=1)])
-        self.PXX = np.hstack([zero, np.cumsum(w * xs * xs, axis=1)])
+        w = np.ascontiguousarray(np.asarray(weights, dtype=float).reshape(-1, xs.size))
+        self.P, self.PX, self.PXX = _row_prefix_sums(w, xs)
         self.rows = (grid_points(list(axes[:-1])) if self.d > 1 else np.zeros((1, 0)))
         self.xs = xs
         self.total = float(w.sum())
@@ -264,6 +290,34 @@ COARSE_CELLS = GRID_ROW_PASS_CELLS
 
 #: How many of the best screened initialisations are refined on the full synopsis.
 N_REFINE = 3
+
+#: From this many cells (N epsilon of about 10^7 in 2-D), the runs and the levels go side by side in threads:
+#: their compiled loops release the GIL.  Smaller grids (the previews' fits, themselves side by side) stay
+#: in the caller's thread.
+PARALLEL_CELLS = 1 << 20
+
+
+@contextlib.contextmanager
+def _side_by_side(cells: int):
+    """A thread pool of the machine's cores for a grid of ``cells`` cells, or a stand-in running in this thread."""
+    workers = available_cores() if cells >= PARALLEL_CELLS else 1
+    if workers == 1:
+        yield _InThread()
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        yield pool
+
+
+class _InThread:
+    """The part of :class:`concurrent.futures.Executor` :func:`eugkm_fit` uses, run in the caller's thread."""
+
+    def submit(self, fn, *args) -> Future:
+        fut: Future = Future()
+        fut.set_result(fn(*args))
+        return fut
+
+    def map(self, fn, items) -> Iterator:
+        return map(fn, items)
 
 
 def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseSource, *,
@@ -304,28 +358,36 @@ def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseS
 
     # Moves under 2 % of a cell are below the synopsis' resolution (its points are cell centres).
     tol = 0.02 * 2 * r / m
-    runs = []
-    for _ in range(int(n_init)):
-        c = weighted_lloyd(screen_cells, screen_w, start(), r=r, tol=tol * f)
-        runs.append((synopsis_nicv(screen_cells, screen_w, c), c))
-    if f > 1:
-        runs.sort(key=lambda sc: sc[0])
-        # Coarse to fine: blocks of f/2, f/4, ... cells, then the synopsis itself, each level started from
-        # the previous one's centres.  Lloyd passes on a product grid cost O(rows k^2), not O(cells k).
-        levels: list[int] = []
-        while not levels or levels[-1] > 1:
-            levels.append(max(1, (levels[-1] if levels else f) // 2))
-        def level(lv):
-            axis, w = ((edges[:-1] + edges[1:]) / 2, counts) if lv == 1 else _block_grid(counts, lv)
-            return _GridSynopsisPoints([axis] * d, w)
+    # Every start is drawn first, in the order the runs used to draw them one by one; what follows uses
+    # no randomness, so the runs (and the levels below) may go side by side with the same results.
+    starts = [start() for _ in range(int(n_init))]
 
-        grids = {lv: level(lv) for lv in levels}
-        refined = []
-        for _, c in runs[:N_REFINE]:
-            for lv in levels:
-                c = grids[lv].lloyd(c, r=r, tol=tol * lv)
-            refined.append(c)
-        runs = [(grids[1].nicv(c), c) for c in refined]
+    def screened(c):
+        c = weighted_lloyd(screen_cells, screen_w, c, r=r, tol=tol * f)
+        return synopsis_nicv(screen_cells, screen_w, c), c
+
+    # Coarse to fine: blocks of f/2, f/4, ... cells, then the synopsis itself, each level started from
+    # the previous one's centres.  Lloyd passes on a product grid cost O(rows k^2), not O(cells k).
+    levels: list[int] = []
+    while f > 1 and (not levels or levels[-1] > 1):
+        levels.append(max(1, (levels[-1] if levels else f) // 2))
+
+    def level(lv):
+        axis, w = ((edges[:-1] + edges[1:]) / 2, counts) if lv == 1 else _block_grid(counts, lv)
+        return _GridSynopsisPoints([axis] * d, w)
+
+    with _side_by_side(counts.size) as pool:
+        building = [pool.submit(level, lv) for lv in levels]    # the levels, while the runs are screened
+        runs = list(pool.map(screened, starts))
+        if f > 1:
+            runs.sort(key=lambda sc: sc[0])
+            grids = {lv: b.result() for lv, b in zip(levels, building)}
+
+            def refine(c):
+                for lv in levels:
+                    c = grids[lv].lloyd(c, r=r, tol=tol * lv)
+                return grids[1].nicv(c), c
+            runs = list(pool.map(refine, [c for _, c in runs[:N_REFINE]]))
     best = min(runs, key=lambda sc: sc[0])[1]
     return best, counts, edges
 

@@ -20,22 +20,18 @@ Blum, Dwork, McSherry, Nissim (2005). Practical privacy: the SuLQ framework.
 """
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
 from .._blocks.grid import grid_regime
 from .._blocks.grid_kmeans import eugkm_fit
-from .._blocks.lloyd import MIN_ITER, RHO, _eps_per_iteration_target, auto_schedule, noisy_lloyd_step
+from .._blocks.lloyd import RHO, NoisyLloyd
 from .._blocks.sphere_packing import sphere_packing_centers
-from ..base import DPClusterer, fit_doc
 from ..parameters import SHARE
-from ..regime import Regime, check_fit
 from ..traits import AuditCase, Control, PrivacyCase
 
 
-class DPLloyd(DPClusterer):
+class DPLloyd(NoisyLloyd):
     """Differentially private Lloyd's algorithm, DPLloyd (Su et al. 2016, §4.1.1).
 
     Parameters
@@ -147,8 +143,7 @@ class DPLloyd(DPClusterer):
                         help="'auto': the journal version's rule (2–7 iterations, tuned split); "
                              "5: the CODASPY paper and PINQ."),)
     _parameter_constraints = {
-        **DPClusterer._parameter_constraints,
-        "n_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        **NoisyLloyd._parameter_constraints,
         # An array's shape (k, d) is checked against the data's columns in fit.
         "init": [StrOptions({"auto", "sphere_packing"}), "array-like"],
         "init_share": [SHARE],
@@ -183,98 +178,33 @@ class DPLloyd(DPClusterer):
         """
         return 2 * d * (1 + (2 * rho * r) ** 2) * (k * t * (d * r + 1) / (n * epsilon)) ** 2
 
-    @classmethod
-    def regime(cls, *, n: float, d: int, k: int, epsilon: float, delta: float = 0.0, rho: float = RHO,
-               **params) -> Regime:
-        """Su et al. (2017): enough budget for at least one iteration at the journal rule's accuracy target.
-
-        Parameters
-        ----------
-        n, d, k, epsilon, delta
-            Public inputs (``n`` public or noisy); see :meth:`DPClusterer.regime`.
-        rho : float
-            The normalised centroid coordinate of the iteration rule.
-        **params
-            Ignored.
-
-        Returns
-        -------
-        Regime
-            ``"warn"`` (never a refusal) when ``epsilon`` buys less than one such iteration.
-        """
-        eps_m = _eps_per_iteration_target(n, d, k, rho=float(rho))
-        affordable = epsilon / eps_m
-        t = auto_schedule(n, d, k, epsilon)[0]
-        figs = dict(eps_per_iteration_target=eps_m, affordable_iterations=affordable, n_iter=t)
-        if affordable < 1.0:
-            return Regime(cls.key, "warn",
-                          f"ε = {epsilon:.3g} buys {affordable:.2g} iterations at the accuracy Su et al. (2017) ask "
-                          f"of one ({eps_m:.3g} each for about {n:,.0f} points, d = {d}, k = {k}): even the minimum "
-                          f"of {MIN_ITER} iterations leaves the centres noisy.", None, figs, utility_only=True)
-        return Regime(cls.key, "ok", f"ε = {epsilon:.3g} buys {affordable:.3g} iterations at Su et al. (2017)'s "
-                      "accuracy target: inside the regime.", None, figs)
-
-    @fit_doc('Release k private centres.')
-    def fit(self, X, y=None, privacy_id=None):
-        X, noise, n = self._begin_fit(X, privacy_id=privacy_id, assignment=self.assignment)
-        dom = self.bounds_
+    def _start(self, X, noise, n_est, epsilon):
+        """The grid start (``init="auto"`` in EUGkM's regime at ``init_share``), sphere packing, or the given
+        centres; returns them normalised and the budget left for the iterations."""
         k, d = int(self.n_clusters), X.n_features
-        eps = float(self.epsilon)
-        auto = isinstance(self.n_iter, str)   # "auto" (the constraints allow no other string)
-        self.regime_ = None
-        grid_init = False
-        if auto:
-            n_est, eps_left = self._public_or_noisy_size(n, noise, eps)
-            check_fit(self, n=n_est, d=d, epsilon=eps_left)
-            if isinstance(self.init, str) and self.init == "auto":
-                # The start is chosen on public inputs only (the noisy size, d, k, epsilon).
-                grid_init = self._grid_start(n_est, d, eps_left)
-        else:
-            eps_left = eps
-        if grid_init:
-            e0 = float(self.init_share) * eps_left
-            init, _, _ = eugkm_fit(X, k, e0, n_est, noise, n_init=10, domain=dom,
+        # The start is chosen on public inputs only (the noisy size, d, k, epsilon).
+        if n_est is not None and isinstance(self.init, str) and self.init == "auto" and \
+                self._grid_start(n_est, d, epsilon):
+            e0 = float(self.init_share) * epsilon
+            init, _, _ = eugkm_fit(X, k, e0, n_est, noise, n_init=10, domain=self.bounds_,
                                    grid_name="initial centres: grid cell counts")
-            eps_left -= e0
             self.init_ = "grid"
-        else:
-            init = _initial_centers(self.init, k, d, dom, noise.rng)
-            self.init_ = "given" if not isinstance(self.init, str) else "sphere_packing"
-        if auto:
-            t, count_share, _ = auto_schedule(n_est, d, k, eps_left)
-        else:
-            t, count_share = int(self.n_iter), None
-        centers = init
-        per_iter = eps_left / t
-        for it in range(t):
-            # The last iteration takes what is left, so rounding never strands or overdraws budget.
-            e = noise.ledger.remaining()[0] if it == t - 1 else per_iter
-            centers = noisy_lloyd_step(X, centers, noise, epsilon=e, count_share=count_share,
-                                       label=f"iteration {it + 1}", domain=dom)
-        self.init_centers_ = dom.denormalize(init)
-        self.cluster_centers_ = dom.denormalize(centers)
-        self.n_iter_ = t
-        self.count_share_ = count_share
-        return self
+            return init, epsilon - e0
+        self.init_ = "given" if not isinstance(self.init, str) else "sphere_packing"
+        return _initial_centers(self.init, k, d, self.bounds_, noise.rng), epsilon
 
     def _grid_start(self, n: float, d: int, eps_left: float) -> bool:
         """Whether ``init="auto"`` starts from a noisy grid: EUGkM's regime at ``init_share`` of what is left
         after the size (public inputs only: the public or noisy size, d, k, epsilon)."""
         return grid_regime("eugkm", n, d, int(self.n_clusters), float(self.init_share) * eps_left).ok
 
-    def _budget_plan(self, n_features: int, n: float | None = None) -> dict[str, tuple[float, float]]:
-        """The noisy size (``n_share``), the grid start (``init_share`` of the rest, when ``init="auto"``
-        starts from a grid at this size) and the iterations (the rest, in equal parts).
-        See :meth:`DPClusterer.budget_plan`."""
-        if not isinstance(self.n_iter, str):   # a fixed number of iterations: no size, no grid start
-            return {"iteration": (float(self.epsilon), 0.0)}
-        plan, left = self._size_step()
-        if isinstance(self.init, str) and self.init == "auto" and self._grid_start(self._planned_size(n),
-                                                                                   n_features, left):
-            plan["initial centres"] = (float(self.init_share) * left, 0.0)
-            left -= float(self.init_share) * left
-        plan["iteration"] = (left, 0.0)
-        return plan
+    def _start_plan(self, n_features: int, n: float | None, epsilon: float) -> dict[str, tuple[float, float]]:
+        """The grid start: ``init_share`` of what the size left, when ``init="auto"`` starts from a grid at
+        this size (never with a fixed ``n_iter``)."""
+        if isinstance(self.n_iter, str) and isinstance(self.init, str) and self.init == "auto" and \
+                self._grid_start(self._planned_size(n), n_features, epsilon):
+            return {"initial centres": (float(self.init_share) * epsilon, 0.0)}
+        return {}
 
 
 def _initial_centers(init, k, d, dom, rng):

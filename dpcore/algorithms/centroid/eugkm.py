@@ -14,7 +14,7 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval
 
-from .._blocks.grid import MAX_CELLS, grid_cells, grid_regime
+from .._blocks.grid import MAX_CELLS, eug_cells_per_dim, grid_cells, grid_regime, max_cells_per_dim
 from .._blocks.grid_kmeans import _grid_synopsis, eugkm_fit
 from .._blocks.lloyd import RHO
 from ..base import DPClusterer, fit_doc
@@ -209,12 +209,28 @@ class EUGkM(DPClusterer):
     # Shared with the Hybrid, which runs this on part of its budget.
     def _start_fit(self, X, privacy_id=None):
         """Validate, then the dataset size: returns (X, noise, n_est, epsilon left)."""
-        X, noise, n = self._begin_fit(X, privacy_id=privacy_id, assignment=getattr(self, "assignment", None))
+        X, noise, n = self._begin_fit(X, privacy_id=privacy_id, assignment=getattr(self, "assignment", None),
+                                      histogram=self._first_histogram)
         n_est, eps_left = self._public_or_noisy_size(n, noise, float(self.epsilon))
         # Su et al. §6.2's regime, on the public/noisy size only, before the grid is spent (dpcore.algorithms.regime).
         check_fit(self, n=n_est, d=X.n_features, epsilon=eps_left, theta=float(self.theta),
                   max_cells=int(self.max_cells), rho=float(getattr(self, "rho", 0.225)))
         return X, noise, n_est, eps_left
+
+    def _first_histogram(self, d: int) -> tuple[int, ...]:
+        """The grid a source's first pass counts with the rows (public inputs only).
+
+        With a public ``n_samples``, Eq. 4's grid itself: the fit reads the data once.  Under a noisy
+        size, Eq. 4's largest grid under ``max_cells``: whenever the noisy size asks for it (at epsilon
+        = 1 in 2-D, from about 4.3 x 10^7 rows: 2048 x 2048 cells) the fit reads the data once; below,
+        the grid it asks for is a second pass, as it always was.
+        """
+        if self.n_samples is None:
+            return (max_cells_per_dim(d, int(self.max_cells)),) * d
+        n, theta = max(float(self.n_samples), 1.0), float(self.theta)
+        eps = self._grid_epsilon(n, d, int(self.n_clusters), float(self.epsilon), theta=theta,
+                                 rho=float(getattr(self, "rho", RHO)))
+        return (eug_cells_per_dim(n, eps, d, theta=theta, max_cells=int(self.max_cells)),) * d
 
     def _fit_grid(self, X, noise, epsilon, n_est):
         """EUGkM on ``epsilon``: sets ``synopsis_`` and ``cells_per_dim_``, returns normalised centres."""
