@@ -384,7 +384,6 @@ class IbisSource:
                 np.array([row[f"hi{j}"] for j in range(d)], dtype=float))
 
     def grid_counts(self, bounds, shape) -> np.ndarray:
-        import ibis
 
         dom = as_domain(bounds, self.n_features)
         shape = check_shape(shape, self.n_features)
@@ -398,21 +397,28 @@ class IbisSource:
             out = acc.result()
             return out.reshape(shape) if len(shape) <= 32 else out
         t = self._rows()
+        expr = t.select(cell=self._grid_cell(t, dom, shape)).group_by("cell").aggregate(n=lambda t: t.count())
+        res = self._run(expr, "grid counts")
+        out = np.zeros(int(np.prod(shape)), dtype=np.int64)
+        if res.num_rows:
+            out[np.asarray(res["cell"], dtype=np.int64)] = np.asarray(res["n"], dtype=np.int64)
+        return out.reshape(shape) if len(shape) <= 32 else out
+
+    @classmethod
+    def _grid_cell(cls, t, dom, shape):
+        """The flat cell number of each row of ``t`` on the grid ``shape`` over the box (SQL; as the kernels)."""
+        import ibis
+
         # Only the upper clamp: the clipped x is >= lower, so x - lower, the quotient and the
         # product are >= 0 (IEEE rounding is monotone) and so is their floor.  The flat cell number
         # is a 32-bit integer (check_shape keeps the grid under 2**31 cells): Spark groups on it
         # about 25 % faster than on one 64-bit key per dimension, DuckDB as fast.
         flat = None
         for j, m in enumerate(shape):
-            u = (self._x(t, j, dom) - exact(dom.lower[j])) / exact(dom.width[j]) * m
+            u = (cls._x(t, j, dom) - exact(dom.lower[j])) / exact(dom.width[j]) * m
             idx = ibis.least(u.floor().cast("int32"), ibis.literal(m - 1, type="int32"))
             flat = idx if flat is None else flat * ibis.literal(m, type="int32") + idx
-        expr = t.select(cell=flat).group_by("cell").aggregate(n=lambda t: t.count())
-        res = self._run(expr, "grid counts")
-        out = np.zeros(int(np.prod(shape)), dtype=np.int64)
-        if res.num_rows:
-            out[np.asarray(res["cell"], dtype=np.int64)] = np.asarray(res["n"], dtype=np.int64)
-        return out.reshape(shape) if len(shape) <= 32 else out
+        return flat
 
     def _cell_statistics(self, dom, shape):
         """One pass for :func:`dpcore.sources.cells.cell_statistics`: (flat cells, counts, sums, offsets, profile).
@@ -477,7 +483,6 @@ class IbisSource:
         return z, dist
 
     def cluster_sums(self, centers, bounds):
-        import ibis
 
         dom = as_domain(bounds, self.n_features)
         C = check_centers(centers, self.n_features)
@@ -495,19 +500,7 @@ class IbisSource:
         rows = self._rows()
         z, dist = self._labelled(rows, C, dom)
         t = rows.select(**{f"z{j}": z[j] for j in range(d)}, **{f"d{c}": dist[c] for c in range(k)})
-        # The first centre at the minimum distance is the first c with d_c <= every later d (an
-        # earlier centre is above the minimum, which some later one reaches).  No least()
-        # over all k: each condition stops at its first false comparison, about 20 % less work per
-        # pass on DuckDB than least() then a CASE of equalities.
-        label = ibis.literal(k - 1, type="int64")
-        if k > 1:
-            whens = []
-            for c in range(k - 1):
-                within = t[f"d{c}"] <= t[f"d{c + 1}"]
-                for c2 in range(c + 2, k):
-                    within = within & (t[f"d{c}"] <= t[f"d{c2}"])
-                whens.append((within, ibis.literal(c, type="int64")))
-            label = ibis.cases(*whens, else_=label)
+        label = self._nearest(t, k)
         scale = exact(K.SUM_SCALE)
         fixed = {f"q{j}": (t[f"z{j}"] * scale + exact(0.5)).floor() for j in range(d)}
         expr = (t.select(label=label, **fixed).group_by("label")
@@ -523,6 +516,26 @@ class IbisSource:
         if all(abs(v) < 2 ** 62 for v in sums.ravel()):
             sums = sums.astype(np.int64)
         return counts, FixedPoint(sums)
+
+    @staticmethod
+    def _nearest(t, k: int):
+        """The nearest centre's index from the squared distances ``d0 .. d{k-1}`` of ``t`` (ties: the lowest)."""
+        import ibis
+
+        # The first centre at the minimum distance is the first c with d_c <= every later d (an
+        # earlier centre is above the minimum, which some later one reaches).  No least()
+        # over all k: each condition stops at its first false comparison, about 20 % less work per
+        # pass on DuckDB than least() then a CASE of equalities.
+        label = ibis.literal(k - 1, type="int64")
+        if k > 1:
+            whens = []
+            for c in range(k - 1):
+                within = t[f"d{c}"] <= t[f"d{c + 1}"]
+                for c2 in range(c + 2, k):
+                    within = within & (t[f"d{c}"] <= t[f"d{c2}"])
+                whens.append((within, ibis.literal(c, type="int64")))
+            label = ibis.cases(*whens, else_=label)
+        return label
 
     def inertia(self, centers, bounds) -> float:
         import ibis
