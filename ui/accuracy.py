@@ -84,7 +84,7 @@ def _simulate(ds, fp, algorithm, k, params, target, *, epsilons=ACCURACY_EPSILON
     geo, _ = _unit(ds)
     lower, upper = (tuple(np.ravel(b).tolist()) for b in ds.bounds)
     source = "this public data" if getattr(ds, "public", False) else None
-    unit = unit_params(ds)
+    unit = unit_params(ds, algorithm)
     return _answer(algorithm, float(target), lower, upper, int(k), geo, tuple(sorted({**params, **unit}.items())),
                    f"data:{ds.name}:{fp}", tuple(epsilons), source, _X=ds.X, _ids=ds.units if unit else None)
 

@@ -165,7 +165,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
     """
     params = {k: v for k, v in params.items() if k != "random_state"}
     if releasable(algorithm).private:
-        params.update(unit_params(ds))     # person level on data with a person column (issue 23)
+        params.update(unit_params(ds, algorithm))     # person level on data with a person column (issue 23)
     kept, fresh = _kept(), st.session_state.setdefault("_dp_new_draw", set())
     store = release_store() if publishable(ds) else None
     out, todo = [], []
@@ -344,7 +344,7 @@ def public_preview(ds, fingerprint: str, algorithm: str, params: dict):
         raise ValueError("a preview that is not recorded is only for public data")
     p = {k: v for k, v in params.items() if k != "random_state"}
     if releasable(algorithm).private:
-        p.update(unit_params(ds))
+        p.update(unit_params(ds, algorithm))
     key = _settings(ds, fingerprint, algorithm, p).key
     return _shared_preview(key, ds, algorithm, p)
 
@@ -384,7 +384,7 @@ def private_refit(fit, ds, fingerprint: str, rows, algorithm: str, **params):
     At the release's unit (issue 55): on data with a person column the refit bounds each person's
     rows as the release does (the same L), so what a caption says of both fits holds per person.
     """
-    params = {**params, **unit_params(ds)}      # person level when the release is
+    params = {**params, **unit_params(ds, algorithm)}      # person level when the release is
     refits = st.session_state.setdefault("_dp_refits", {})
     key = json.dumps([getattr(fit, "key", None), getattr(fit, "release_id", None), getattr(fit, "draw", 1),
                       fingerprint, np.asarray(rows).size, algorithm, sorted(map(str, params.items()))])

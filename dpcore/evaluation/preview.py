@@ -281,7 +281,7 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
 
 def _setting(fit: ReleasedFit, algorithm, n_clusters, params, *, shape: bool = False):
     """(estimator class, k, L, parameters) of a release; ``shape``: any releasable key (a sanitized database too)."""
-    from ..algorithms.registry import ALGORITHMS, releasable
+    from ..algorithms.registry import ALGORITHMS, bounding_for, releasable
     rel = fit.release
     key = algorithm or rel["algorithm"]["key"]
     if shape:
@@ -299,6 +299,9 @@ def _setting(fit: ReleasedFit, algorithm, n_clusters, params, *, shape: bool = F
          if name in allowed and name not in ("n_clusters", "epsilon", "bounds", "random_state", "max_contributions",
                                              "contribution_bounding")}
     p.update(params or {})
+    if L:
+        # The release's bounding (weighting or sampling), as this class runs it: simulations bound as a draw.
+        p.setdefault("contribution_bounding", bounding_for(cls, (rel.get("privacy_unit") or {}).get("bounding")))
     if "delta" in allowed and not p.get("delta") and rel["privacy"].get("delta"):
         p["delta"] = float(rel["privacy"]["delta"])
     return cls, k, L, p
@@ -364,8 +367,10 @@ def _simulated_fit(cls, X, L, *, k, epsilon, bounds, params, size, rng):
     kw = dict(params)
     fit_kw = {}
     if L:
-        # Person level: persons of exactly L rows each, so every mechanism's sensitivity is the release's.
-        kw.update(max_contributions=int(L), contribution_bounding="sample")
+        # Person level: persons of exactly L rows each, so every mechanism's sensitivity is the release's,
+        # bounded as the release was (_setting: its bounding, or sampling where this class only samples).
+        kw["max_contributions"] = int(L)
+        kw.setdefault("contribution_bounding", "sample")
         fit_kw["privacy_id"] = np.arange(X.shape[0]) // int(L)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")        # regime warnings: these are simulations, never releases

@@ -203,7 +203,7 @@ class KMeansGuarantee(DPClusterer):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, lap_share=0.5, n_iter=10, n_candidates=100,
                  radius=0.25, radius_decay=0.75, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -362,7 +362,7 @@ class SubClustering(KMeansGuarantee):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, lap_share=0.5, n_iter=10, n_candidates=100,
                  radius=0.25, radius_decay=0.75, internalK=5, selection_share=0.3, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         super().__init__(n_clusters, epsilon=epsilon, bounds=bounds, lap_share=lap_share, n_iter=n_iter,
                          n_candidates=n_candidates, radius=radius, radius_decay=radius_decay,
                          random_state=random_state)

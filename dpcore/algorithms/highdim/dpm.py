@@ -161,6 +161,8 @@ class DPM(DPClusterer):
     """
 
     key = "dpm"
+    weighting_refusal = ("its weighted form (cut scores, node counts, histograms and sums, all sums over rows) is "
+                         "not implemented")
     calibrated = True
     preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "DPM (separation)"

@@ -407,7 +407,7 @@ class ZCDPLloyd(DPClusterer):
         return predicted_mse(n, d, k, epsilon, delta, r=r)
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_iter_per_split="auto",
                  n_final_iter="auto", split_scale=0.005, min_count=10.0, shrink=True, mean_share=MEAN_SHARE,
-                 random_state=None, max_contributions=None, contribution_bounding="sample"):
+                 random_state=None, max_contributions=None, contribution_bounding="weight"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta

@@ -94,7 +94,7 @@ class PrivQT(WaveCluster):
 
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         super().__init__(epsilon=epsilon, bounds=bounds, num_grid=num_grid, density_threshold=density_threshold,
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
         self.max_contributions = max_contributions
@@ -439,7 +439,7 @@ class PrivBasic(WaveCluster):
 
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", theta=10.0, n_samples=None, n_share=0.02, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         super().__init__(epsilon=epsilon, bounds=bounds, num_grid=num_grid, density_threshold=density_threshold,
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
         self.theta = theta
