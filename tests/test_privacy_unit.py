@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 import numpy as np
@@ -139,11 +140,12 @@ def test_engines_weight_exactly_as_the_in_memory_path(engine, people_parquet, re
     assert int(src.count().q) <= L * 2 ** WEIGHT_BITS * np.unique(ids).size
 
 
-def test_a_fit_on_a_source_equals_the_fit_in_memory(people_parquet):
-    """Same seed, same key: DuckDB keeps the same rows, so the simulated releases are bit-identical."""
+@pytest.mark.parametrize("bounding", ["weight", "sample"])
+def test_a_fit_on_a_source_equals_the_fit_in_memory(people_parquet, bounding):
+    """Same seed, same key (or weights): DuckDB keeps the same rows, so the simulated releases are bit-identical."""
     X, ids, path = people_parquet
     make = lambda: dpcore.ALGORITHMS["dplloyd"](n_clusters=3, epsilon=1.0, bounds=BOUNDS, max_contributions=3,  # noqa: E731
-                                                random_state=5)
+                                                random_state=5, contribution_bounding=bounding)
     a = make().fit(X, privacy_id=ids.astype(str))
     b = make().fit(sources.from_files(path, columns=["x", "y"]), privacy_id="user")
     np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
@@ -162,7 +164,9 @@ def test_every_private_estimator_scales_its_sensitivities_by_L(key):
         kw.update(n_samples=50_000, n_init=1)
     row = cls(**kw).fit(X)
     unit = cls(**kw, max_contributions=7).fit(X, privacy_id=ids)
-    assert unit.privacy_unit_ == {"unit": "privacy_id", "max_contributions": 7, "bounding": "sample"}
+    # the class's default bounding: weighting where it can weight (issue 68), else sampling
+    assert unit.privacy_unit_ == {"unit": "privacy_id", "max_contributions": 7,
+                                  "bounding": "weight" if cls.supports_weighting else "sample"}
     assert unit.budget_.privacy_unit == unit.privacy_unit_
     # The same steps (by name; a noisy size may change how many iterations run) at 7 times the sensitivity,
     # up to what rounding onto the release lattice adds.  (The coreset's steps are composite: their inner
@@ -217,7 +221,7 @@ def test_weighting_has_the_sensitivity_of_sampling_or_is_refused_with_its_reason
     cls = dpcore.ALGORITHMS[key]
     kw = _unit_kwargs(key)
     if not cls.supports_weighting:
-        with pytest.raises(TypeError, match=f"supports contribution_bounding='sample' only: {cls.weighting_refusal}"):
+        with pytest.raises(TypeError, match=re.escape(f"supports contribution_bounding='sample' only: {cls.weighting_refusal}")):
             cls(**kw, max_contributions=4, contribution_bounding="weight").fit(X, privacy_id=ids)
         return
     sampled = cls(**kw, max_contributions=4, contribution_bounding="sample").fit(X, privacy_id=ids)
@@ -267,3 +271,45 @@ def test_the_advice_and_the_regime_rule_see_the_unit():
         X, privacy_id=ids)
     # the same public inputs, but the unit-level fit's rule is asked at epsilon / 50: a worse verdict or reason
     assert unit.regime_.reason != row.regime_.reason
+
+
+def test_every_estimator_weights_by_default_where_it_can():
+    """Issue 68: weighting is the default bounding of every estimator (and sanitize) whose mechanisms are sums
+    over rows; the others sample by default and say why they cannot weight."""
+    import inspect
+
+    from dpcore.algorithms.registry import DEFAULT_BOUNDING, RELEASE_KINDS, bounding_for
+    assert DEFAULT_BOUNDING == "weight"
+    for key, cls in RELEASE_KINDS.items():
+        if not cls.private:
+            continue
+        default = cls().get_params()["contribution_bounding"]
+        assert default == ("weight" if cls.supports_weighting else "sample"), key
+        assert bounding_for(key) == default and bounding_for(cls, "sample") == "sample"
+        assert cls.supports_weighting or cls.weighting_refusal and "contribution_bounding" in (cls.__doc__ or "")
+    assert inspect.signature(dpcore.sanitize).parameters["contribution_bounding"].default == "weight"
+    with pytest.raises(ValueError, match="'weight' or 'sample'"):
+        bounding_for("eugkm", "both")
+
+
+def test_the_app_runs_weighting_where_the_algorithm_can_and_says_when_it_samples(monkeypatch):
+    """The page's bounding (weighting by default) reaches the estimators that can weight; one that can only sample
+    gets sampling and a sentence with its reason (ui.data_picker.unit_params, bounding_note)."""
+    from types import SimpleNamespace
+
+    import streamlit as st
+
+    from ui import data_picker
+    monkeypatch.setattr(st, "session_state", {})
+    ds = SimpleNamespace(units=np.arange(10), unit_column="user_id")
+    assert data_picker.unit_params(ds) == {"max_contributions": data_picker.DEFAULT_MAX_CONTRIBUTIONS,
+                                           "contribution_bounding": "weight"}
+    assert data_picker.unit_params(ds, "eugkm")["contribution_bounding"] == "weight"
+    assert data_picker.unit_params(ds, "privthr")["contribution_bounding"] == "sample"
+    assert data_picker.bounding_note(ds, "eugkm") is None
+    note = data_picker.bounding_note(ds, "privthr")
+    assert note and dpcore.ALGORITHMS["privthr"].weighting_refusal in note
+    st.session_state["contribution_bounding"] = "sample"
+    assert data_picker.bounding_note(ds, "privthr") is None
+    assert data_picker.unit_params(ds, "eugkm")["contribution_bounding"] == "sample"
+    assert next(iter(data_picker.BOUNDINGS)) == "weight"         # the select box opens on the default
