@@ -1,7 +1,7 @@
 """Person-level releases on Gowalla NYC check-ins: sampling against weighting each user's rows (issues 23, 68).
 
 Run:  DPCORE_DATA=../shared/data python -m benchmarks.privacy_unit_gowalla [--releases 10] [--ls 1,5,10]
-      [--out benchmarks/results/privacy_unit_gowalla]
+      [--epsilons 0.5,1,2] [--algorithms eugkm,dplloyd,sanitize | none] [--out benchmarks/results/privacy_unit_gowalla]
 
 138,957 check-ins of 7,115 users (median 5 per user, 99th percentile 240, most 1,794).  Each user's rows are
 bounded to L, by a secret keyed sample of L rows (``contribution_bounding="sample"``) or by weighting every row
@@ -100,6 +100,27 @@ def cost_errors(X, ids, ref: Reference, *, L, how, eps, releases) -> dict:
     return {k: float(np.median([e[k] for e in errs])) for k in KS}
 
 
+def nicv_table(X, ids, base, Ls, epsilons, algorithms, names, releases, say) -> list[dict]:
+    """The NICV table (row level, then each L, ε and bounding); returns its CSV rows."""
+    rows: list[dict] = []
+    say(f"\n### NICV ratio to non-private k-means on all check-ins, k = {K_NICV}\n")
+    head = ["bounding", "L", "ε"] + [names[k] for k in algorithms]
+    say(fmt_row(head))
+    say("|" + "---|" * len(head))
+    for eps in epsilons:
+        r = nicv_ratios(X, ids, base, L=None, how=None, eps=eps, releases=releases, algorithms=algorithms)
+        say(fmt_row(["row level (a user at m·ε)", "–", f"{eps:g}"] + [f"{r[k]:.3f}" for k in algorithms]))
+        rows += [dict(table="nicv", bounding="row", L="", epsilon=eps, what=k, value=r[k]) for k in algorithms]
+    for L in Ls:
+        for eps in epsilons:
+            for how in BOUNDINGS:
+                r = nicv_ratios(X, ids, base, L=L, how=how, eps=eps, releases=releases, algorithms=algorithms)
+                say(fmt_row([how, L, f"{eps:g}"] + [f"{r[k]:.3f}" for k in algorithms]))
+                rows += [dict(table="nicv", bounding=how, L=L, epsilon=eps, what=k, value=r[k]) for k in algorithms]
+    say("\nGoal (issues 23, 68): NICV ratio <= 1.2 at L = 5, ε = 1.")
+    return rows
+
+
 def fmt_row(cells) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
@@ -108,13 +129,16 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--releases", type=int, default=10)
     ap.add_argument("--ls", default="1,5,10", help="the bounds L, comma-separated")
+    ap.add_argument("--epsilons", default=",".join(f"{e:g}" for e in EPSILONS))
     ap.add_argument("--algorithms", default="eugkm,dplloyd,sanitize",
-                    help="NICV rows: registry keys, and 'sanitize' for k-means on the sanitized synopsis")
+                    help="NICV rows: registry keys, and 'sanitize' for k-means on the sanitized synopsis; 'none': "
+                         "the cost errors only")
     ap.add_argument("--out", default="", help="also write PREFIX.txt and PREFIX.csv")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     Ls = [int(v) for v in args.ls.split(",")]
-    algorithms = args.algorithms.split(",")
+    epsilons = [float(v) for v in args.epsilons.split(",")]
+    algorithms = [] if args.algorithms == "none" else args.algorithms.split(",")
     ds = datasets.load("gowalla_nyc_checkins")
     X, ids = ds.X, ds.units
     ref_fit = dpcore.ALGORITHMS["kmeans"](n_clusters=K_NICV, bounds=GOWALLA_BOUNDS, random_state=0).fit(X)
@@ -131,22 +155,8 @@ def main(argv=None) -> None:
         f"{base:.5f}; median of {args.releases} releases per cell")
     names = {k: ("sanitized synopsis, k-means" if k == "sanitize" else dpcore.ALGORITHMS[k].display_name)
              for k in algorithms}
-    say(f"\n### NICV ratio to non-private k-means on all check-ins, k = {K_NICV}\n")
-    head = ["bounding", "L", "ε"] + [names[k] for k in algorithms]
-    say(fmt_row(head))
-    say("|" + "---|" * len(head))
-    for eps in EPSILONS:
-        r = nicv_ratios(X, ids, base, L=None, how=None, eps=eps, releases=args.releases, algorithms=algorithms)
-        say(fmt_row(["row level (a user at m·ε)", "–", f"{eps:g}"] + [f"{r[k]:.3f}" for k in algorithms]))
-        rows += [dict(table="nicv", bounding="row", L="", epsilon=eps, what=k, value=r[k]) for k in algorithms]
-    for L in Ls:
-        for eps in EPSILONS:
-            for how in BOUNDINGS:
-                r = nicv_ratios(X, ids, base, L=L, how=how, eps=eps, releases=args.releases, algorithms=algorithms)
-                say(fmt_row([how, L, f"{eps:g}"] + [f"{r[k]:.3f}" for k in algorithms]))
-                rows += [dict(table="nicv", bounding=how, L=L, epsilon=eps, what=k, value=r[k]) for k in algorithms]
-    say("\nGoal (issues 23, 68): NICV ratio <= 1.2 at L = 5, ε = 1.")
-
+    if algorithms:
+        rows += nicv_table(X, ids, base, Ls, epsilons, algorithms, names, args.releases, say)
     say(f"\n### Sanitized database (PrivTree): relative k-means cost error against the people-weighted check-ins, "
         f"{SETS} centre sets a k\n")
     head = ["bounding", "L", "ε"] + [f"k = {k}" for k in KS]
@@ -156,7 +166,7 @@ def main(argv=None) -> None:
     for L in Ls:
         w = person_weights(ids, L)
         ref = Reference(X, w, centre_sets(X, w, rng))
-        for eps in EPSILONS:
+        for eps in epsilons:
             for how in BOUNDINGS:
                 e = cost_errors(X, ids, ref, L=L, how=how, eps=eps, releases=args.releases)
                 say(fmt_row([how, L, f"{eps:g}"] + [f"{100 * e[k]:.2f} %" for k in KS]))

@@ -170,8 +170,8 @@ def bounding_note(ds, algorithm: str) -> str | None:
     if chosen is None or bounding_for(algorithm, chosen) == chosen:
         return None
     cls = releasable(algorithm)
-    return (f"{cls.display_name or algorithm} samples at most L rows per person instead of weighting them: "
-            f"{cls.weighting_refusal}.")
+    return (f"{cls.display_name or algorithm} samples at most L rows per person instead (it cannot weight rows: "
+            f"{cls.weighting_refusal}).")
 
 
 def privacy_id(ds, params: dict):

@@ -397,9 +397,10 @@ def private_refit(fit, ds, fingerprint: str, rows, algorithm: str, **params):
 
 
 def unit_phrase(ds) -> str:
-    """The unit an ε of the current settings is for, in words: "per person (at most L rows each)" or "per row"."""
+    """The unit an ε of the current settings is for, in words: "per person (each counted as at most L rows)" or
+    "per row" (true of both boundings: L sampled rows, or every row weighted to at most L together)."""
     L = unit_params(ds).get("max_contributions")
-    return "per row" if L is None else f"per person (at most {L} rows each)"
+    return "per row" if L is None else f"per person (each counted as at most {L} rows)"
 
 
 def rows_subset(ds, rows, tag: str):
