@@ -50,8 +50,10 @@ N_REAL, N_PREVIEWS = 10, 3
 SHARE = 0.1
 
 
-def _draw(X, bounds, ids, L, seed, algorithm="eugkm", epsilon=EPS):
+def _draw(X, bounds, ids, L, seed, algorithm="eugkm", epsilon=EPS, bounding=None):
     kw = {"max_contributions": L} if L else {}
+    if L and bounding:
+        kw["contribution_bounding"] = bounding
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return releasable(algorithm)(n_clusters=K, epsilon=epsilon, bounds=bounds, random_state=seed, **kw).fit(
@@ -77,9 +79,11 @@ def _coverage(X, bounds, ids=None, L=None, algorithm="eugkm", lookalike=None):
         covered, medians = [], []
         for i, fit in enumerate(fits[:N_PREVIEWS]):
             rel = build_release(fit, algorithm=algorithm, dataset="t", simulation=True)
+            # The app's look-alike for previews is bounded as the draw (ui.accuracy.lookalike_offer).
+            how = (fit.privacy_unit_ or {}).get("bounding")
             shape = None if lookalike is None else build_release(
-                _draw(X, bounds, ids, L, 200 + i, lookalike, SHARE * EPS), algorithm=lookalike, dataset="t",
-                simulation=True)
+                _draw(X, bounds, ids, L, 200 + i, lookalike, SHARE * EPS, bounding=how), algorithm=lookalike,
+                dataset="t", simulation=True)
             p = release_preview(rel, lookalike=shape, geo=True, n_releases=n_releases, n_checks=2, random_state=i)
             assert isinstance(p, ReleasePreview) and p.max_contributions == L
             assert p.band[0] <= p.simulated[0] <= p.simulated[2] <= p.band[2]
@@ -259,6 +263,36 @@ def test_a_look_alike_is_matched_on_the_value_of_L_before_its_kind_and_its_epsil
     pick = lambda L: lookalike_source(None, [other_L, grid_L, san_L], bounds=TAXI_BOUNDS, person_level=True,  # noqa: E731
                                       max_contributions=L).release
     assert pick(5) is san_L and pick(10) is other_L and pick(None) is other_L  # no L given: ε decides among sanitized
+
+
+def test_a_look_alike_is_matched_on_the_bounding_after_L_and_simulates_as_the_draw_bounds():
+    """Issue 68: a sampled draw (Balcan samples only) prefers a sampled look-alike, a weighted one a weighted
+    look-alike, before the kind and ε; and the preview's simulated releases bound as the draw did."""
+    X = np.random.default_rng(9).normal([-74.0, 40.8], 0.02, (2000, 2)).clip(TAXI_BOUNDS[0], TAXI_BOUNDS[1])
+    ids = np.arange(2000) // 8
+
+    def rel(key, e, seed, how):
+        return build_release(_draw(X, TAXI_BOUNDS, ids, 5, seed, key, e, bounding=how), algorithm=key, dataset="t",
+                             simulation=True)
+    weighted_grid, weighted_san = rel("eugkm", 1.0, 1, "weight"), rel("sanitize", 0.5, 2, "weight")
+    sampled_san = rel("sanitize", 0.1, 3, "sample")
+    sampled, weighted = rel("dplloyd", 1.0, 0, "sample"), rel("dplloyd", 1.0, 4, "weight")
+    assert lookalike_source(sampled, [weighted_grid, weighted_san, sampled_san]).release is sampled_san
+    assert lookalike_source(weighted, [weighted_grid, weighted_san, sampled_san]).release is weighted_san
+    pick = lambda how: lookalike_source(None, [weighted_san, sampled_san], bounds=TAXI_BOUNDS,  # noqa: E731
+                                        person_level=True, max_contributions=5, bounding=how).release
+    assert pick("sample") is sampled_san and pick("weight") is weighted_san
+    seen = []
+    real_fit = releasable("dplloyd").fit
+
+    def spy(self, *a, **kw):
+        seen.append(self.contribution_bounding)
+        return real_fit(self, *a, **kw)
+    import unittest.mock
+    with unittest.mock.patch.object(releasable("dplloyd"), "fit", spy):
+        for draw in (sampled, weighted):
+            release_preview(draw, lookalike=sampled_san, geo=True, n_releases=2, n_checks=0, random_state=0)
+    assert seen == ["sample"] * 2 + ["weight"] * 2
 
 
 def test_epsilon_for_accuracy_from_a_release_answers_on_the_release_and_never_nan():

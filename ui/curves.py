@@ -72,9 +72,10 @@ def curve_lookalike(ds):
     from .releases import recorded_releases
     if ds.bounds is None:
         return None
-    L = unit_params(ds).get("max_contributions")
+    unit = unit_params(ds)
+    L = unit.get("max_contributions")
     return lookalike_source(None, recorded_releases(ds), bounds=ds.bounds, person_level=L is not None,
-                            max_contributions=L)
+                            max_contributions=L, bounding=unit.get("contribution_bounding"))
 
 
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,

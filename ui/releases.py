@@ -18,7 +18,7 @@ import streamlit as st
 
 import dpcore
 from dpcore.algorithms.regime import RegimeWarning
-from dpcore.algorithms.registry import releasable
+from dpcore.algorithms.registry import bounding_for, releasable
 from dpcore.exceptions import BudgetExceededError
 from dpcore.explain import cap_words
 from dpcore.release.view import ReleasedFit
@@ -165,7 +165,11 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
     """
     params = {k: v for k, v in params.items() if k != "random_state"}
     if releasable(algorithm).private:
-        params.update(unit_params(ds, algorithm))     # person level on data with a person column (issue 23)
+        unit = unit_params(ds, algorithm)     # person level on data with a person column (issue 23)
+        if unit and params.get("contribution_bounding"):
+            # A bounding asked for (a look-alike bounded as the draw it previews), where this algorithm can run it.
+            unit["contribution_bounding"] = bounding_for(algorithm, params["contribution_bounding"])
+        params.update(unit)
     kept, fresh = _kept(), st.session_state.setdefault("_dp_new_draw", set())
     store = release_store() if publishable(ds) else None
     out, todo = [], []
