@@ -56,7 +56,7 @@ from sklearn.utils._param_validation import Interval
 from ...privacy.accountant import split_budget
 from ...privacy.mechanisms import NoiseSource
 from ...utils.contributions import WEIGHT_BITS
-from ...utils.fixedpoint import label_sums, quantize, weighted_label_sums
+from ...utils.fixedpoint import FixedPoint, label_sums, quantize, weighted_label_sums
 from ...utils.nearest import assign
 from .._blocks.lloyd import noisy_counts_and_sums
 from .._blocks.sphere_packing import sphere_packing_centers
@@ -282,6 +282,7 @@ class KMeansGuarantee(DPClusterer):
         """
         k, d = centres.shape
         labels = assign(Z, centres)
+        counts: np.ndarray | FixedPoint
         if weights is None:
             counts, sums = label_sums(labels, Z, k)      # exact sums on the public fixed-point grid (issue 29)
         else:
