@@ -151,9 +151,8 @@ def test_a_fit_on_a_source_equals_the_fit_in_memory(people_parquet, bounding):
     np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
 
 
-@pytest.mark.parametrize("key", sorted(k for k, c in dpcore.ALGORITHMS.items() if c.private))
-def test_every_private_estimator_scales_its_sensitivities_by_L(key):
-    X, ids = _people(120, seed=1)
+def _unit_kwargs(key: str) -> dict:
+    """Fast, valid parameters of one private registry key for the unit tests."""
     cls = dpcore.ALGORITHMS[key]
     kw = dict(epsilon=50.0 if key == "coreset" else 1.0, bounds=BOUNDS, random_state=0)
     if "n_clusters" in cls().get_params():
@@ -162,6 +161,16 @@ def test_every_private_estimator_scales_its_sensitivities_by_L(key):
         kw["delta"] = 1e-3 if key == "balcan" else 1e-6
     if key == "coreset":
         kw.update(n_samples=50_000, n_init=1)
+    if key.startswith("priv"):
+        kw["num_grid"] = 16
+    return kw
+
+
+@pytest.mark.parametrize("key", sorted(k for k, c in dpcore.ALGORITHMS.items() if c.private))
+def test_every_private_estimator_scales_its_sensitivities_by_L(key):
+    X, ids = _people(120, seed=1)
+    cls = dpcore.ALGORITHMS[key]
+    kw = _unit_kwargs(key)
     row = cls(**kw).fit(X)
     unit = cls(**kw, max_contributions=7).fit(X, privacy_id=ids)
     # the class's default bounding: weighting where it can weight (issue 68), else sampling
@@ -196,21 +205,6 @@ def test_unit_parameters_are_checked_with_sentences():
         cls(3, epsilon=1.0, bounds=BOUNDS, max_contributions=0).fit(X, privacy_id=ids)
     with pytest.raises(ValueError, match="missing values"):
         cls(3, epsilon=1.0, bounds=BOUNDS, max_contributions=5).fit(X, privacy_id=np.where(ids > 3, ids, np.nan))
-
-
-def _unit_kwargs(key: str) -> dict:
-    """Fast, valid parameters of one private registry key for the unit tests."""
-    cls = dpcore.ALGORITHMS[key]
-    kw = dict(epsilon=50.0 if key == "coreset" else 1.0, bounds=BOUNDS, random_state=0)
-    if "n_clusters" in cls().get_params():
-        kw["n_clusters"] = 2
-    if cls.needs_delta:
-        kw["delta"] = 1e-3 if key == "balcan" else 1e-6
-    if key == "coreset":
-        kw.update(n_samples=50_000, n_init=1)
-    if key.startswith("priv"):
-        kw["num_grid"] = 16
-    return kw
 
 
 @pytest.mark.parametrize("key", sorted(k for k, c in dpcore.ALGORITHMS.items() if c.private))

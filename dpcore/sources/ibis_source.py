@@ -505,17 +505,22 @@ class IbisSource:
         fixed = {f"q{j}": (t[f"z{j}"] * scale + exact(0.5)).floor() for j in range(d)}
         expr = (t.select(label=label, **fixed).group_by("label")
                 .aggregate(n=lambda s: s.count(), **{f"s{j}": (lambda s, j=j: s[f"q{j}"].sum()) for j in range(d)}))
-        res = self._run(expr, "cluster sums").to_pylist()
+        counts, sums = self._per_label(self._run(expr, "cluster sums").to_pylist(), k, d)
+        return counts, FixedPoint(sums)
+
+    @staticmethod
+    def _per_label(rows, k: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+        """An aggregate's rows ``{label, n, s0 .. s{d-1}}`` as counts (k,) int64 and sums (k, d) of exact integers."""
         counts = np.zeros(k, dtype=np.int64)
         sums = np.zeros((k, d), dtype=object)     # Python ints: exact however large
         sums[:] = 0
-        for row in res:
+        for row in rows:
             c = int(row["label"])
             counts[c] = int(row["n"])
             sums[c] = [int(row[f"s{j}"]) for j in range(d)]
         if all(abs(v) < 2 ** 62 for v in sums.ravel()):
             sums = sums.astype(np.int64)
-        return counts, FixedPoint(sums)
+        return counts, sums
 
     @staticmethod
     def _nearest(t, k: int):

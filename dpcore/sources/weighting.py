@@ -150,16 +150,7 @@ class WeightedIbisSource(IbisSource):
               for j in range(d)}
         expr = (t.select(label=self._nearest(t, k), w=t["w"], **wq).group_by("label")
                 .aggregate(n=lambda s: s["w"].sum(), **{f"s{j}": (lambda s, j=j: s[f"q{j}"].sum()) for j in range(d)}))
-        res = self._run(expr, "cluster sums").to_pylist()
-        counts = np.zeros(k, dtype=np.int64)
-        sums = np.zeros((k, d), dtype=object)     # Python ints: exact however large
-        sums[:] = 0
-        for row in res:
-            c = int(row["label"])
-            counts[c] = int(row["n"])
-            sums[c] = [int(row[f"s{j}"]) for j in range(d)]
-        if all(abs(v) < 2 ** 62 for v in sums.ravel()):
-            sums = sums.astype(np.int64)
+        counts, sums = self._per_label(self._run(expr, "cluster sums").to_pylist(), k, d)
         return FixedPoint(counts, self.weight_bits), FixedPoint(sums, SUM_BITS + self.weight_bits)
 
     def inertia(self, centers, bounds) -> float:
