@@ -63,21 +63,28 @@ def _draw(X, bounds, ids, L, seed, algorithm="eugkm", epsilon=EPS, bounding=None
 #: (real draws, simulated releases per preview) where the defaults' sampling noise is too large to judge by:
 #: PGkM's real errors spread widely (10 taxi draws once had a 5.2 km median, 20 have 4.5 km; the previews 4.3 km).
 DRAWS = {"pgkm": (20, 12)}
+#: (data, algorithm) -> (real draws, simulated releases per preview, previews) for weighted person-level draws
+#: whose coverage 10 draws and 3 previews cannot judge (issue 68): a weighted release carries no sampling
+#: variance, and its bands cover 0.71-0.79 of real draws measured over 20-30 draws and 6 previews (EUGkM,
+#: Hybrid on Gowalla; KMeans-Guarantee, DPM on the upload) where 3 previews' mean swung from 0.53 to 0.97.
+PERSON_DRAWS = {("gowalla", "eugkm"): (20, 8, 6), ("gowalla", "hybrid"): (20, 8, 6),
+                ("upload", "kmeans_guarantee"): (20, 8, 6), ("upload", "dpm"): (20, 8, 6)}
 
 
-def _coverage(X, bounds, ids=None, L=None, algorithm="eugkm", lookalike=None):
+def _coverage(X, bounds, ids=None, L=None, algorithm="eugkm", lookalike=None, draws=None):
     """Mean share of real draws inside the previews' 80 % bands, and the real draws' errors.
 
     ``lookalike``: None, each preview works from its release's own synopsis; else the key of the
     algorithm whose release (a fresh draw at ``SHARE`` × ε, as the app's look-alike) supplies it.
+    ``draws``: (real draws, simulated releases per preview, previews), default ``DRAWS``'s or (10, 8, 3).
     """
     with threadpool_limits(1):
         ref = KMeans(n_clusters=K, n_init=3, random_state=0).fit(X).cluster_centers_
-        n_real, n_releases = DRAWS.get(algorithm, (N_REAL, 8))
+        n_real, n_releases, n_previews = draws or (*DRAWS.get(algorithm, (N_REAL, 8)), N_PREVIEWS)
         fits = [_draw(X, bounds, ids, L, seed, algorithm) for seed in range(100, 100 + n_real)]
         real = np.array([centre_error(f.cluster_centers_, ref, geo=True, bounds=bounds) for f in fits])
         covered, medians = [], []
-        for i, fit in enumerate(fits[:N_PREVIEWS]):
+        for i, fit in enumerate(fits[:n_previews]):
             rel = build_release(fit, algorithm=algorithm, dataset="t", simulation=True)
             # The app's look-alike for previews is bounded as the draw (ui.accuracy.lookalike_offer).
             how = (fit.privacy_unit_ or {}).get("bounding")
@@ -152,16 +159,19 @@ def test_preview_covers_real_draws_on_the_taxi_sample(taxi_sample, algorithm, lo
 @pytest.mark.parametrize("algorithm, lookalike", SETTINGS)
 def test_preview_covers_real_draws_on_gowalla_at_person_level(gowalla_people, algorithm, lookalike):
     X, ids = gowalla_people
-    cov, real = _coverage(X, GOWALLA_BOUNDS, ids, DEFAULT_MAX_CONTRIBUTIONS, algorithm=algorithm, lookalike=lookalike)
+    cov, real = _coverage(X, GOWALLA_BOUNDS, ids, DEFAULT_MAX_CONTRIBUTIONS, algorithm=algorithm, lookalike=lookalike,
+                          draws=PERSON_DRAWS.get(("gowalla", algorithm)))
     assert cov >= 0.7, cov
     if algorithm == "eugkm":
         assert _old_coverage(real, GOWALLA_BOUNDS) < 0.7
 
 
-@pytest.mark.parametrize("algorithm, lookalike", SETTINGS)
+@pytest.mark.parametrize("algorithm, lookalike", [  # DPM's 20 draws and 6 previews on the upload: about 50 s
+    pytest.param(*s, marks=pytest.mark.heavy) if PERSON_DRAWS.get(("upload", s[0])) and s[0] == "dpm" else s
+    for s in SETTINGS])
 def test_preview_covers_real_draws_on_an_upload(upload_like, algorithm, lookalike):
     cov, real = _coverage(upload_like.X, UPLOAD_BOUNDS, np.asarray(upload_like.units), DEFAULT_MAX_CONTRIBUTIONS,
-                          algorithm=algorithm, lookalike=lookalike)
+                          algorithm=algorithm, lookalike=lookalike, draws=PERSON_DRAWS.get(("upload", algorithm)))
     assert cov >= 0.7, cov
     if algorithm in ("eugkm", "dplloyd"):
         # Issue 56's report: the look-alike said 104–176 m where the draws were kilometres off.
