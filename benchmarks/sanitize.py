@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 import dpcore
+from dpcore.algorithms.registry import bounding_for
 from dpcore.algorithms.sanitize import Sanitizer
 
 from ._common import TAXI_BOUNDS, PeakRSS, taxi_points
@@ -122,6 +123,9 @@ def run(name, X, bounds, *, releases, fit_kw, unit_kw, methods, reference=None):
     shares = bool(unit_kw) and reference is None   # a bounded reference holds as many rows as the release
     rng = np.random.default_rng(0)
     truth = Truth(X if reference is None else reference, bounds, rng)
+    # PRIVATE-K-MEAN samples only (its GOOD-RADIUS is not a sum over rows): it bounds by sampling whatever is asked.
+    coreset_kw = dict(unit_kw, contribution_bounding=bounding_for("coreset", unit_kw["contribution_bounding"])) \
+        if unit_kw else {}
     rows = []
     for eps in EPSILONS:
         for method in methods:
@@ -154,7 +158,7 @@ def run(name, X, bounds, *, releases, fit_kw, unit_kw, methods, reference=None):
                     for k in KS:
                         try:
                             est, secs, mem = timed(lambda k=k, eps=eps: dpcore.ALGORITHMS["coreset"](
-                                k, epsilon=eps, delta=1e-6, bounds=bounds, **unit_kw).fit(X, **fit_kw))
+                                k, epsilon=eps, delta=1e-6, bounds=bounds, **coreset_kw).fit(X, **fit_kw))
                         except Exception as exc:     # noqa: BLE001 -- a refusal (regime) is a result here
                             cen[k] = None
                             coresets[k] = repr(type(exc).__name__)
