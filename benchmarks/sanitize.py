@@ -12,9 +12,11 @@ the releases of:
   Zhang et al. 2016, §6); cells spread their mass uniformly, coreset points count where they lie;
 * the release's size m, its time and peak memory.
 The grid is EUGkM's signed noisy grid as released (negative cells kept); the coreset is fitted for each k.
-Gowalla is released at person level (L = 5 check-ins a user, a secret sample); its cost and range figures compare
-shares (cost per row, count over total) with all check-ins, since the bounded data hold fewer rows.
-docs/guide/sanitize.rst holds the last run.
+Gowalla is released at person level (L = 5 check-ins a user; ``--bounding weight``, the default, weights every row
+min(1, 5 / m), ``--bounding sample`` keeps a secret sample of 5); its cost and range figures compare shares (cost
+per row, count over total) with a random sample of at most 5 check-ins a user or (``--reference all``) all
+check-ins.  The paired comparison of the two boundings against the people-weighted check-ins is
+``benchmarks/privacy_unit_gowalla.py``'s.  docs/guide/sanitize.rst holds the last run.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import warnings
 import numpy as np
 
 import dpcore
+from dpcore.algorithms.registry import bounding_for
 from dpcore.algorithms.sanitize import Sanitizer
 
 from ._common import TAXI_BOUNDS, PeakRSS, taxi_points
@@ -120,6 +123,9 @@ def run(name, X, bounds, *, releases, fit_kw, unit_kw, methods, reference=None):
     shares = bool(unit_kw) and reference is None   # a bounded reference holds as many rows as the release
     rng = np.random.default_rng(0)
     truth = Truth(X if reference is None else reference, bounds, rng)
+    # PRIVATE-K-MEAN samples only (its GOOD-RADIUS is not a sum over rows): it bounds by sampling whatever is asked.
+    coreset_kw = dict(unit_kw, contribution_bounding=bounding_for("coreset", unit_kw["contribution_bounding"])) \
+        if unit_kw else {}
     rows = []
     for eps in EPSILONS:
         for method in methods:
@@ -152,7 +158,7 @@ def run(name, X, bounds, *, releases, fit_kw, unit_kw, methods, reference=None):
                     for k in KS:
                         try:
                             est, secs, mem = timed(lambda k=k, eps=eps: dpcore.ALGORITHMS["coreset"](
-                                k, epsilon=eps, delta=1e-6, bounds=bounds, **unit_kw).fit(X, **fit_kw))
+                                k, epsilon=eps, delta=1e-6, bounds=bounds, **coreset_kw).fit(X, **fit_kw))
                         except Exception as exc:     # noqa: BLE001 -- a refusal (regime) is a result here
                             cen[k] = None
                             coresets[k] = repr(type(exc).__name__)
@@ -241,7 +247,8 @@ def diagnose_person_level(releases: int, epsilon: float = 1.0, L: int = 5) -> No
         rows: dict = {"noisy": [], "signed": [], "exact": [], "bare": []}
         ms, empty = [], []
         for _ in range(releases):
-            s = Sanitizer(epsilon=epsilon, bounds=bounds, max_contributions=L, **kw).fit(R, privacy_id=ids).synopsis_
+            s = Sanitizer(epsilon=epsilon, bounds=bounds, max_contributions=L, contribution_bounding="sample",
+                          **kw).fit(R, privacy_id=ids).synopsis_
             spread = (((s.upper - s.lower) ** 2) / 12).sum(axis=1)
             rows["noisy"].append(err(s.points, s.weights, spread))
             ms.append(s.size)
@@ -296,6 +303,8 @@ def main(argv=None) -> None:
     ap.add_argument("--releases", type=int, default=3)
     ap.add_argument("--data", default="taxi,gowalla")
     ap.add_argument("--methods", default="privtree,adaptive,uniform,eugkm,coreset")
+    ap.add_argument("--bounding", default="weight", choices=["weight", "sample"],
+                    help="person level: how each user's check-ins are bounded to 5")
     ap.add_argument("--reference", default="bounded", choices=["bounded", "all"],
                     help="person level: compare with a sample of at most L rows a unit (the synopsis' own error) "
                          "or with all rows (adds the shift that bounding makes)")
@@ -321,10 +330,11 @@ def main(argv=None) -> None:
             from dpcore import datasets
             ds = datasets.load("gowalla_nyc_checkins")
             X, bounds = ds.X, datasets.GOWALLA_BOUNDS
-            fit_kw, unit_kw = {"privacy_id": ds.units}, {"max_contributions": 5}
+            fit_kw = {"privacy_id": ds.units}
+            unit_kw = {"max_contributions": 5, "contribution_bounding": args.bounding}
             ref = bounded_sample(X, ds.units, 5) if args.reference == "bounded" else None
             print(f"\n### Gowalla NYC check-ins: {len(X):,} rows of {len(np.unique(ds.units)):,} users, person level "
-                  f"L = 5; median of {args.releases} releases; compared with "
+                  f"L = 5 ({args.bounding}); median of {args.releases} releases; compared with "
                   + ("a random sample of at most 5 check-ins a user" if ref is not None else "all check-ins") + "\n")
         table(name, run(name, X, bounds, releases=args.releases, fit_kw=fit_kw, unit_kw=unit_kw, methods=methods,
                         reference=ref))

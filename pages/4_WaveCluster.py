@@ -38,7 +38,7 @@ if ds.X.shape[1] > MAX_COLUMNS:
     if st.session_state.get("_dp_routed"):     # the router's page list exists (not when run on its own)
         st.page_link("pages/5_High_dimensional.py", label="Open High dimensional with this data", icon="➡️")
     st.stop()
-algorithm = W.algorithm_picker(family="grid clusters", default="privthr")
+algorithm = W.algorithm_picker(family="grid clusters", default="privthr", ds=ds)
 # Everything from ε on is one fragment (issue 56), as on the Explorer: an ε, grid or wavelet move (or a draw)
 # reruns this part only, not the data picker and algorithm above it.  Its sidebar controls stay in the
 # sidebar (a fragment may write there once the full run has written to it).

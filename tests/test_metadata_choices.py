@@ -99,7 +99,7 @@ def test_wavecluster_refit_is_at_the_releases_unit_and_says_so(monkeypatch):
     L = at.number_input(key="max_contributions").value
     refits = [s for s in seen if s[0].endswith(":refit")]
     assert refits and all(r[1] == L and r[2] for r in refits), seen
-    assert any(f"per person (at most {L} rows each)" in c.value and "would cost" in c.value for c in at.caption)
+    assert any(f"per person (each counted as at most {L} rows)" in c.value and "would cost" in c.value for c in at.caption)
 
 
 def test_compare_answers_on_an_upload_from_its_recorded_panels_and_offers_that_epsilon(monkeypatch):

@@ -50,8 +50,10 @@ N_REAL, N_PREVIEWS = 10, 3
 SHARE = 0.1
 
 
-def _draw(X, bounds, ids, L, seed, algorithm="eugkm", epsilon=EPS):
+def _draw(X, bounds, ids, L, seed, algorithm="eugkm", epsilon=EPS, bounding=None):
     kw = {"max_contributions": L} if L else {}
+    if L and bounding:
+        kw["contribution_bounding"] = bounding
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return releasable(algorithm)(n_clusters=K, epsilon=epsilon, bounds=bounds, random_state=seed, **kw).fit(
@@ -61,25 +63,34 @@ def _draw(X, bounds, ids, L, seed, algorithm="eugkm", epsilon=EPS):
 #: (real draws, simulated releases per preview) where the defaults' sampling noise is too large to judge by:
 #: PGkM's real errors spread widely (10 taxi draws once had a 5.2 km median, 20 have 4.5 km; the previews 4.3 km).
 DRAWS = {"pgkm": (20, 12)}
+#: (data, algorithm) -> (real draws, simulated releases per preview, previews) for weighted person-level draws
+#: whose coverage 10 draws and 3 previews cannot judge (issue 68): a weighted release carries no sampling
+#: variance, and its bands cover 0.71-0.79 of real draws measured over 20-30 draws and 6 previews (EUGkM,
+#: Hybrid on Gowalla; KMeans-Guarantee, DPM on the upload) where 3 previews' mean swung from 0.53 to 0.97.
+PERSON_DRAWS = {("gowalla", "eugkm"): (20, 8, 6), ("gowalla", "hybrid"): (20, 8, 6),
+                ("upload", "kmeans_guarantee"): (20, 8, 6), ("upload", "dpm"): (20, 8, 6)}
 
 
-def _coverage(X, bounds, ids=None, L=None, algorithm="eugkm", lookalike=None):
+def _coverage(X, bounds, ids=None, L=None, algorithm="eugkm", lookalike=None, draws=None):
     """Mean share of real draws inside the previews' 80 % bands, and the real draws' errors.
 
     ``lookalike``: None, each preview works from its release's own synopsis; else the key of the
     algorithm whose release (a fresh draw at ``SHARE`` × ε, as the app's look-alike) supplies it.
+    ``draws``: (real draws, simulated releases per preview, previews), default ``DRAWS``'s or (10, 8, 3).
     """
     with threadpool_limits(1):
         ref = KMeans(n_clusters=K, n_init=3, random_state=0).fit(X).cluster_centers_
-        n_real, n_releases = DRAWS.get(algorithm, (N_REAL, 8))
+        n_real, n_releases, n_previews = draws or (*DRAWS.get(algorithm, (N_REAL, 8)), N_PREVIEWS)
         fits = [_draw(X, bounds, ids, L, seed, algorithm) for seed in range(100, 100 + n_real)]
         real = np.array([centre_error(f.cluster_centers_, ref, geo=True, bounds=bounds) for f in fits])
         covered, medians = [], []
-        for i, fit in enumerate(fits[:N_PREVIEWS]):
+        for i, fit in enumerate(fits[:n_previews]):
             rel = build_release(fit, algorithm=algorithm, dataset="t", simulation=True)
+            # The app's look-alike for previews is bounded as the draw (ui.accuracy.lookalike_offer).
+            how = (fit.privacy_unit_ or {}).get("bounding")
             shape = None if lookalike is None else build_release(
-                _draw(X, bounds, ids, L, 200 + i, lookalike, SHARE * EPS), algorithm=lookalike, dataset="t",
-                simulation=True)
+                _draw(X, bounds, ids, L, 200 + i, lookalike, SHARE * EPS, bounding=how), algorithm=lookalike,
+                dataset="t", simulation=True)
             p = release_preview(rel, lookalike=shape, geo=True, n_releases=n_releases, n_checks=2, random_state=i)
             assert isinstance(p, ReleasePreview) and p.max_contributions == L
             assert p.band[0] <= p.simulated[0] <= p.simulated[2] <= p.band[2]
@@ -88,7 +99,7 @@ def _coverage(X, bounds, ids=None, L=None, algorithm="eugkm", lookalike=None):
             medians.append(p.band[1])
     # A band may not cover by width alone: its median is the real draws' within a factor of two.
     assert 0.5 < np.mean(medians) / np.median(real) < 2.0, (np.mean(medians), np.median(real))
-    return float(np.mean(covered)), real
+    return round(float(np.mean(covered)), 9), real      # a mean of shares of 10 draws: no float residue
 
 
 def _old_coverage(real, bounds, algorithm="eugkm"):
@@ -148,16 +159,19 @@ def test_preview_covers_real_draws_on_the_taxi_sample(taxi_sample, algorithm, lo
 @pytest.mark.parametrize("algorithm, lookalike", SETTINGS)
 def test_preview_covers_real_draws_on_gowalla_at_person_level(gowalla_people, algorithm, lookalike):
     X, ids = gowalla_people
-    cov, real = _coverage(X, GOWALLA_BOUNDS, ids, DEFAULT_MAX_CONTRIBUTIONS, algorithm=algorithm, lookalike=lookalike)
+    cov, real = _coverage(X, GOWALLA_BOUNDS, ids, DEFAULT_MAX_CONTRIBUTIONS, algorithm=algorithm, lookalike=lookalike,
+                          draws=PERSON_DRAWS.get(("gowalla", algorithm)))
     assert cov >= 0.7, cov
     if algorithm == "eugkm":
         assert _old_coverage(real, GOWALLA_BOUNDS) < 0.7
 
 
-@pytest.mark.parametrize("algorithm, lookalike", SETTINGS)
+@pytest.mark.parametrize("algorithm, lookalike", [  # DPM's 20 draws and 6 previews on the upload: about 50 s
+    pytest.param(*s, marks=pytest.mark.heavy) if PERSON_DRAWS.get(("upload", s[0])) and s[0] == "dpm" else s
+    for s in SETTINGS])
 def test_preview_covers_real_draws_on_an_upload(upload_like, algorithm, lookalike):
     cov, real = _coverage(upload_like.X, UPLOAD_BOUNDS, np.asarray(upload_like.units), DEFAULT_MAX_CONTRIBUTIONS,
-                          algorithm=algorithm, lookalike=lookalike)
+                          algorithm=algorithm, lookalike=lookalike, draws=PERSON_DRAWS.get(("upload", algorithm)))
     assert cov >= 0.7, cov
     if algorithm in ("eugkm", "dplloyd"):
         # Issue 56's report: the look-alike said 104–176 m where the draws were kilometres off.
@@ -261,6 +275,36 @@ def test_a_look_alike_is_matched_on_the_value_of_L_before_its_kind_and_its_epsil
     assert pick(5) is san_L and pick(10) is other_L and pick(None) is other_L  # no L given: ε decides among sanitized
 
 
+def test_a_look_alike_is_matched_on_the_bounding_after_L_and_simulates_as_the_draw_bounds():
+    """Issue 68: a sampled draw (Balcan samples only) prefers a sampled look-alike, a weighted one a weighted
+    look-alike, before the kind and ε; and the preview's simulated releases bound as the draw did."""
+    X = np.random.default_rng(9).normal([-74.0, 40.8], 0.02, (2000, 2)).clip(TAXI_BOUNDS[0], TAXI_BOUNDS[1])
+    ids = np.arange(2000) // 8
+
+    def rel(key, e, seed, how):
+        return build_release(_draw(X, TAXI_BOUNDS, ids, 5, seed, key, e, bounding=how), algorithm=key, dataset="t",
+                             simulation=True)
+    weighted_grid, weighted_san = rel("eugkm", 1.0, 1, "weight"), rel("sanitize", 0.5, 2, "weight")
+    sampled_san = rel("sanitize", 0.1, 3, "sample")
+    sampled, weighted = rel("dplloyd", 1.0, 0, "sample"), rel("dplloyd", 1.0, 4, "weight")
+    assert lookalike_source(sampled, [weighted_grid, weighted_san, sampled_san]).release is sampled_san
+    assert lookalike_source(weighted, [weighted_grid, weighted_san, sampled_san]).release is weighted_san
+    pick = lambda how: lookalike_source(None, [weighted_san, sampled_san], bounds=TAXI_BOUNDS,  # noqa: E731
+                                        person_level=True, max_contributions=5, bounding=how).release
+    assert pick("sample") is sampled_san and pick("weight") is weighted_san
+    seen = []
+    real_fit = releasable("dplloyd").fit
+
+    def spy(self, *a, **kw):
+        seen.append(self.contribution_bounding)
+        return real_fit(self, *a, **kw)
+    import unittest.mock
+    with unittest.mock.patch.object(releasable("dplloyd"), "fit", spy):
+        for draw in (sampled, weighted):
+            release_preview(draw, lookalike=sampled_san, geo=True, n_releases=2, n_checks=0, random_state=0)
+    assert seen == ["sample"] * 2 + ["weight"] * 2
+
+
 def test_epsilon_for_accuracy_from_a_release_answers_on_the_release_and_never_nan():
     X = np.random.default_rng(4).uniform(TAXI_BOUNDS[0], TAXI_BOUNDS[1], (3000, 2))
     rel = build_release(_draw(X, TAXI_BOUNDS, None, None, 0), algorithm="eugkm", dataset="t", simulation=True)
@@ -325,8 +369,10 @@ def test_the_owners_curve_on_gowalla_bounds_the_real_persons_as_a_person_level_d
     for est, given in fits[n_row:]:
         assert given is ids                                          # the real persons, not fabricated ones
         assert est.privacy_unit_["max_contributions"] == L
+        assert est.privacy_unit_["bounding"] == "weight"             # as a draw bounds by default (issue 68)
         sens = {e.sensitivity for e in est.budget_ if e.name.endswith("counts")}
-        assert sens == {float(L)}, sens                              # a person's L rows, not one row
+        # a person's L rows, not one row (weighted counts: plus what rounding onto their lattice adds)
+        assert sens and all(L <= s <= L * (1 + 2 ** -7) for s in sens), sens
     with pytest.raises(ValueError, match="needs max_contributions"):
         compare_curves(X, GOWALLA_BOUNDS, ["dplloyd"], privacy_id=ids, **kw)
     with pytest.raises(ValueError, match="one id per row"):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 import numpy as np
@@ -84,43 +85,74 @@ def _in_memory(X, ids, L, key):
     return ArraySource(X[sample_mask(Xc, codes, L, dom, key)]), dom
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "spark", "postgres"])
-def test_engines_bound_exactly_as_the_in_memory_path(engine, people_parquet, request):
-    X, ids, path = people_parquet
-    key, L = 1_234_567, 4
-    ref, dom = _in_memory(X, ids, L, key)
+def _engine_source(engine, path, request, name):
+    """The people of ``path`` on one engine (DuckDB file, Spark local[2], the throwaway PostgreSQL)."""
     if engine == "duckdb":
-        src = sources.from_files(path, columns=["x", "y"])
-    elif engine == "spark":
+        return sources.from_files(path, columns=["x", "y"])
+    if engine == "spark":
         if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
             if os.environ.get("CI"):
                 pytest.fail("no Java in CI")
             pytest.skip("no Java")
         spark = sources.spark_session("local[2]", conf={"spark.ui.showConsoleProgress": "false",
                                                         "spark.sql.shuffle.partitions": "2"})
-        src = sources.from_spark(spark.read.parquet(str(path)), columns=["x", "y"])
-    else:
-        import ibis
-        url = request.getfixturevalue("pg_server").new_database("units")
-        con = ibis.connect(url.replace("postgresql+psycopg://", "postgresql://"))
-        con.create_table("checkins", pd.read_parquet(path), overwrite=True)
-        src = sources.from_table(url, "checkins", columns=["x", "y"])
+        return sources.from_spark(spark.read.parquet(str(path)), columns=["x", "y"])
+    import ibis
+    url = request.getfixturevalue("pg_server").new_database(name)
+    con = ibis.connect(url.replace("postgresql+psycopg://", "postgresql://"))
+    con.create_table("checkins", pd.read_parquet(path), overwrite=True)
+    return sources.from_table(url, "checkins", columns=["x", "y"])
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark", "postgres"])
+def test_engines_bound_exactly_as_the_in_memory_path(engine, people_parquet, request):
+    X, ids, path = people_parquet
+    key, L = 1_234_567, 4
+    ref, dom = _in_memory(X, ids, L, key)
+    src = _engine_source(engine, path, request, "units")
     _check_same(ref, src.bounded("user", L, key, dom), dom)
 
 
-def test_a_fit_on_a_source_equals_the_fit_in_memory(people_parquet):
-    """Same seed, same key: DuckDB keeps the same rows, so the simulated releases are bit-identical."""
+def _check_same_weighted(a, b, dom):
+    """Weighted aggregates: the same fixed-point integers (numerators and bits)."""
+    for x, y in [(a.grid_counts(dom, (7, 5)), b.grid_counts(dom, (7, 5))), (a.count(), b.count())]:
+        assert x.bits == y.bits and np.array_equal(np.asarray(x.q, dtype=np.int64), np.asarray(y.q, dtype=np.int64))
+    C = np.array([[-0.5, 0.2], [0.4, -0.3], [0.1, 0.8]])
+    (ca, sa), (cb, sb) = a.cluster_sums(C, dom), b.cluster_sums(C, dom)
+    assert (ca.bits, sa.bits) == (cb.bits, sb.bits)
+    assert [int(v) for v in ca.q.ravel()] == [int(v) for v in cb.q.ravel()]
+    assert [int(v) for v in sa.q.ravel()] == [int(v) for v in sb.q.ravel()]
+    assert a.inertia(C, dom) == pytest.approx(b.inertia(C, dom), rel=1e-9)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark", "postgres"])
+def test_engines_weight_exactly_as_the_in_memory_path(engine, people_parquet, request):
+    """contribution_bounding='weight' where the data live: the same integer weights min(1, L/m) 2^B and sums."""
+    from dpcore.sources.memory import WeightedArraySource
+    from dpcore.sources.weighting import weighted
+    X, ids, path = people_parquet
+    L = 4
+    dom = check_bounds(BOUNDS, d=2)
+    codes, _ = unit_codes(ids.astype(str))
+    ref = WeightedArraySource(X, contribution_weights(codes, L), weight_bits=WEIGHT_BITS)
+    src = weighted(_engine_source(engine, path, request, "weights"), "user", L)
+    _check_same_weighted(ref, src, dom)
+    assert int(src.count().q) <= L * 2 ** WEIGHT_BITS * np.unique(ids).size
+
+
+@pytest.mark.parametrize("bounding", ["weight", "sample"])
+def test_a_fit_on_a_source_equals_the_fit_in_memory(people_parquet, bounding):
+    """Same seed, same key (or weights): DuckDB keeps the same rows, so the simulated releases are bit-identical."""
     X, ids, path = people_parquet
     make = lambda: dpcore.ALGORITHMS["dplloyd"](n_clusters=3, epsilon=1.0, bounds=BOUNDS, max_contributions=3,  # noqa: E731
-                                                random_state=5)
+                                                random_state=5, contribution_bounding=bounding)
     a = make().fit(X, privacy_id=ids.astype(str))
     b = make().fit(sources.from_files(path, columns=["x", "y"]), privacy_id="user")
     np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
 
 
-@pytest.mark.parametrize("key", sorted(k for k, c in dpcore.ALGORITHMS.items() if c.private))
-def test_every_private_estimator_scales_its_sensitivities_by_L(key):
-    X, ids = _people(120, seed=1)
+def _unit_kwargs(key: str) -> dict:
+    """Fast, valid parameters of one private registry key for the unit tests."""
     cls = dpcore.ALGORITHMS[key]
     kw = dict(epsilon=50.0 if key == "coreset" else 1.0, bounds=BOUNDS, random_state=0)
     if "n_clusters" in cls().get_params():
@@ -129,9 +161,21 @@ def test_every_private_estimator_scales_its_sensitivities_by_L(key):
         kw["delta"] = 1e-3 if key == "balcan" else 1e-6
     if key == "coreset":
         kw.update(n_samples=50_000, n_init=1)
+    if key.startswith("priv"):
+        kw["num_grid"] = 16
+    return kw
+
+
+@pytest.mark.parametrize("key", sorted(k for k, c in dpcore.ALGORITHMS.items() if c.private))
+def test_every_private_estimator_scales_its_sensitivities_by_L(key):
+    X, ids = _people(120, seed=1)
+    cls = dpcore.ALGORITHMS[key]
+    kw = _unit_kwargs(key)
     row = cls(**kw).fit(X)
     unit = cls(**kw, max_contributions=7).fit(X, privacy_id=ids)
-    assert unit.privacy_unit_ == {"unit": "privacy_id", "max_contributions": 7, "bounding": "sample"}
+    # the class's default bounding: weighting where it can weight (issue 68), else sampling
+    assert unit.privacy_unit_ == {"unit": "privacy_id", "max_contributions": 7,
+                                  "bounding": "weight" if cls.supports_weighting else "sample"}
     assert unit.budget_.privacy_unit == unit.privacy_unit_
     # The same steps (by name; a noisy size may change how many iterations run) at 7 times the sensitivity,
     # up to what rounding onto the release lattice adds.  (The coreset's steps are composite: their inner
@@ -159,20 +203,32 @@ def test_unit_parameters_are_checked_with_sentences():
         cls(3, epsilon=1.0, bounds=BOUNDS, max_contributions=5).fit(X, privacy_id=ids[:-1])
     with pytest.raises(ValueError, match="whole number of rows >= 1"):
         cls(3, epsilon=1.0, bounds=BOUNDS, max_contributions=0).fit(X, privacy_id=ids)
-    with pytest.raises(TypeError, match="supports contribution_bounding='sample' only"):
-        dpcore.ALGORITHMS["gkm"](3, epsilon=1.0, bounds=BOUNDS, max_contributions=5,
-                                 contribution_bounding="weight").fit(X, privacy_id=ids)
     with pytest.raises(ValueError, match="missing values"):
         cls(3, epsilon=1.0, bounds=BOUNDS, max_contributions=5).fit(X, privacy_id=np.where(ids > 3, ids, np.nan))
 
 
-def test_weighting_is_exact_and_bounded_for_the_grid_and_lloyd():
-    X, ids = _people()
-    for key in [k for k, c in dpcore.ALGORITHMS.items() if c.supports_weighting]:
-        est = dpcore.ALGORITHMS[key](3, epsilon=1.0, bounds=BOUNDS, max_contributions=4,
-                                     contribution_bounding="weight", random_state=0).fit(X, privacy_id=ids)
-        assert est.privacy_unit_["bounding"] == "weight"
-        assert all(e.sensitivity >= 4 for e in est.budget_ if e.sensitivity is not None)
+@pytest.mark.parametrize("key", sorted(k for k, c in dpcore.ALGORITHMS.items() if c.private))
+def test_weighting_has_the_sensitivity_of_sampling_or_is_refused_with_its_reason(key):
+    """Every private estimator: weighting calibrates every step as L sampled rows (the same sensitivities, up
+    to the finer lattice's rounding), records the rule, keeps no per-row weights; or refuses with its reason."""
+    X, ids = _people(120, seed=2)
+    cls = dpcore.ALGORITHMS[key]
+    kw = _unit_kwargs(key)
+    if not cls.supports_weighting:
+        with pytest.raises(TypeError, match=re.escape(f"supports contribution_bounding='sample' only: {cls.weighting_refusal}")):
+            cls(**kw, max_contributions=4, contribution_bounding="weight").fit(X, privacy_id=ids)
+        return
+    sampled = cls(**kw, max_contributions=4, contribution_bounding="sample").fit(X, privacy_id=ids)
+    weighted = cls(**kw, max_contributions=4, contribution_bounding="weight").fit(X, privacy_id=ids)
+    assert weighted.privacy_unit_ == {"unit": "privacy_id", "max_contributions": 4, "bounding": "weight"}
+    assert "_row_weights" not in vars(weighted)
+    ss = {e.name: e.sensitivity for e in sampled.budget_ if e.sensitivity is not None}
+    ws = {e.name: e.sensitivity for e in weighted.budget_ if e.sensitivity is not None}
+    common = set(ss) & set(ws)
+    assert common
+    for name in common:
+        assert ss[name] * (1 - 2 ** -8) <= ws[name] <= ss[name] * (1 + 2 ** -7), (key, name, ss[name], ws[name])
+    assert weighted.budget_.total()[0] == pytest.approx(sampled.budget_.total()[0])
 
 
 def test_max_contributions_chosen_privately_from_gowalla_users(shared_data):
@@ -209,3 +265,45 @@ def test_the_advice_and_the_regime_rule_see_the_unit():
         X, privacy_id=ids)
     # the same public inputs, but the unit-level fit's rule is asked at epsilon / 50: a worse verdict or reason
     assert unit.regime_.reason != row.regime_.reason
+
+
+def test_every_estimator_weights_by_default_where_it_can():
+    """Issue 68: weighting is the default bounding of every estimator (and sanitize) whose mechanisms are sums
+    over rows; the others sample by default and say why they cannot weight."""
+    import inspect
+
+    from dpcore.algorithms.registry import DEFAULT_BOUNDING, RELEASE_KINDS, bounding_for
+    assert DEFAULT_BOUNDING == "weight"
+    for key, cls in RELEASE_KINDS.items():
+        if not cls.private:
+            continue
+        default = cls().get_params()["contribution_bounding"]
+        assert default == ("weight" if cls.supports_weighting else "sample"), key
+        assert bounding_for(key) == default and bounding_for(cls, "sample") == "sample"
+        assert cls.supports_weighting or cls.weighting_refusal and "contribution_bounding" in (cls.__doc__ or "")
+    assert inspect.signature(dpcore.sanitize).parameters["contribution_bounding"].default == "weight"
+    with pytest.raises(ValueError, match="'weight' or 'sample'"):
+        bounding_for("eugkm", "both")
+
+
+def test_the_app_runs_weighting_where_the_algorithm_can_and_says_when_it_samples(monkeypatch):
+    """The page's bounding (weighting by default) reaches the estimators that can weight; one that can only sample
+    gets sampling and a sentence with its reason (ui.data_picker.unit_params, bounding_note)."""
+    from types import SimpleNamespace
+
+    import streamlit as st
+
+    from ui import data_picker
+    monkeypatch.setattr(st, "session_state", {})
+    ds = SimpleNamespace(units=np.arange(10), unit_column="user_id")
+    assert data_picker.unit_params(ds) == {"max_contributions": data_picker.DEFAULT_MAX_CONTRIBUTIONS,
+                                           "contribution_bounding": "weight"}
+    assert data_picker.unit_params(ds, "eugkm")["contribution_bounding"] == "weight"
+    assert data_picker.unit_params(ds, "privthr")["contribution_bounding"] == "sample"
+    assert data_picker.bounding_note(ds, "eugkm") is None
+    note = data_picker.bounding_note(ds, "privthr")
+    assert note and dpcore.ALGORITHMS["privthr"].weighting_refusal in note
+    st.session_state["contribution_bounding"] = "sample"
+    assert data_picker.bounding_note(ds, "privthr") is None
+    assert data_picker.unit_params(ds, "eugkm")["contribution_bounding"] == "sample"
+    assert next(iter(data_picker.BOUNDINGS)) == "weight"         # the select box opens on the default

@@ -149,14 +149,16 @@ def test_one_to_three_dimensions():
         assert syn.density(4).counts.shape == (4,) * d
 
 
-def test_person_level_scales_every_sensitivity_by_L(blobs2):
+@pytest.mark.parametrize("bounding", ["weight", "sample"])
+def test_person_level_scales_every_sensitivity_by_L(blobs2, bounding):
     ids = np.repeat(np.arange(len(blobs2) // 4), 4)      # 4 rows per person
     syn = dpcore.sanitize(blobs2, epsilon=1.0, bounds=BOUNDS, privacy_id=ids, max_contributions=2,
-                          random_state=3)
-    assert syn.privacy_unit_ == {"unit": "privacy_id", "max_contributions": 2, "bounding": "sample"}
+                          random_state=3, contribution_bounding=bounding)
+    assert syn.privacy_unit_ == {"unit": "privacy_id", "max_contributions": 2, "bounding": bounding}
     assert syn.budget_.total()[0] == pytest.approx(1.0)
     assert [e.sensitivity for e in syn.budget_] == [2.0, 2.0]
-    assert syn.total == pytest.approx(len(blobs2) / 2, rel=0.05)   # two rows a person kept
+    # two rows a person kept, or four rows weighted 1/2 each
+    assert syn.total == pytest.approx(len(blobs2) / 2, rel=0.05)
     with pytest.raises(ValueError, match="max_contributions"):
         dpcore.sanitize(blobs2, epsilon=1.0, bounds=BOUNDS, privacy_id=ids)
 
@@ -239,7 +241,8 @@ def test_privtree_mechanism_records_one_entry_and_partitions():
         noise.privtree(flat[:-1], d=2, epsilon=0.1, name="x")
 
 
-def test_person_level_on_a_duckdb_file_bounds_units_where_the_data_live(tmp_path):
+@pytest.mark.parametrize("bounding", ["weight", "sample"])
+def test_person_level_on_a_duckdb_file_bounds_units_where_the_data_live(tmp_path, bounding):
     import pandas as pd
 
     from dpcore import sources
@@ -248,7 +251,11 @@ def test_person_level_on_a_duckdb_file_bounds_units_where_the_data_live(tmp_path
     path = tmp_path / "units.parquet"
     pd.DataFrame({"x": X[:, 0], "y": X[:, 1], "user": ids}).to_parquet(path)
     syn = dpcore.sanitize(sources.from_files(path, columns=["x", "y"]), epsilon=1.0, bounds=BOUNDS,
-                          privacy_id="user", max_contributions=2, random_state=0)
-    assert syn.privacy_unit_ == {"unit": "user", "max_contributions": 2, "bounding": "sample"}
+                          privacy_id="user", max_contributions=2, random_state=0, contribution_bounding=bounding)
+    assert syn.privacy_unit_ == {"unit": "user", "max_contributions": 2, "bounding": bounding}
     assert [e.sensitivity for e in syn.budget_] == [2.0, 2.0]
     assert syn.total == pytest.approx(2000, rel=0.1)
+    # the same synopsis as in memory (the same key or weights, the same seed)
+    mem = dpcore.sanitize(X, epsilon=1.0, bounds=BOUNDS, privacy_id=ids, max_contributions=2, random_state=0,
+                          contribution_bounding=bounding)
+    np.testing.assert_array_equal(mem.weights, syn.weights)

@@ -84,7 +84,7 @@ def _simulate(ds, fp, algorithm, k, params, target, *, epsilons=ACCURACY_EPSILON
     geo, _ = _unit(ds)
     lower, upper = (tuple(np.ravel(b).tolist()) for b in ds.bounds)
     source = "this public data" if getattr(ds, "public", False) else None
-    unit = unit_params(ds)
+    unit = unit_params(ds, algorithm)
     return _answer(algorithm, float(target), lower, upper, int(k), geo, tuple(sorted({**params, **unit}.items())),
                    f"data:{ds.name}:{fp}", tuple(epsilons), source, _X=ds.X, _ids=ds.units if unit else None)
 
@@ -131,7 +131,7 @@ def lookalike_offer(ds, fp: str, fit, *, where=None, key: str = "lookalike") -> 
     """No synopsis of this data yet to preview a centres-only draw on: say so and offer the look-alike draw.
 
     The look-alike for previews is a sanitized database (:data:`LOOKALIKE_ALGORITHM`) at
-    :data:`LOOKALIKE_SHARE` of the draw's ε and at the page's privacy unit, drawn only when the
+    :data:`LOOKALIKE_SHARE` of the draw's ε and at the page's privacy unit (bounded as the draw), drawn only when the
     button is pressed, and recorded in the data's account before anything is computed from it
     (:func:`ui.releases.private_releases`: the cap, the role and reserve-before-reveal apply).
     """
@@ -142,7 +142,10 @@ def lookalike_offer(ds, fp: str, fit, *, where=None, key: str = "lookalike") -> 
     if where.button(f"Draw a look-alike for previews: spends ε = {eps:g}", key=key,
                     help="A sanitized database of this data (PrivTree), recorded in its account as a release of its "
                          "own. Only its noisy synopsis is used for previews: post-processing, no further ε."):
-        private_releases(ds, fp, LOOKALIKE_ALGORITHM, [eps], who="Look-alike for previews")
+        # Bounded as the draw it previews (weighted or sampled persons: lookalike_source prefers the same).
+        how = (fit.release.get("privacy_unit") or {}).get("bounding")
+        private_releases(ds, fp, LOOKALIKE_ALGORITHM, [eps], who="Look-alike for previews",
+                         **({"contribution_bounding": how} if how else {}))
         st.rerun()
 
 

@@ -19,7 +19,7 @@ from dpcore.explain import (
 from dpcore.glossary import help_for
 
 from .advice import advisor_panel
-from .data_picker import dataset_picker, is_large, unit_params
+from .data_picker import bounding_note, dataset_picker, is_large, unit_params
 from .page import kept_widget, url_default
 from .store import release_store
 
@@ -106,11 +106,12 @@ def teach_toggle(ds) -> bool:
 
 
 def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", default: str = "eugkm",
-                     sidebar: bool = True, scalable_only: bool = False) -> str:
+                     sidebar: bool = True, scalable_only: bool = False, ds=None) -> str:
     """Choose a private algorithm of one family; shows its one-line summary and paper.
 
     ``scalable_only`` offers only the algorithms that run on a DataSource
-    (:data:`dpcore.SCALABLE`), for large sources.
+    (:data:`dpcore.SCALABLE`), for large sources.  With the data set ``ds``, says when the algorithm
+    samples each person's rows although weighting was chosen (:func:`ui.data_picker.bounding_note`).
     """
     where = st.sidebar if sidebar else st
     keys = [k for k, cls in dpcore.ALGORITHMS.items() if cls.family == family and cls.private
@@ -120,6 +121,9 @@ def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", defau
                            format_func=lambda k: dpcore.ALGORITHMS[k].display_name or k)
     cls = dpcore.ALGORITHMS[algorithm]
     where.caption(f"{cls.summary} *Source: {cls.reference}.*")
+    note = bounding_note(ds, algorithm) if ds is not None else None
+    if note:
+        where.caption(note)
     if scalable_only:
         where.caption("On a large source only the algorithms that run where the data lie are offered; the "
                       "others need the rows in memory (fit them on a sample: see the README).")
@@ -200,7 +204,7 @@ def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algor
     ds, fp = dataset_picker(allow_large=allow_large)
     if ds is None:
         st.stop()
-    algorithm = algorithm_picker(default=default_algorithm, scalable_only=is_large(ds))
+    algorithm = algorithm_picker(default=default_algorithm, scalable_only=is_large(ds), ds=ds)
     k = n_clusters_input(ds)
     eps = epsilon_controls(ds, algorithm, k, label=epsilon_label) if epsilon else None
     return ds, fp, algorithm, k, eps

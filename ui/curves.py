@@ -72,9 +72,10 @@ def curve_lookalike(ds):
     from .releases import recorded_releases
     if ds.bounds is None:
         return None
-    L = unit_params(ds).get("max_contributions")
+    unit = unit_params(ds)
+    L = unit.get("max_contributions")
     return lookalike_source(None, recorded_releases(ds), bounds=ds.bounds, person_level=L is not None,
-                            max_contributions=L)
+                            max_contributions=L, bounding=unit.get("contribution_bounding"))
 
 
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,
@@ -108,10 +109,12 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
     L = unit.get("max_contributions")
     params = dict(params or {})
     ids = None
-    if L is not None and lookalike is None:
-        # The real draw's bounding ("sample" or "weight") on the real persons.
+    if L is not None:
+        # The page's bounding ("weight" or "sample"), as each algorithm runs it (its draw would), on the real
+        # persons; on a look-alike's points, persons of exactly L rows (dpcore.evaluation.curves).
         params["contribution_bounding"] = unit["contribution_bounding"]
-        ids = ds.units
+        if lookalike is None:
+            ids = ds.units
     args = (tuple(algorithms), tuple(float(e) for e in epsilons), int(n_seeds), n_clusters,
             tuple(sorted(params.items())), max_rows)
     if lookalike is not None:

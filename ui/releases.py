@@ -18,7 +18,7 @@ import streamlit as st
 
 import dpcore
 from dpcore.algorithms.regime import RegimeWarning
-from dpcore.algorithms.registry import releasable
+from dpcore.algorithms.registry import bounding_for, releasable
 from dpcore.exceptions import BudgetExceededError
 from dpcore.explain import cap_words
 from dpcore.release.view import ReleasedFit
@@ -167,7 +167,11 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
     """
     params = {k: v for k, v in params.items() if k != "random_state"}
     if releasable(algorithm).private:
-        params.update(unit_params(ds))     # person level on data with a person column (issue 23)
+        unit = unit_params(ds, algorithm)     # person level on data with a person column (issue 23)
+        if unit and params.get("contribution_bounding"):
+            # A bounding asked for (a look-alike bounded as the draw it previews), where this algorithm can run it.
+            unit["contribution_bounding"] = bounding_for(algorithm, params["contribution_bounding"])
+        params.update(unit)
     kept, fresh = _kept(), st.session_state.setdefault("_dp_new_draw", set())
     store = release_store() if publishable(ds) else None
     out, todo = [], []
@@ -348,7 +352,7 @@ def public_preview(ds, fingerprint: str, algorithm: str, params: dict):
         raise ValueError("a preview that is not recorded is only for public data")
     p = {k: v for k, v in params.items() if k != "random_state"}
     if releasable(algorithm).private:
-        p.update(unit_params(ds))
+        p.update(unit_params(ds, algorithm))
     key = _settings(ds, fingerprint, algorithm, p).key
     return _shared_preview(key, ds, algorithm, p)
 
@@ -388,7 +392,7 @@ def private_refit(fit, ds, fingerprint: str, rows, algorithm: str, **params):
     At the release's unit (issue 55): on data with a person column the refit bounds each person's
     rows as the release does (the same L), so what a caption says of both fits holds per person.
     """
-    params = {**params, **unit_params(ds)}      # person level when the release is
+    params = {**params, **unit_params(ds, algorithm)}      # person level when the release is
     refits = st.session_state.setdefault("_dp_refits", {})
     key = json.dumps([getattr(fit, "key", None), getattr(fit, "release_id", None), getattr(fit, "draw", 1),
                       fingerprint, np.asarray(rows).size, algorithm, sorted(map(str, params.items()))])
@@ -401,9 +405,10 @@ def private_refit(fit, ds, fingerprint: str, rows, algorithm: str, **params):
 
 
 def unit_phrase(ds) -> str:
-    """The unit an ε of the current settings is for, in words: "per person (at most L rows each)" or "per row"."""
+    """The unit an ε of the current settings is for, in words: "per person (each counted as at most L rows)" or
+    "per row" (true of both boundings: L sampled rows, or every row weighted to at most L together)."""
     L = unit_params(ds).get("max_contributions")
-    return "per row" if L is None else f"per person (at most {L} rows each)"
+    return "per row" if L is None else f"per person (each counted as at most {L} rows)"
 
 
 def rows_subset(ds, rows, tag: str):

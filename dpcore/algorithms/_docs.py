@@ -47,13 +47,19 @@ True
 
 _UNIT_DOC = """max_contributions : int or None, default None
     The privacy unit's bound L (issue 23): with ``fit(X, privacy_id=ids)`` neighbouring datasets differ
-    by all the rows of one unit (a user), each unit keeps at most L rows, and every sensitivity is
-    multiplied by L.  Public: choose it without looking at the data, or with
+    by all the rows of one unit (a user), each unit counts as at most L rows (``contribution_bounding``),
+    and every sensitivity is multiplied by L.  Public: choose it without looking at the data, or with
     :func:`dpcore.privacy.units.choose_max_contributions` (which spends a stated share of epsilon).
     None: a row-level release (each row is its own unit).
-contribution_bounding : {{"sample", "weight"}}, default "sample"
-    ``"sample"``: keep at most L rows per unit, chosen by a secret keyed hash.  ``"weight"``: keep every
-    row, weighted ``min(1, L / m)`` for a unit with m rows (Amin et al. 2019){weight_note}."""
+contribution_bounding : {{"weight", "sample"}}, default "{default}"
+    ``"weight"``: keep every row, weighted ``min(1, L / m)`` for a unit with m rows, rounded down to a
+    multiple of ``2^-12`` so that a unit's weights sum to at most L exactly; every count and sum over
+    rows is then an exact fixed-point sum of weights (or weights times quantised coordinates), which
+    one unit moves by at most L times one row's bound (triangle inequality): the sensitivity of L
+    sampled rows, with every row's information kept (Amin, Dick, Kulesza, Munoz Medina & Vassilvitskii
+    2019, "Bounding user contributions: a bias-variance trade-off in differential privacy", ICML, §3).
+    A weight depends on its own unit's row count only.  ``"sample"``: keep at most L rows per unit,
+    chosen by a secret keyed hash{weight_note}."""
 
 
 #: The size a fit planned with: one attribute, one sentence, for every estimator that takes ``n_samples``.
@@ -66,8 +72,9 @@ _SIZE_DOC = """n_samples_estimate_ : float or None
 
 def _with_unit_parameters(doc: str, cls) -> str:
     """``doc`` with the privacy-unit parameters added at the end of its Parameters section."""
-    note = "" if cls.supports_weighting else "; not supported by this estimator"
-    return _at_section_end(doc, "Parameters", _UNIT_DOC.format(weight_note=note))
+    note = "" if cls.supports_weighting else f".  This estimator samples only: {cls.weighting_refusal}"
+    default = "weight" if cls.supports_weighting else "sample"
+    return _at_section_end(doc, "Parameters", _UNIT_DOC.format(weight_note=note, default=default))
 
 
 def _at_section_end(doc: str, section: str, text: str) -> str:

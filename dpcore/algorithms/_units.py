@@ -28,6 +28,8 @@ class PrivacyUnitMixin:
 
     #: Tag: the estimator's aggregates accept weighted rows (``contribution_bounding="weight"``).
     supports_weighting: ClassVar[bool] = False
+    #: Why a class without ``supports_weighting`` samples only (the end of the refusal's sentence).
+    weighting_refusal: ClassVar[str] = "its mechanisms are not analysed for weighted rows"
 
     def _unit_config(self, privacy_id, n_rows=None) -> tuple[int, str] | None:
         """Check the unit parameters: ``(L, "sample" | "weight")``, or None for a row-level fit."""
@@ -48,8 +50,8 @@ class PrivacyUnitMixin:
         # (dpcore.algorithms.parameters.COMMON_CONSTRAINTS); what is left are rules between them and the fit.
         L = int(L)
         if how == "weight" and not self.supports_weighting:
-            raise TypeError(f"{name} supports contribution_bounding='sample' only (its aggregates are not "
-                            f"weighted); weighting is available for {_weighting_names()}")
+            raise TypeError(f"{name} supports contribution_bounding='sample' only: {self.weighting_refusal}. "
+                            f"Weighting is available for {_weighting_names()}")
         if n_rows is not None and np.shape(privacy_id) != (n_rows,):
             raise ValueError(f"privacy_id must give one unit id per row: {n_rows} rows, "
                              f"{np.shape(privacy_id)} ids")
@@ -66,20 +68,33 @@ class PrivacyUnitMixin:
         self.privacy_unit_ = unit_info
         self.budget_.privacy_unit = dict(unit_info)
 
-    def _bound_units(self, Xc, privacy_id, noise: NoiseSource, domain: Domain, *, weights_ok: bool):
-        """Keep at most L rows of each privacy unit (in memory): returns (rows, None)."""
+    def _bound_units(self, Xc, privacy_id, noise: NoiseSource, domain: Domain):
+        """Bound each privacy unit's rows in memory: ``(rows, weights)``.
+
+        Sampling keeps at most L rows of each unit (weights None); weighting keeps every row and
+        returns its integer weight ``min(2^B, floor(L 2^B / m))`` (units of ``2^-B``,
+        :func:`~dpcore.utils.contributions.contribution_weights`), for the estimators that declare
+        ``supports_weighting`` (the others were refused in :meth:`_unit_config`).  Row level: (rows, None).
+        """
         config = self._unit_config(privacy_id, Xc.shape[0])
         if config is None:
             return Xc, None
-        from ..utils.contributions import HASH_PRIME, sample_mask, unit_codes
+        from ..utils.contributions import HASH_PRIME, contribution_weights, sample_mask, unit_codes
         L, how = config
-        if how == "weight" and not weights_ok:
-            raise TypeError(f"{self.display_name or type(self).__name__} weights rows only on its sources path")
         codes, _ = unit_codes(privacy_id)
         key = int(noise.rng.integers(0, HASH_PRIME ** 2))   # secret: which rows are kept is unpredictable
-        keep = sample_mask(Xc, codes, L, domain, key)
         self._record_unit(L, how, noise, _unit_name(privacy_id))
-        return Xc[keep], None
+        if how == "weight":
+            return Xc, contribution_weights(codes, L)
+        return Xc[sample_mask(Xc, codes, L, domain, key)], None
+
+    def _pop_row_weights(self) -> np.ndarray | None:
+        """The weights :meth:`_bound_units` gave this fit's rows (int, units of ``2^-WEIGHT_BITS``), or None.
+
+        Taken once by an in-memory estimator that declares ``supports_weighting``: an array of the
+        private length n must not stay on a fitted estimator (issue 19).
+        """
+        return vars(self).pop("_row_weights", None)
 
     def _bound_source(self, src, X, privacy_id, config, noise: NoiseSource, domain: Domain):
         """Contribution bounding for a source fit: returns the bounded (or weighted) source and its count."""
@@ -94,10 +109,16 @@ class PrivacyUnitMixin:
         L, how = config
         key = int(noise.rng.integers(0, HASH_PRIME ** 2))
         if isinstance(X, DataSource):
-            if how != "sample" or not isinstance(privacy_id, str) or not hasattr(src, "bounded"):
-                raise TypeError("on a data source, privacy_id is the name of its unit column (e.g. 'user_id') and "
-                                "only contribution_bounding='sample' runs where the data live")
-            src = src.bounded(privacy_id, L, key, domain)
+            from ..sources.ibis_source import IbisSource
+            if not isinstance(privacy_id, str) or not isinstance(src, IbisSource):
+                raise TypeError("on a data source, privacy_id is the name of its unit column (e.g. 'user_id'), and "
+                                "the source must be a file, Spark or database source (dpcore.sources), where the "
+                                "units are bounded")
+            if how == "weight":
+                from ..sources.weighting import weighted
+                src = weighted(src, privacy_id, L, weight_bits=WEIGHT_BITS)
+            else:
+                src = src.bounded(privacy_id, L, key, domain)
             self._record_unit(L, how, noise, privacy_id)
             return src, src.count()
         from ..sources.memory import WeightedArraySource

@@ -229,6 +229,8 @@ class AutoKMeans(DPClusterer):
     """
 
     key = "auto"
+    weighting_refusal = ("its candidates include estimators that sample only, and its separation read counts "
+                         "rows")
     display_name = "Auto (advisor's private pick)"
     reference = "Calibrated advisor + permute-and-flip over the candidates' clipped costs (McKenna & Sheldon 2020)"
     summary = ("Runs the advisor's best candidates for these public inputs on shares of the budget and "

@@ -323,7 +323,11 @@ class DPClusterer(DeclaredParameters, PrivacyUnitMixin, ClassNamePrefixFeaturesO
             self.n_samples_estimate_ = None
         if not self.accepts_source:
             Xc, self.n_clipped_ = domain.clip(Xa)
-            Xc, _ = self._bound_units(Xc, privacy_id, noise, domain, weights_ok=False)
+            Xc, weights = self._bound_units(Xc, privacy_id, noise, domain)
+            if weights is not None:
+                # Weighted rows (contribution_bounding="weight", only for classes that declare
+                # supports_weighting): the estimator takes them once with _pop_row_weights().
+                self._row_weights = weights
             if not self.private and hasattr(self, "n_clusters"):
                 check_n_clusters(self.n_clusters, Xc.shape[0])
             return Xc, noise, Xc.shape[0]

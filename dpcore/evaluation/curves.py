@@ -244,7 +244,8 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     privacy_id : array-like (n,) or None
         The person (privacy unit) of every row of X, as a release's ``fit(X, privacy_id=...)``
         takes it: with ``max_contributions`` every simulated release bounds each person to
-        ``max_contributions`` rows (``params["contribution_bounding"]``, default ``"sample"``) and
+        ``max_contributions`` rows (``params["contribution_bounding"]``, default weighting where the
+        algorithm can weight, else sampling: :func:`dpcore.algorithms.registry.bounding_for`) and
         scales its noise to that per-person sensitivity, as the real draw does (the data owner's
         curve on the raw data, issue 56).  Subsampled with X by ``max_rows``.  Needs
         ``max_contributions``.
@@ -263,7 +264,7 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     -----
     Not private: every figure is computed on the raw data.
     """
-    from ..algorithms.registry import ALGORITHMS
+    from ..algorithms.registry import ALGORITHMS, bounding_for
     if algorithm not in ALGORITHMS or not ALGORITHMS[algorithm].private:
         raise ValueError(f"{algorithm!r} is not a private algorithm of dpcore.ALGORITHMS")
     eps = np.asarray(sorted(float(e) for e in epsilons), dtype=float)
@@ -284,7 +285,9 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
         kw["n_clusters"] = n_clusters
     if max_contributions is not None:
         kw["max_contributions"] = int(max_contributions)
-        kw.setdefault("contribution_bounding", "sample")
+        # As a draw bounds: the requested bounding where this class can weight, else sampling
+        # (default: dpcore.algorithms.registry.DEFAULT_BOUNDING).
+        kw["contribution_bounding"] = bounding_for(cls, kw.get("contribution_bounding"))
     kw = _filter_params(cls, kw)
     fit_kw = {}
     if kw.get("max_contributions") is not None:

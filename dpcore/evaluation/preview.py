@@ -208,8 +208,14 @@ def _unit_L(fit: ReleasedFit) -> int | None:
     return int(unit["max_contributions"]) if unit.get("person_level") and unit.get("max_contributions") else None
 
 
+def _unit_bounding(fit: ReleasedFit) -> str | None:
+    """A person-level release's contribution bounding ("weight" or "sample"), else None."""
+    unit = fit.release.get("privacy_unit") or {}
+    return str(unit["bounding"]) if unit.get("person_level") and unit.get("bounding") else None
+
+
 def lookalike_source(release, candidates, *, bounds=None, person_level: bool | None = None,
-                     max_contributions: int | None = None) -> ReleasedFit | None:
+                     max_contributions: int | None = None, bounding: str | None = None) -> ReleasedFit | None:
     """The recorded release whose synopsis previews ``release``: its own, else the best among ``candidates``.
 
     Parameters
@@ -226,6 +232,9 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
     max_contributions : int or None
         The L to prefer when ``release`` is None and ``person_level`` (the page's L); with a
         ``release``, its own privacy unit's L.
+    bounding : {"weight", "sample"} or None
+        The contribution bounding to prefer when ``release`` is None (None: no preference); with a
+        ``release``, its own.
 
     Returns
     -------
@@ -233,11 +242,12 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
         ``release`` itself when it holds a grid, point or coreset synopsis; else, among the
         candidates that hold one, have the same public bounds and protect the same unit (person or
         row level): one with the same L first (a synopsis drawn at another L carries another
-        noise-to-signal ratio and, with sampling, other rows), then a sanitized database (the
-        look-alike previews are checked on), then the one drawn at the largest ε (its synopsis is
-        the least noisy), with its store id when it has one; None if there is none.  Order of the
-        preferences: same L, then sanitized, then ε (so a sanitized database at another L comes
-        after a grid at the same L).
+        noise-to-signal ratio and, with sampling, other rows), then one bounded the same way (a
+        weighted synopsis carries all of every person's rows, a sampled one a sample: issue 68), then
+        a sanitized database (the look-alike previews are checked on), then the one drawn at the
+        largest ε (its synopsis is the least noisy), with its store id when it has one; None if there
+        is none.  Order of the preferences: same L, same bounding, then sanitized, then ε (so a
+        sanitized database at another L comes after a grid at the same L).
 
     Raises
     ------
@@ -254,6 +264,7 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
             raise ValueError("without a release, give the bounds and the unit (person_level) to match")
         lower, upper, person = bounds[0], bounds[1], bool(person_level)
         L = int(max_contributions) if person and max_contributions is not None else None
+        how = bounding if person else None
     else:
         fit = _release_view(release)
         if previewable(fit):
@@ -261,7 +272,8 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
         lower, upper = fit.bounds_.lower, fit.bounds_.upper
         person = bool((fit.release.get("privacy_unit") or {}).get("person_level"))
         L = _unit_L(fit)
-    best, best_rank = None, (False, False, -math.inf)
+        how = _unit_bounding(fit)
+    best, best_rank = None, (False, False, False, -math.inf)
     for c in candidates:
         rel = getattr(c, "release", c)
         if not previewable(rel):
@@ -272,8 +284,8 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
             continue
         # The same L first (row level: both None), then a sanitized database (previews of centres-only draws
         # are checked on its synopsis, _checked), then the least noisy.
-        rank = (_unit_L(cand) == L, cand.release["algorithm"]["key"] == "sanitize",
-                float(cand.release["privacy"]["epsilon"]))
+        rank = (_unit_L(cand) == L, how is None or _unit_bounding(cand) == how,
+                cand.release["algorithm"]["key"] == "sanitize", float(cand.release["privacy"]["epsilon"]))
         if rank > best_rank:
             best, best_rank = cand, rank
     return best
@@ -281,7 +293,7 @@ def lookalike_source(release, candidates, *, bounds=None, person_level: bool | N
 
 def _setting(fit: ReleasedFit, algorithm, n_clusters, params, *, shape: bool = False):
     """(estimator class, k, L, parameters) of a release; ``shape``: any releasable key (a sanitized database too)."""
-    from ..algorithms.registry import ALGORITHMS, releasable
+    from ..algorithms.registry import ALGORITHMS, bounding_for, releasable
     rel = fit.release
     key = algorithm or rel["algorithm"]["key"]
     if shape:
@@ -299,6 +311,9 @@ def _setting(fit: ReleasedFit, algorithm, n_clusters, params, *, shape: bool = F
          if name in allowed and name not in ("n_clusters", "epsilon", "bounds", "random_state", "max_contributions",
                                              "contribution_bounding")}
     p.update(params or {})
+    if L:
+        # The release's bounding (weighting or sampling), as this class runs it: simulations bound as a draw.
+        p.setdefault("contribution_bounding", bounding_for(cls, _unit_bounding(fit)))
     if "delta" in allowed and not p.get("delta") and rel["privacy"].get("delta"):
         p["delta"] = float(rel["privacy"]["delta"])
     return cls, k, L, p
@@ -364,8 +379,10 @@ def _simulated_fit(cls, X, L, *, k, epsilon, bounds, params, size, rng):
     kw = dict(params)
     fit_kw = {}
     if L:
-        # Person level: persons of exactly L rows each, so every mechanism's sensitivity is the release's.
-        kw.update(max_contributions=int(L), contribution_bounding="sample")
+        # Person level: persons of exactly L rows each, so every mechanism's sensitivity is the release's,
+        # bounded as the release was (_setting: its bounding, or sampling where this class only samples).
+        kw["max_contributions"] = int(L)
+        kw.setdefault("contribution_bounding", "sample")
         fit_kw["privacy_id"] = np.arange(X.shape[0]) // int(L)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")        # regime warnings: these are simulations, never releases

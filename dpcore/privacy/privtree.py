@@ -25,6 +25,22 @@ two-sided geometric, ``P[Z >= a] = q^a / (1 + q)``, has the exponential form the
 For a privacy unit of L rows the scale is L times larger: a row costs ``epsilon / L`` and a unit
 ``epsilon`` (group privacy).  Only reached nodes are decided; the leaves are a function of those
 decisions.
+
+Weighted rows
+-------------
+With contribution bounding by weighting (:func:`dpcore.utils.contributions.contribution_weights`)
+the counts are sums of row weights ``w`` in ``[0, 1]``, exact multiples of ``2^-B``
+(a :class:`~dpcore.utils.fixedpoint.FixedPoint` of ``B`` bits).  The lattice is then at most
+``2^-B``, so every biased count is still an exact lattice point (no rounding).  A row of weight
+``w`` shifts each biased count on its path by ``s = w`` at most (the floor ``theta - delta`` only
+clips), and each decision's privacy loss is at most ``w`` times its loss at a shift of 1: a split
+(``P[Z > a - s] / P[Z > a] <= e^(s / lambda)``) by ``w / lambda``, a leaf (loss
+``<= C(a) (e^(s / lambda) - 1)``, ``C`` the factor of the paper's geometric series) by
+``w C(a) (e^(1 / lambda) - 1)`` since ``e^(s / lambda) - 1`` is convex in ``s`` and 0 at 0.  So the
+paper's bound for one row (Thm. 3.1) becomes ``w epsilon / L`` for a row of weight ``w`` at the
+scale above; adding a unit's rows one at a time (each row's weight is fixed by its own unit's row
+count), a unit whose weights sum to at most ``L`` costs at most ``epsilon``.  (Amin et al. 2019 bound
+a unit's weights; this is the same argument for PrivTree's non-linear decisions.)
 """
 from __future__ import annotations
 
@@ -34,6 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..utils.fixedpoint import FixedPoint
 from .calibration import _check_epsilon, _lattice
 from .lattice import _check_scale, _sampled
 from .samplers import discrete_laplace
@@ -51,11 +68,15 @@ class PrivTreePlan:
     per_unit: int       # a count of 1, lattice units
 
 
-def privtree_plan(d: int, epsilon: float, unit: float, theta: float) -> PrivTreePlan:
-    """Scale, lattice and decay for fanout ``2^d``, budget ``epsilon`` and a row's weight ``unit`` (L)."""
+def privtree_plan(d: int, epsilon: float, unit: float, theta: float, *, coarsest: float = 1.0) -> PrivTreePlan:
+    """Scale, lattice and decay for fanout ``2^d``, budget ``epsilon`` and a row's weight ``unit`` (L).
+
+    ``coarsest``: the largest lattice step allowed (a power of two): ``2^-B`` for counts of weights
+    that are multiples of ``2^-B``, so that they lie on the lattice exactly (public: B is a constant).
+    """
     beta = 2 ** int(d)
     lam = unit * (2 * beta - 1) / ((beta - 1) * epsilon)
-    gamma = _lattice(lam)
+    gamma = min(_lattice(lam), float(coarsest))
     return PrivTreePlan(lam=lam, gamma=gamma, t=lam / gamma, decay=math.ceil(lam * math.log(beta) / gamma),
                         threshold=int(round(float(theta) / gamma)), per_unit=int(round(1.0 / gamma)))
 
@@ -71,7 +92,7 @@ def tree_levels(n_nodes: int, d: int) -> list[int]:
 
 
 def privtree_leaves(counts: np.ndarray, d: int, plan: PrivTreePlan,
-                    decide: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+                    decide: Callable[[np.ndarray], np.ndarray], *, per_count: int | None = None) -> np.ndarray:
     """Walk the tree from the root; ``decide(biased)`` (the mechanism) says which reached nodes split.
 
     Parameters
@@ -80,6 +101,9 @@ def privtree_leaves(counts: np.ndarray, d: int, plan: PrivTreePlan,
     d : int
     plan : PrivTreePlan
     decide : callable, biased counts in lattice units (int64) -> bool (split)
+    per_count : int, optional
+        Lattice units per unit of ``counts`` (default ``plan.per_unit``: whole counts); for fixed-point
+        counts of ``B`` bits, ``2^-B / gamma``.
 
     Returns
     -------
@@ -97,7 +121,8 @@ def privtree_leaves(counts: np.ndarray, d: int, plan: PrivTreePlan,
             leaf[starts[lv] + active] = True
             break
         c = counts[starts[lv] + active].astype(np.int64)
-        biased = np.maximum(plan.threshold - plan.decay, c * plan.per_unit - lv * plan.decay)
+        scale = plan.per_unit if per_count is None else int(per_count)
+        biased = np.maximum(plan.threshold - plan.decay, c * scale - lv * plan.decay)
         split = np.asarray(decide(biased), dtype=bool)
         leaf[starts[lv] + active[~split]] = True
         side = 2 ** lv
@@ -127,9 +152,11 @@ class PrivTreeMechanism:
 
         Parameters
         ----------
-        values : ndarray of int, shape (sum over l = 0..J of 2^(l d),)
+        values : ndarray of int or FixedPoint, shape (sum over l = 0..J of 2^(l d),)
             Exact counts of every node of the full ``2^d``-ary tree of dyadic cells, level after
-            level from the root, each level in C order of its ``(2^l,) * d`` grid.
+            level from the root, each level in C order of its ``(2^l,) * d`` grid; a
+            :class:`~dpcore.utils.fixedpoint.FixedPoint` for sums of row weights in ``[0, 1]``
+            (contribution bounding by weighting: see "Weighted rows" in :mod:`dpcore.privacy.privtree`).
         d : int >= 1
         epsilon : float > 0
             The cost of the whole tree, recorded once.
@@ -147,9 +174,11 @@ class PrivTreeMechanism:
         draws, as every mechanism of :class:`~dpcore.privacy.mechanisms.NoiseSource`.
         """
         epsilon = _check_epsilon(epsilon)
-        tree_levels(np.size(values), int(d))      # the shape is checked before anything is spent
+        fixed = isinstance(values, FixedPoint)
+        tree_levels(values.size if fixed else np.size(values), int(d))   # the shape is checked before anything is spent
         unit = self._unit(1.0)
-        plan = privtree_plan(int(d), epsilon, unit, theta)
+        # Weighted counts (multiples of 2^-bits): a lattice at least that fine holds them exactly.
+        plan = privtree_plan(int(d), epsilon, unit, theta, coarsest=2.0 ** -values.bits if fixed else 1.0)
         _check_scale(plan.t, "PrivTree's discrete Laplace")
         self._spend(name, epsilon, 0.0, "privtree (discrete laplace on a lattice)", unit, plan.gamma,
                     _sampled("laplace", plan.t, plan.gamma))
@@ -158,4 +187,9 @@ class PrivTreeMechanism:
             biased = self._noised(biased, unit * plan.per_unit, "l1")   # one row moves one node a level
             return biased + discrete_laplace(self.rng, plan.t, biased.shape) > plan.threshold
 
+        if fixed:
+            if values.q.dtype == object:
+                raise ValueError("PrivTree's weighted counts must fit in int64")
+            return privtree_leaves(values.q, int(d), plan, decide,
+                                   per_count=int(round(2.0 ** -values.bits / plan.gamma)))
         return privtree_leaves(np.asarray(values), int(d), plan, decide)

@@ -530,7 +530,6 @@ class IbisSource:
         return z, dist
 
     def cluster_sums(self, centers, bounds):
-        import ibis
 
         dom = as_domain(bounds, self.n_features)
         C = check_centers(centers, self.n_features)
@@ -548,6 +547,33 @@ class IbisSource:
         rows = self._rows()
         z, dist = self._labelled(rows, C, dom)
         t = rows.select(**{f"z{j}": z[j] for j in range(d)}, **{f"d{c}": dist[c] for c in range(k)})
+        label = self._nearest(t, k)
+        scale = exact(K.SUM_SCALE)
+        fixed = {f"q{j}": (t[f"z{j}"] * scale + exact(0.5)).floor() for j in range(d)}
+        expr = (t.select(label=label, **fixed).group_by("label")
+                .aggregate(n=lambda s: s.count(), **{f"s{j}": (lambda s, j=j: s[f"q{j}"].sum()) for j in range(d)}))
+        counts, sums = self._per_label(self._run(expr, "cluster sums").to_pylist(), k, d)
+        return counts, FixedPoint(sums)
+
+    @staticmethod
+    def _per_label(rows, k: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+        """An aggregate's rows ``{label, n, s0 .. s{d-1}}`` as counts (k,) int64 and sums (k, d) of exact integers."""
+        counts = np.zeros(k, dtype=np.int64)
+        sums = np.zeros((k, d), dtype=object)     # Python ints: exact however large
+        sums[:] = 0
+        for row in rows:
+            c = int(row["label"])
+            counts[c] = int(row["n"])
+            sums[c] = [int(row[f"s{j}"]) for j in range(d)]
+        if all(abs(v) < 2 ** 62 for v in sums.ravel()):
+            sums = sums.astype(np.int64)
+        return counts, sums
+
+    @staticmethod
+    def _nearest(t, k: int):
+        """The nearest centre's index from the squared distances ``d0 .. d{k-1}`` of ``t`` (ties: the lowest)."""
+        import ibis
+
         # The first centre at the minimum distance is the first c with d_c <= every later d (an
         # earlier centre is above the minimum, which some later one reaches).  No least()
         # over all k: each condition stops at its first false comparison, about 20 % less work per
@@ -561,21 +587,7 @@ class IbisSource:
                     within = within & (t[f"d{c}"] <= t[f"d{c2}"])
                 whens.append((within, ibis.literal(c, type="int64")))
             label = ibis.cases(*whens, else_=label)
-        scale = exact(K.SUM_SCALE)
-        fixed = {f"q{j}": (t[f"z{j}"] * scale + exact(0.5)).floor() for j in range(d)}
-        expr = (t.select(label=label, **fixed).group_by("label")
-                .aggregate(n=lambda s: s.count(), **{f"s{j}": (lambda s, j=j: s[f"q{j}"].sum()) for j in range(d)}))
-        res = self._run(expr, "cluster sums").to_pylist()
-        counts = np.zeros(k, dtype=np.int64)
-        sums = np.zeros((k, d), dtype=object)     # Python ints: exact however large
-        sums[:] = 0
-        for row in res:
-            c = int(row["label"])
-            counts[c] = int(row["n"])
-            sums[c] = [int(row[f"s{j}"]) for j in range(d)]
-        if all(abs(v) < 2 ** 62 for v in sums.ravel()):
-            sums = sums.astype(np.int64)
-        return counts, FixedPoint(sums)
+        return label
 
     def inertia(self, centers, bounds) -> float:
         import ibis

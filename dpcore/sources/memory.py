@@ -162,21 +162,23 @@ class WeightedArraySource(ArraySource):
         return FixedPoint(out.reshape(shape) if len(shape) <= 32 else out, self.weight_bits)
 
     def cluster_sums(self, centers, bounds):
-        from ..utils.fixedpoint import SUM_BITS, quantize
+        from ..utils.fixedpoint import quantize, weighted_label_sums
         from ..utils.nearest import assign
         dom = as_domain(bounds, self.n_features)
         C = check_centers(centers, self.n_features)
         self._pass("cluster sums")
         Xc, _ = dom.clip(self.X)
         Z = (Xc - dom.center) * (2.0 / dom.width)
+        return weighted_label_sums(assign(Z, C), quantize(Z), self.weights, C.shape[0], weight_bits=self.weight_bits)
+
+    def inertia(self, centers, bounds) -> float:
+        """The weighted k-means cost in normalised units (the data owner's figure; not private)."""
+        from ..utils.nearest import assign
+        dom = as_domain(bounds, self.n_features)
+        C = check_centers(centers, self.n_features)
+        self._pass("inertia")
+        Xc, _ = dom.clip(self.X)
+        Z = dom.normalize(Xc)
         lab = assign(Z, C)
-        k, d = C.shape
-        counts = np.bincount(lab, weights=self.weights.astype(np.float64), minlength=k).astype(np.int64)
-        sums = np.zeros((k, d), dtype=np.int64)
-        q = quantize(Z)
-        for s in range(0, lab.size, 1 << 16):      # chunk sums of w q < 2^37 each stay below 2^53
-            w = self.weights[s:s + (1 << 16)].astype(np.float64)
-            for j in range(d):
-                sums[:, j] += np.bincount(lab[s:s + (1 << 16)], weights=w * q[s:s + (1 << 16), j],
-                                          minlength=k).astype(np.int64)
-        return FixedPoint(counts, self.weight_bits), FixedPoint(sums, SUM_BITS + self.weight_bits)
+        d2 = ((Z - C[lab]) ** 2).sum(axis=1)
+        return float(np.dot(self.weights.astype(np.float64), d2)) / (1 << self.weight_bits)

@@ -267,3 +267,65 @@ def _add_label_sums(labels, q, out):  # pragma: no cover - compiled
         row = out[labels[i]]
         for j in range(q.shape[1]):
             row[j] += q[i, j]
+
+
+def weighted_label_sums(labels: np.ndarray, q: np.ndarray, weights: np.ndarray, k: int, *, weight_bits: int,
+                        q_bits: int = SUM_BITS) -> tuple[FixedPoint, FixedPoint]:
+    """Exact per-label sums of integer row weights and of weight times quantised value.
+
+    For contribution bounding by weighting (:func:`dpcore.utils.contributions.contribution_weights`): a
+    row of weight ``w / 2^weight_bits`` adds ``w`` to its label's count and ``w q`` to its sums.
+
+    Parameters
+    ----------
+    labels : ndarray (n,) of int in ``[0, k)``
+    q : ndarray (n, d) of integers, ``|q| <= 2^q_bits`` (:func:`quantize` of values normalised to ``[-1, 1]``)
+    weights : ndarray (n,) of int in ``[0, 2^weight_bits]``
+    k : int
+    weight_bits, q_bits : int
+
+    Returns
+    -------
+    counts : FixedPoint (k,), ``weight_bits`` bits
+    sums : FixedPoint (k, d), ``q_bits + weight_bits`` bits
+
+    Notes
+    -----
+    Each chunk of ``2^20`` rows is summed in int64 (``|w q| <= 2^(q_bits + weight_bits)``, so below
+    ``2^57`` at the defaults), and the chunks' partial sums are added as Python integers: exact at any
+    size, whatever the order of the rows.
+    """
+    labels = np.asarray(labels, dtype=np.int64)
+    q = np.asarray(q)
+    q = q.reshape(q.shape[0], q.shape[1] if q.ndim == 2 else 1)
+    w = np.ascontiguousarray(weights, dtype=np.int64)
+    n, d = q.shape
+    if labels.size and (labels.min() < 0 or labels.max() >= k):
+        raise ValueError(f"labels must lie in [0, {k})")
+    counts = np.zeros(k, dtype=object)
+    sums = np.zeros((k, d), dtype=object)
+    counts[:], sums[:] = 0, 0
+    for s in range(0, n, _EXACT_CHUNK):
+        c = np.zeros(k, dtype=np.int64)
+        part = np.zeros((k, d), dtype=np.int64)
+        chunk = np.ascontiguousarray(q[s:s + _EXACT_CHUNK], dtype=np.int64)
+        _add_weighted_label_sums(labels[s:s + _EXACT_CHUNK], chunk, w[s:s + _EXACT_CHUNK], c, part)
+        counts += c.astype(object)
+        sums += part.astype(object)
+    return (FixedPoint(_int64_if_it_fits(counts), int(weight_bits)),
+            FixedPoint(_int64_if_it_fits(sums), int(q_bits) + int(weight_bits)))
+
+
+def _int64_if_it_fits(a: np.ndarray) -> np.ndarray:
+    """An object array of Python ints as int64 when every value fits (else unchanged: exact either way)."""
+    return a.astype(np.int64) if all(abs(int(v)) < 2 ** 62 for v in a.ravel()) else a
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_weighted_label_sums(labels, q, w, counts, out):  # pragma: no cover - compiled
+    """``counts[labels[i]] += w[i]``, ``out[labels[i]] += w[i] q[i]`` for every row, in int64 (exact per chunk)."""
+    for i in range(q.shape[0]):
+        lab = labels[i]
+        counts[lab] += w[i]
+        for j in range(q.shape[1]):
+            out[lab, j] += w[i] * q[i, j]

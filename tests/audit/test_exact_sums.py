@@ -58,8 +58,10 @@ def _maker(key, **extra):
     return lambda seed: cls(random_state=seed, **kw)
 
 
-def noised_queries(monkeypatch, make, X, Xp, key):
-    """The integer queries noised on D and on D' (coupled on released values), in call order."""
+def noised_queries(monkeypatch, make, X, Xp, key, fit_kw=None, fit_kw_p=None):
+    """The integer queries noised on D and on D' (coupled on released values), in call order.
+
+    ``fit_kw`` / ``fit_kw_p``: extra ``fit`` arguments on each side (the rows' ``privacy_id``)."""
     seen: list[tuple] = []
 
     def spy(self, k, bound, norm):
@@ -68,10 +70,10 @@ def noised_queries(monkeypatch, make, X, Xp, key):
 
     monkeypatch.setattr(NoiseSource, "_noised", spy)
     tape = NoiseTape(0)
-    observe(lambda: make(0), X, tape, key)
+    observe(lambda: make(0), X, tape, key, fit_kw)
     mark = len(seen)
     tape.replay()
-    observe(lambda: make(0), Xp, tape, key)
+    observe(lambda: make(0), Xp, tape, key, fit_kw_p)
     tape.finish()
     return seen[:mark], seen[mark:], tape.mismatches
 

@@ -82,13 +82,13 @@ def _eps_per_iteration_target(n: float, d: int, k: int, *, r: float = 1.0, rho: 
     return float(math.sqrt(2 / MSE_TARGET * k ** 3 * (d + c) ** 3 / max(n, 1.0) ** 2) * r)
 
 
-def noisy_counts_and_sums(counts: np.ndarray, sums: FixedPoint, noise: NoiseSource, *, sensitivity: float,
-                          epsilon: float, name: str) -> tuple[np.ndarray, np.ndarray]:
+def noisy_counts_and_sums(counts: np.ndarray | FixedPoint, sums: FixedPoint, noise: NoiseSource, *,
+                          sensitivity: float, epsilon: float, name: str) -> tuple[np.ndarray, np.ndarray]:
     """One Laplace query over every cluster's count and exact coordinate sums together (one ledger entry).
 
     Parameters
     ----------
-    counts : ndarray (k,) of int
+    counts : ndarray (k,) of int, or FixedPoint (k,) of weighted counts (contribution bounding by weighting)
     sums : FixedPoint (k, d), exact sums of quantised coordinates
     noise : NoiseSource
     sensitivity : float

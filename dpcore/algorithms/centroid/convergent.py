@@ -31,6 +31,12 @@ with ``D = 2 sqrt(d)`` the domain's diameter, and also by at most ``D^2 = 4d``
 Clusters are disjoint given the public previous centres (parallel
 composition), so a step costs its budget once.
 
+Weighted rows (``contribution_bounding="weight"``): every sum over a cluster's rows (the cost
+improvement, the sub-clusters' sizes, the final counts and coordinate sums) weighs row ``x`` by its
+contribution weight ``w_x`` in ``[0, 1]``.  Each is linear in the weights, so a unit whose weights sum
+to at most L moves it by at most L times one row's bound (triangle inequality), the sensitivity of L
+sampled rows (Amin et al. 2019); the sub-cluster sizes still all move the same way (monotonic).
+
 References
 ----------
 Lu, Shen (2020). Differentially private k-means clustering with convergence guarantee. IEEE TDSC.
@@ -49,7 +55,8 @@ from sklearn.utils._param_validation import Interval
 
 from ...privacy.accountant import split_budget
 from ...privacy.mechanisms import NoiseSource
-from ...utils.fixedpoint import label_sums
+from ...utils.contributions import WEIGHT_BITS
+from ...utils.fixedpoint import FixedPoint, label_sums, quantize, weighted_label_sums
 from ...utils.nearest import assign
 from .._blocks.lloyd import noisy_counts_and_sums
 from .._blocks.sphere_packing import sphere_packing_centers
@@ -78,12 +85,16 @@ def _ball_candidates(centre: np.ndarray, radius: float, n: int, rng: np.random.G
     return np.vstack([pts, centre[None, :]])
 
 
-def _improvement(points: np.ndarray, old: np.ndarray, cands: np.ndarray) -> np.ndarray:
-    """``q(c) = sum_x ||x - old||^2 - ||x - c||^2`` for every candidate ``c`` (vectorised)."""
-    n = points.shape[0]
-    if n == 0:
+def _improvement(points: np.ndarray, old: np.ndarray, cands: np.ndarray,
+                 weights: np.ndarray | None = None) -> np.ndarray:
+    """``q(c) = sum_x w_x (||x - old||^2 - ||x - c||^2)`` for every candidate ``c`` (vectorised; ``w = 1``
+    without ``weights``, else the rows' contribution weights in ``[0, 1]``)."""
+    if points.shape[0] == 0:
         return np.zeros(cands.shape[0])
-    s = points.sum(axis=0)
+    if weights is None:
+        n, s = points.shape[0], points.sum(axis=0)
+    else:
+        n, s = float(weights.sum()), weights @ points
     return 2.0 * (cands - old) @ s - n * (np.einsum("ij,ij->i", cands, cands) - old @ old)
 
 
@@ -171,6 +182,7 @@ class KMeansGuarantee(DPClusterer):
     """
 
     key = "kmeans_guarantee"
+    supports_weighting = True
     calibrated = True
     preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "KMeans-Guarantee"
@@ -191,7 +203,7 @@ class KMeansGuarantee(DPClusterer):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, lap_share=0.5, n_iter=10, n_candidates=100,
                  radius=0.25, radius_decay=0.75, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -205,12 +217,12 @@ class KMeansGuarantee(DPClusterer):
         self.contribution_bounding = contribution_bounding
 
     # -- the step that differs between the two algorithms ----------------------
-    def _sample_centre(self, pts, old, radius, sens, eps, noise: NoiseSource, label):
+    def _sample_centre(self, pts, old, radius, sens, eps, noise: NoiseSource, label, weights=None):
         rng = noise.rng
         u = rng.normal(size=old.size)
         u /= max(np.linalg.norm(u), 1e-300)
         cands = _ball_candidates(old, radius, int(self.n_candidates), rng, orientation=u)
-        j = noise.exponential(_improvement(pts, old, cands), sensitivity=sens, epsilon=eps, name=label)
+        j = noise.exponential(_improvement(pts, old, cands, weights), sensitivity=sens, epsilon=eps, name=label)
         return cands[j]
 
     def _spends_per_step(self) -> int:
@@ -227,6 +239,8 @@ class KMeansGuarantee(DPClusterer):
     @fit_doc('Release k private centres.')
     def fit(self, X, y=None, privacy_id=None):
         X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
+        weights = self._pop_row_weights()
+        w = None if weights is None else weights / float(1 << WEIGHT_BITS)     # exact: dyadic in [0, 1]
         dom = self.bounds_
         Z = dom.normalize(X)
         k, d = int(self.n_clusters), X.shape[1]
@@ -245,11 +259,12 @@ class KMeansGuarantee(DPClusterer):
             # parallel composition, one charge of e_t per step.
             parts = noise.parallel(f"iteration {t + 1}: new centres (one draw per cluster)", e_t, k)
             for i in range(k):
-                new[i] = self._sample_centre(Z[labels == i], centres[i], radius, sens, e_t, parts[i],
-                                             f"centre {i + 1}")
+                mine = labels == i
+                new[i] = self._sample_centre(Z[mine], centres[i], radius, sens, e_t, parts[i], f"centre {i + 1}",
+                                             None if w is None else w[mine])
             centres = new
             radius *= float(self.radius_decay)
-        centres = self._final_laplace(Z, centres, noise)
+        centres = self._final_laplace(Z, centres, noise, weights)
         # No size was released before: the calibrated check (issue 25) reads the final noisy counts'
         # total, so it can only warn, after the fit.
         check_fit(self, n=float(np.maximum(self.noisy_counts_, 0).sum()), d=d, epsilon=float(self.epsilon))
@@ -258,15 +273,20 @@ class KMeansGuarantee(DPClusterer):
         self.n_iter_ = T
         return self
 
-    def _final_laplace(self, Z, centres, noise: NoiseSource):
+    def _final_laplace(self, Z, centres, noise: NoiseSource, weights=None):
         """Laplace step (Algorithm 1 line 12): noisy sums / noisy counts of the final clusters.
 
         L1 sensitivity ``d + 1`` (one count and ``d`` coordinates in [-1, 1]).
         A cluster whose noisy count is below 1 keeps its (already private) centre.
+        ``weights``: contribution weights (int, units of ``2^-WEIGHT_BITS``): weighted exact sums.
         """
         k, d = centres.shape
         labels = assign(Z, centres)
-        counts, sums = label_sums(labels, Z, k)      # exact sums on the public fixed-point grid (issue 29)
+        counts: np.ndarray | FixedPoint
+        if weights is None:
+            counts, sums = label_sums(labels, Z, k)      # exact sums on the public fixed-point grid (issue 29)
+        else:
+            counts, sums = weighted_label_sums(labels, quantize(Z), weights, k, weight_bits=WEIGHT_BITS)
         n_counts, n_sums = noisy_counts_and_sums(counts, sums, noise, sensitivity=d + 1.0,
                                                  epsilon=noise.ledger.remaining()[0],
                                                  name="final centres: cluster counts and sums")
@@ -343,7 +363,7 @@ class SubClustering(KMeansGuarantee):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, lap_share=0.5, n_iter=10, n_candidates=100,
                  radius=0.25, radius_decay=0.75, internalK=5, selection_share=0.3, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         super().__init__(n_clusters, epsilon=epsilon, bounds=bounds, lap_share=lap_share, n_iter=n_iter,
                          n_candidates=n_candidates, radius=radius, radius_decay=radius_decay,
                          random_state=random_state)
@@ -352,16 +372,17 @@ class SubClustering(KMeansGuarantee):
         self.max_contributions = max_contributions
         self.contribution_bounding = contribution_bounding
 
-    def _sample_centre(self, pts, old, radius, sens, eps, noise: NoiseSource, label):
+    def _sample_centre(self, pts, old, radius, sens, eps, noise: NoiseSource, label, weights=None):
         rng = noise.rng
         cands = _ball_candidates(old, radius, int(self.n_candidates), rng)
         groups, sub_centres = _lloyd_candidates(cands, int(self.internalK), rng)
         g = sub_centres.shape[0]
-        sizes = np.bincount(assign(pts, sub_centres), minlength=g).astype(float) if pts.shape[0] else np.zeros(g)
+        sizes = (np.bincount(assign(pts, sub_centres), weights=weights, minlength=g).astype(float)
+                 if pts.shape[0] else np.zeros(g))
         e_sel = eps * float(self.selection_share)
         chosen = noise.exponential(sizes, sensitivity=1.0, epsilon=e_sel, monotonic=True,
                                    name=f"{label}: sub-cluster choice")
         zone = cands[groups == chosen]
-        j = noise.exponential(_improvement(pts, old, zone), sensitivity=sens, epsilon=eps - e_sel,
+        j = noise.exponential(_improvement(pts, old, zone, weights), sensitivity=sens, epsilon=eps - e_sel,
                               name=f"{label}: centre in the sub-cluster")
         return zone[j]

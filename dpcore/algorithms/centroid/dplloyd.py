@@ -151,7 +151,7 @@ class DPLloyd(NoisyLloyd):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_iter="auto", init="auto",
                  n_samples=None, n_share=0.02, init_share=0.2, random_state=None,
-                 max_contributions=None, contribution_bounding="sample", assignment="auto"):
+                 max_contributions=None, contribution_bounding="weight", assignment="auto"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds

@@ -109,7 +109,7 @@ class EUGkM(DPClusterer):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
                  n_share=0.02, max_cells=MAX_CELLS, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds

@@ -299,6 +299,9 @@ class GkM(DPClusterer):
     """
 
     key = "gkm"
+    weighting_refusal = ("each of its blocks runs k-means on its own rows and the blocks' centres are averaged: a "
+                         "person's many down-weighted rows fall into many blocks and can change each block's "
+                         "centres, where L sampled rows change at most L blocks")
     calibrated = True
     preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "GkM (GUPT)"

@@ -105,7 +105,7 @@ class Hybrid(EUGkM):
 
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, theta=10.0, n_init=30, n_samples=None,
                  n_share=0.02, max_cells=MAX_CELLS, rho=RHO, random_state=None,
-                 max_contributions=None, contribution_bounding="sample", assignment="auto"):
+                 max_contributions=None, contribution_bounding="weight", assignment="auto"):
         super().__init__(n_clusters, epsilon=epsilon, bounds=bounds, theta=theta, n_init=n_init,
                          n_samples=n_samples, n_share=n_share, max_cells=max_cells, random_state=random_state)
         self.rho = rho

@@ -22,6 +22,8 @@ import numba
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
+from ...utils.contributions import WEIGHT_BITS
+from ...utils.fixedpoint import FixedPoint
 from ..base import DPClusterer, fit_doc
 from ..regime import Regime, check_fit
 from ..traits import AuditCase, PrivacyCase
@@ -42,9 +44,11 @@ def pgkm_rounds(n: float, epsilon: float, *, x: float = X_FACTOR, m_selected: in
 
 
 @numba.njit(cache=True, nogil=True)
-def _candidate_cost(Z, pool, c):  # pragma: no cover - compiled
-    """Sum over the rows of ``Z`` of the squared distance to the nearest centre of candidate ``c``."""
+def _candidate_cost(Z, pool, c, w):  # pragma: no cover - compiled
+    """Sum over the rows of ``Z`` of the squared distance to the nearest centre of candidate ``c``, each
+    times its weight ``w`` (an empty ``w``: every row weighs 1)."""
     n, d = Z.shape
+    weighted = w.shape[0] > 0
     k = pool.shape[1]
     total = 0.0
     for i in range(n):
@@ -56,20 +60,20 @@ def _candidate_cost(Z, pool, c):  # pragma: no cover - compiled
                 t += u * u
             if t < best:
                 best = t
-        total += best
+        total += best * w[i] if weighted else best
     return total
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _costs_parallel(Z, pool, out):  # pragma: no cover - compiled
+def _costs_parallel(Z, pool, w, out):  # pragma: no cover - compiled
     for c in numba.prange(pool.shape[0]):
-        out[c] = _candidate_cost(Z, pool, c)
+        out[c] = _candidate_cost(Z, pool, c, w)
 
 
 @numba.njit(cache=True, nogil=True)
-def _costs_serial(Z, pool, out):  # pragma: no cover - compiled
+def _costs_serial(Z, pool, w, out):  # pragma: no cover - compiled
     for c in range(pool.shape[0]):
-        out[c] = _candidate_cost(Z, pool, c)
+        out[c] = _candidate_cost(Z, pool, c, w)
 
 
 #: Below this many distance evaluations (rows x candidates x k) one thread does it: waking numba's
@@ -77,13 +81,15 @@ def _costs_serial(Z, pool, out):  # pragma: no cover - compiled
 _PARALLEL_WORK = 1 << 22
 
 
-def candidate_costs(Z: np.ndarray, pool: np.ndarray) -> np.ndarray:
+def candidate_costs(Z: np.ndarray, pool: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """k-means cost (sum of squared distances to the nearest centre) of each candidate.
 
     Parameters
     ----------
     Z : ndarray (n, d)
     pool : ndarray (m, k, d)
+    weights : ndarray (n,) of float in ``[0, 1]``, optional
+        The rows' contribution weights (``contribution_bounding="weight"``): a weighted cost.
 
     Returns
     -------
@@ -95,7 +101,8 @@ def candidate_costs(Z: np.ndarray, pool: np.ndarray) -> np.ndarray:
     pool = np.ascontiguousarray(pool, dtype=float)
     out = np.empty(pool.shape[0])
     kernel = _costs_parallel if Z.shape[0] * pool.shape[0] * pool.shape[1] >= _PARALLEL_WORK else _costs_serial
-    kernel(Z, pool, out)
+    w = np.zeros(0) if weights is None else np.ascontiguousarray(weights, dtype=float)
+    kernel(Z, pool, w, out)
     return out
 
 
@@ -198,6 +205,10 @@ class PGkM(DPClusterer):
     candidates are excluded from the next draw of the round).  The last round
     releases a single centre set, so it makes one draw with the whole round's
     budget (our choice; the papers do not say how the output is picked).
+    With ``contribution_bounding="weight"`` the cost weighs each row by its contribution weight in
+    ``[0, 1]``: a unit whose weights sum to at most L moves every cost by at most ``4 d L``, in the
+    same direction (weights are non-negative), the sensitivity of L sampled rows (Amin et al. 2019);
+    the noisy size is the weights' exact sum plus noise.
 
     Examples
     --------
@@ -215,6 +226,7 @@ class PGkM(DPClusterer):
     """
 
     key = "pgkm"
+    supports_weighting = True
     preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py (20 draws)
     calibrated = True
     display_name = "PGkM (PrivGene)"
@@ -235,7 +247,7 @@ class PGkM(DPClusterer):
     def __init__(self, n_clusters=8, *, epsilon=1.0, bounds=None, n_candidates=N_CANDIDATES,
                  n_selected=N_SELECTED, x=X_FACTOR, n_rounds=None, mutation_scale=0.5, n_samples=None,
                  n_share=0.02, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.bounds = bounds
@@ -297,7 +309,11 @@ class PGkM(DPClusterer):
 
     @fit_doc('Release k private centres.')
     def fit(self, X, y=None, privacy_id=None):
-        X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
+        X, noise, n = self._begin_fit(X, privacy_id=privacy_id)
+        weights = self._pop_row_weights()
+        if weights is not None:      # weighted rows: the size is the weights' exact sum (fixed point)
+            n = FixedPoint(np.array(int(weights.sum()), dtype=np.int64), WEIGHT_BITS)
+            weights = weights / float(1 << WEIGHT_BITS)          # exact: dyadic in [0, 1]
         m, m_sel = self.n_candidates, self.n_selected
         if m_sel > m:   # a rule between two parameters: no single constraint says it
             raise ValueError(f"n_selected ({m_sel}) cannot exceed n_candidates ({m})")
@@ -306,13 +322,13 @@ class PGkM(DPClusterer):
         k, d = int(self.n_clusters), X.shape[1]
         eps = float(self.epsilon)
         if self.n_rounds is None:
-            n_est, eps_left = self._public_or_noisy_size(X.shape[0], noise, eps)
+            n_est, eps_left = self._public_or_noisy_size(n, noise, eps)
             t = pgkm_rounds(n_est, eps_left, x=float(self.x), m_selected=int(m_sel))
             check_fit(self, n=n_est, d=d, epsilon=eps_left, n_candidates=int(m), n_rounds=t)
         else:
             t, eps_left = int(self.n_rounds), eps
             if self.n_samples is not None:   # a public size costs nothing: the check reads it (n_samples_estimate_)
-                n_pub, _ = self._public_or_noisy_size(X.shape[0], noise, eps)
+                n_pub, _ = self._public_or_noisy_size(n, noise, eps)
                 check_fit(self, n=n_pub, d=d, epsilon=eps, n_candidates=int(m), n_rounds=t)
         rng = noise.rng
         sens = 4.0 * d
@@ -320,7 +336,7 @@ class PGkM(DPClusterer):
         pool = rng.uniform(-1.0, 1.0, size=(m, k, d))   # 200 random centre sets (§4.1.3)
         scale = float(self.mutation_scale)
         for rnd in range(t):
-            scores = -candidate_costs(Z, pool)
+            scores = -candidate_costs(Z, pool, weights)
             # The last round releases one centre set, so it makes one selection with the round's budget.
             n_pick = m_sel if rnd < t - 1 else 1
             chosen = []

@@ -218,6 +218,9 @@ class PrivateKMeans(DPClusterer):
     """
 
     key = "coreset"
+    weighting_refusal = ("GOOD-RADIUS averages the ball counts of its t best-covered points: each of a person's "
+                         "many down-weighted rows can enter or leave those t, where L sampled rows change at "
+                         "most L of them")
     calibrated = True
     display_name = "Private coreset"
     reference = "Feldman, Xiang, Zhu, Rus 2017, Alg. 1; SMALL-BALL of Nissim, Stemmer, Vadhan 2016"

@@ -426,6 +426,8 @@ class BalcanKMeans(DPClusterer):
     """
 
     key = "balcan"
+    weighting_refusal = ("its weighted form (cube counts, swap losses and final sums, all sums over rows) is not "
+                         "implemented")
     calibrated = True
     preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "Balcan et al. (high-dim.)"

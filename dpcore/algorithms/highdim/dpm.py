@@ -59,7 +59,8 @@ import numpy as np
 from sklearn.cluster import KMeans as _SKKMeans
 from sklearn.utils._param_validation import Interval
 
-from ...utils.fixedpoint import SUM_BITS, FixedPoint, quantize
+from ...utils.contributions import WEIGHT_BITS
+from ...utils.fixedpoint import SUM_BITS, FixedPoint, quantize, weighted_label_sums
 from ...utils.nearest import assign
 from ...utils.validation import DELTA_REQUIRED
 from ..base import DPClusterer, fit_doc
@@ -140,6 +141,10 @@ class DPM(DPClusterer):
     (analytic Gaussian, sensitivity 1).  The refinement: one record moves
     one centre's (clipped offset / S, count) by at most sqrt(2).  The clip
     boxes, the merge and the padding use released values only.
+    With ``contribution_bounding="weight"`` every count, histogram, cut score and sum weighs a row by
+    its contribution weight in ``[0, 1]``; each is linear in the weights, so a unit whose weights sum to
+    at most L moves it by at most L times one row's bound (triangle inequality), the sensitivity of L
+    sampled rows (Amin et al. 2019).
 
     References
     ----------
@@ -161,6 +166,7 @@ class DPM(DPClusterer):
     """
 
     key = "dpm"
+    supports_weighting = True
     calibrated = True
     preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "DPM (separation)"
@@ -184,7 +190,7 @@ class DPM(DPClusterer):
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_bins=64, max_depth=None,
                  min_balance=0.25, min_leaf=None, budget_shares=DEFAULT_SHARES, refine=True, refine_steps=1,
                  n_samples=None, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -234,6 +240,10 @@ class DPM(DPClusterer):
     def fit(self, X, y=None, privacy_id=None):
         X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
         k, (n, d) = int(self.n_clusters), X.shape
+        # Weighted rows (contribution bounding by weighting): integer weights in units of 2^-WEIGHT_BITS.
+        w = self._pop_row_weights()
+        if w is not None:
+            n = FixedPoint(np.array(int(w.sum()), dtype=np.int64), WEIGHT_BITS)
         s = np.asarray(self.budget_shares, dtype=float)
         s = s / s.sum()
         refine = bool(self.refine) and s[3] > 0
@@ -258,7 +268,7 @@ class DPM(DPClusterer):
         eps_cut = eps * s[1] / depth
 
         # nodes: (indices, lower, upper, noisy count)
-        frontier = [(np.arange(n), lo.copy(), hi.copy(), n_root)]
+        frontier = [(np.arange(X.shape[0]), lo.copy(), hi.copy(), n_root)]
         leaves = []
         for level in range(1, depth + 1):
             # A node too small to hold two clusters' worth of points is a leaf (released count only).
@@ -268,14 +278,18 @@ class DPM(DPClusterer):
                                          len(frontier))
             cuts = []
             for (idx, nlo, nhi, n_hat), src in zip(frontier, cut_sources):
-                cuts.append(self._choose_cut(X, B, idx, n_hat, q, nb, lo, width, src, eps_cut, nlo, nhi))
+                cuts.append(self._choose_cut(X, B, idx, n_hat, q, nb, lo, width, src, eps_cut, nlo, nhi, w))
             # Children counts of every node at this level: one Laplace draw (each record is in one child).
             true_counts = []
             for (idx, *_), (a, pos) in zip(frontier, cuts):
                 left = X[idx, a] < pos
-                true_counts += [int(left.sum()), int(idx.size - left.sum())]
+                if w is None:
+                    true_counts += [int(left.sum()), int(idx.size - left.sum())]
+                else:
+                    true_counts += [int(w[idx][left].sum()), int(w[idx][~left].sum())]
+            counts_q = np.asarray(true_counts or [0], dtype=np.int64)
             # An empty level still spends (a discarded draw), so the ledger never depends on the data.
-            noisy = noise.laplace(np.asarray(true_counts or [0], dtype=np.int64), sensitivity=1.0,
+            noisy = noise.laplace(counts_q if w is None else FixedPoint(counts_q, WEIGHT_BITS), sensitivity=1.0,
                                   epsilon=eps_level_count, name=f"level {level}: node counts")
             nxt = []
             for i, ((idx, nlo, nhi, n_hat), (a, pos)) in enumerate(zip(frontier, cuts)):
@@ -294,13 +308,14 @@ class DPM(DPClusterer):
 
         # Leaf centres from noisy marginal histograms: a record adds 1 to one interval of each of the d
         # axes of its leaf, so the (leaves, d, n_bins) counts have L2 sensitivity sqrt(d) (one Gaussian draw).
-        hist = np.zeros((len(leaves), d, nb))
+        hist = np.zeros((len(leaves), d, nb), dtype=np.int64)
         for i, (idx, *_) in enumerate(leaves):
-            for a in range(d):
-                hist[i, a] = np.bincount(B[idx, a], minlength=nb)
+            for a in range(d):      # integer weights: their float sums are exact below 2^53
+                hist[i, a] = np.bincount(B[idx, a], weights=None if w is None else w[idx], minlength=nb)
         eps_leaf = eps * s[2] if refine else noise.ledger.remaining()[0]
         delta_leaf = delta / 2 if refine else noise.ledger.remaining()[1]
-        noisy_hist = noise.gaussian(hist, sensitivity=math.sqrt(d), epsilon=eps_leaf, delta=delta_leaf,
+        noisy_hist = noise.gaussian(hist if w is None else FixedPoint(hist, WEIGHT_BITS), sensitivity=math.sqrt(d),
+                                    epsilon=eps_leaf, delta=delta_leaf,
                                     name="leaf centres: noisy marginal histograms", integer=True).astype(float)
         leaf_c = _histogram_centres(noisy_hist, lo, width)
         leaf_c = np.array([np.clip(c, a, b) for c, (_, a, b, _) in zip(leaf_c, leaves)])
@@ -328,20 +343,22 @@ class DPM(DPClusterer):
                 e = noise.ledger.remaining()[0] if last else eps_ref / steps
                 dl = noise.ledger.remaining()[1] if last else delta_ref / steps
                 centres, err = self._refine(X, centres, err, width, noise, eps_left=e, delta_left=dl, lo=lo, hi=hi,
-                                            name=f"refinement {step + 1}: local sums and counts")
+                                            name=f"refinement {step + 1}: local sums and counts", weights=w)
         self.cluster_centers_ = centres
         return self
 
     @staticmethod
-    def _choose_cut(X, B, idx, n_hat, q, nb, lo, width, src, eps_cut, nlo, nhi):
+    def _choose_cut(X, B, idx, n_hat, q, nb, lo, width, src, eps_cut, nlo, nhi, weights=None):
         """One cut: exponential mechanism over (axis, interval) with the count score (sensitivity 2).
 
         Candidates are the interval centres strictly inside the node's public box (a cut outside it
-        cannot split the node); excluding them depends on public values only.
+        cannot split the node); excluding them depends on public values only.  ``weights``: the rows'
+        contribution weights (units of ``2^-WEIGHT_BITS``), counted instead of 1 each.
         """
         d = X.shape[1]
         if idx.size:
-            counts = np.stack([np.bincount(B[idx, a], minlength=nb) for a in range(d)]).astype(float)
+            wi = None if weights is None else weights[idx] / float(1 << WEIGHT_BITS)
+            counts = np.stack([np.bincount(B[idx, a], weights=wi, minlength=nb) for a in range(d)]).astype(float)
         else:
             counts = np.zeros((d, nb))
         below = np.cumsum(counts, axis=1) - counts / 2.0          # points below each interval's centre
@@ -375,25 +392,38 @@ class DPM(DPClusterer):
         return km.cluster_centers_, e
 
     @staticmethod
-    def _refine(X, C, err, width, noise, *, eps_left, delta_left, lo, hi, name):
-        """One Lloyd step with offsets clipped to released-value boxes (Gaussian, L2 sensitivity sqrt 2)."""
+    def _refine(X, C, err, width, noise, *, eps_left, delta_left, lo, hi, name, weights=None):
+        """One Lloyd step with offsets clipped to released-value boxes (Gaussian, L2 sensitivity sqrt 2).
+
+        ``weights``: the rows' contribution weights (units of ``2^-WEIGHT_BITS``): weighted exact sums."""
         k, d = C.shape
         R = 3.0 * err[:, None] + 3.0 * width[None, :]          # (k, d) half-widths, from released values only
         S = np.linalg.norm(R, axis=1)                            # L2 bound of a clipped offset
         lab = assign(X, C)
-        q = np.zeros((k, d + 1), dtype=np.int64)
+        q = np.zeros((k, d + 1), dtype=object if weights is not None else np.int64)
         for j in range(k):
-            Z = X[lab == j] - C[j]
+            mine = lab == j
+            Z = X[mine] - C[j]
             # Only points inside the box count (a local mean): points of a cluster that lost its centre are
             # ignored instead of pulling this one towards them.  Each offset kept has L2 norm <= S_j.
-            Z = Z[(np.abs(Z) <= R[j]).all(axis=1)]
+            inside = (np.abs(Z) <= R[j]).all(axis=1)
+            Z = Z[inside]
             # Exact sums on the public fixed-point grid (issue 29); the count joins them in fixed point.
-            q[j, :d] = quantize(Z / S[j]).sum(axis=0)
-            q[j, d] = Z.shape[0] << SUM_BITS
+            if weights is None:
+                q[j, :d] = quantize(Z / S[j]).sum(axis=0)
+                q[j, d] = Z.shape[0] << SUM_BITS
+            else:
+                wc, ws = weighted_label_sums(np.zeros(Z.shape[0], dtype=np.int64), quantize(Z / S[j]),
+                                             weights[mine][inside], 1, weight_bits=WEIGHT_BITS)
+                q[j, :d] = [int(v) for v in ws.q[0]]
+                q[j, d] = int(wc.q[0]) << SUM_BITS
+        bits = SUM_BITS + (0 if weights is None else WEIGHT_BITS)
         # One record moves one cluster's offsets' sum by a quantised vector of norm <= 1 + sqrt(d) 2^-(SUM_BITS+1)
         # and its count by 1.
         sens = math.hypot(1.0 + math.sqrt(d) * 2.0 ** -(SUM_BITS + 1), 1.0)
-        noisy = noise.gaussian(FixedPoint(q), sensitivity=sens, epsilon=eps_left, delta=delta_left, name=name)
+        if weights is not None and all(abs(int(v)) < 2 ** 62 for v in q.ravel()):
+            q = q.astype(np.int64)
+        noisy = noise.gaussian(FixedPoint(q, bits), sensitivity=sens, epsilon=eps_left, delta=delta_left, name=name)
         out = C.copy()
         ok = noisy[:, d] >= 1.0
         out[ok] = C[ok] + noisy[ok, :d] * S[ok, None] / noisy[ok, d:]

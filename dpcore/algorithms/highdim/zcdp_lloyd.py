@@ -73,7 +73,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ...privacy.accountant import ZCDPLedger
 from ...privacy.calibration import zcdp_rho
 from ...privacy.mechanisms import NoiseSource
-from ...utils.fixedpoint import SUM_BITS, quantize, quantized_label_sums
+from ...utils.contributions import WEIGHT_BITS
+from ...utils.fixedpoint import SUM_BITS, quantize, quantized_label_sums, weighted_label_sums
 from ...utils.validation import DELTA_REQUIRED
 from ..base import DPClusterer, fit_doc
 from ..parameters import SHARE
@@ -167,7 +168,8 @@ def james_stein(centers: np.ndarray, mean: np.ndarray, noise_var, lower, upper) 
     return np.clip(mean[None, :] + f[:, None] * D, lower, upper)
 
 
-def cluster_counts_sums(Z: np.ndarray, centers: np.ndarray, *, scale: float, quantized: np.ndarray | None = None):
+def cluster_counts_sums(Z: np.ndarray, centers: np.ndarray, *, scale: float, quantized: np.ndarray | None = None,
+                        weights: np.ndarray | None = None):
     """Nearest-centre partition of ``Z`` and each cluster's exact count and coordinate sum.
 
     ``Z`` and ``centers`` are float32 in the same (centred) units: one matrix product assigns (each
@@ -185,16 +187,22 @@ def cluster_counts_sums(Z: np.ndarray, centers: np.ndarray, *, scale: float, qua
         Public: ``|Z| / scale <= 1`` coordinate-wise (the box's largest half-width).
     quantized : ndarray (n, d) of int, optional
         ``quantize_rows(Z, scale)``, computed once by the caller for all steps; None: computed here.
+    weights : ndarray (n,) of int, optional
+        Contribution weights in units of ``2^-WEIGHT_BITS`` (:func:`~dpcore.utils.contributions.contribution_weights`):
+        weighted counts and sums (:func:`~dpcore.utils.fixedpoint.weighted_label_sums`).
 
     Returns
     -------
-    counts : ndarray (m,) int64
+    counts : ndarray (m,) int64, or FixedPoint (m,) of the weights' sums
     sums : FixedPoint (m, d), in units of ``scale``
     """
     m = centers.shape[0]
     cc = np.einsum("ij,ij->i", centers, centers)
     labels = np.argmin(cc[None, :] - 2.0 * (Z @ centers.T), axis=1)
-    return quantized_label_sums(labels, quantize_rows(Z, scale) if quantized is None else quantized, m)
+    q = quantize_rows(Z, scale) if quantized is None else quantized
+    if weights is not None:
+        return weighted_label_sums(labels, q, weights, m, weight_bits=WEIGHT_BITS)
+    return quantized_label_sums(labels, q, m)
 
 
 def quantize_rows(Z: np.ndarray, scale: float) -> np.ndarray:
@@ -210,7 +218,7 @@ def _box_scale(lower: np.ndarray, upper: np.ndarray) -> float:
 
 def gaussian_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, *, rho: float, radius: float,
                         lower: np.ndarray, upper: np.ndarray, count_share: float, min_count: float, label: str,
-                        quantized: np.ndarray | None = None):
+                        quantized: np.ndarray | None = None, weights: np.ndarray | None = None):
     """One noisy Lloyd step with Gaussian noise on counts and centred sums.
 
     Parameters
@@ -225,6 +233,7 @@ def gaussian_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, 
     min_count : float, noisy count below which a centre is kept as it was
     label : str, prefix of the ledger entries
     quantized : ndarray (n, d) int, optional: :func:`quantize_rows` of ``Z`` at the box's scale, computed once
+    weights : ndarray (n,) int, optional: contribution weights (units of ``2^-WEIGHT_BITS``), see Notes
 
     Returns
     -------
@@ -238,11 +247,16 @@ def gaussian_lloyd_step(Z: np.ndarray, centers: np.ndarray, noise: NoiseSource, 
     sum by a vector of norm at most ``radius`` plus the grid's rounding (``sqrt(d) 2^-25`` of the
     box's largest half-width; the clusters are disjoint, fixed by released centres): the counts
     are ``rho_c``-zCDP and the sums ``rho_s``-zCDP
-    (discrete Gaussian, CKS 2020 Thm. 14) with ``rho_c + rho_s = rho``.
+    (discrete Gaussian, CKS 2020 Thm. 14) with ``rho_c + rho_s = rho``.  With contribution weights the
+    counts and sums are exact fixed-point sums of ``w`` and ``w q``; a unit's weights sum to at most L,
+    so by the triangle inequality it moves the counts by at most L and the sums by at most L times one
+    row's norm in L2, the sensitivities (times L, ``NoiseSource.contribution_factor``) of L sampled rows
+    (Amin et al. 2019).
     """
     d = centers.shape[1]
     scale = _box_scale(lower, upper)
-    counts, sums = cluster_counts_sums(Z, centers.astype(np.float32), scale=scale, quantized=quantized)
+    counts, sums = cluster_counts_sums(Z, centers.astype(np.float32), scale=scale, quantized=quantized,
+                                       weights=weights)
     n_counts = noise.gaussian_zcdp(counts, sensitivity=1.0, rho=rho * count_share, integer=True,
                                    name=f"{label}: cluster counts").astype(float)
     # A quantised row's norm exceeds its own by at most sqrt(d) half a grid step: the L2 sensitivity of the
@@ -353,6 +367,7 @@ class ZCDPLloyd(DPClusterer):
     """
 
     key = "zcdp_lloyd"
+    supports_weighting = True
     calibrated = True
     preview_checked = True   # its previews cover >= 70 % of real draws: tests/test_preview.py
     display_name = "zCDP-Lloyd (high-dimensional)"
@@ -392,7 +407,7 @@ class ZCDPLloyd(DPClusterer):
         return predicted_mse(n, d, k, epsilon, delta, r=r)
     def __init__(self, n_clusters=8, *, epsilon=1.0, delta=1e-6, bounds=None, n_iter_per_split="auto",
                  n_final_iter="auto", split_scale=0.005, min_count=10.0, shrink=True, mean_share=MEAN_SHARE,
-                 random_state=None, max_contributions=None, contribution_bounding="sample"):
+                 random_state=None, max_contributions=None, contribution_bounding="weight"):
         self.n_clusters = n_clusters
         self.epsilon = epsilon
         self.delta = delta
@@ -427,6 +442,7 @@ class ZCDPLloyd(DPClusterer):
     @fit_doc('Release k private centres (and the DP mean).')
     def fit(self, X, y=None, privacy_id=None):
         X, noise, _ = self._begin_fit(X, privacy_id=privacy_id)
+        weights = self._pop_row_weights()
         auto = self._check_params()
         # Every step is Gaussian: the estimator's ledger composes them in zCDP.
         self.budget_ = ZCDPLedger(float(self.epsilon), float(self.delta))
@@ -441,7 +457,8 @@ class ZCDPLloyd(DPClusterer):
         count_share = 1.0 / (1.0 + math.sqrt(d))
         # The rows' fixed-point coordinates, once for all steps (each step sums them under new labels).
         step = dict(radius=radius, lower=lower, upper=upper, count_share=count_share,
-                    min_count=float(self.min_count), quantized=quantize_rows(Z, _box_scale(lower, upper)))
+                    min_count=float(self.min_count), quantized=quantize_rows(Z, _box_scale(lower, upper)),
+                    weights=weights)
         rho = self.budget_.rho_total
 
         # step 1: the DP mean (one "current centre" at the origin: every row is in its cluster)

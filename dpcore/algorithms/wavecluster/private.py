@@ -82,6 +82,7 @@ class PrivQT(WaveCluster):
     key = "privqt"
     display_name = "PrivQT"
     accepts_source = True
+    supports_weighting = True
     reference = "Chen, Yu & Chirkova 2015, §4.2 (Alg. 2)"
     summary = "Laplace noise on the grid counts, then WaveCluster: noise turns about half the empty cells positive."
     private = True
@@ -93,7 +94,7 @@ class PrivQT(WaveCluster):
 
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         super().__init__(epsilon=epsilon, bounds=bounds, num_grid=num_grid, density_threshold=density_threshold,
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
         self.max_contributions = max_contributions
@@ -108,6 +109,8 @@ class PrivQT(WaveCluster):
         # noisy values because symmetric noise lifts half of the empty cells above 0; integer
         # noise at large epsilon leaves almost all of them at exactly 0 and nothing survives.
         # The fine lattice (<= 2^-10 of the noise scale) keeps that 1/2 and is still float-safe.
+        # Weighted rows (contribution bounding by weighting): the exact fixed-point sums of the weights,
+        # shifted onto an equally fine lattice; a unit moves them by at most its weights' sum, L.
         noisy = noise.laplace(counts, sensitivity=1.0, epsilon=epsilon, integer=False,
                               name="grid cell counts (quantisation)")
         return wavelet_approximation(noisy, self._wavelet_)
@@ -182,6 +185,10 @@ class PrivTHR(PrivQT):
     key = "privthr"
     display_name = "PrivTHR"
     accepts_source = True
+    supports_weighting = False
+    weighting_refusal = ("its noisy count of non-positive wavelet values is not a sum over rows: a person's many "
+                         "down-weighted rows could change many of those values, where L sampled rows change at "
+                         "most L")
     reference = "Chen, Yu & Chirkova 2015, §4.3 (Alg. 3)"
     summary = ("PrivQT plus a noisy count of empty transformed cells, used to discard the noise-made "
                "positive values before the density threshold (90 % / 10 % budget).")
@@ -214,6 +221,7 @@ class PrivTHR(PrivQT):
         eps_q, _ = split_budget(float(self.epsilon), [share, 1.0 - share])
         counts = self._counts(X)
         W_noisy = self._noisy_transform(counts, noise, eps_q)
+        counts = np.asarray(counts, dtype=float)    # row counts (sampling only: weighting is refused)
         # Lines 11-17: the noisy count of non-positive true transformed values.
         W_true = wavelet_approximation(counts, self._wavelet_)
         s, _ = approximation_influence(self._wavelet_, int(self.num_grid), X.n_features)
@@ -295,6 +303,9 @@ class PrivTHREM(PrivQT):
     key = "privthr_em"
     display_name = "PrivTHR_EM"
     accepts_source = True
+    supports_weighting = False
+    weighting_refusal = ("its density threshold is a rank among the wavelet values: a person's many down-weighted "
+                         "rows could move many of them, where L sampled rows move at most L")
     reference = "Chen, Yu & Chirkova 2015, §4.4 (Alg. 4)"
     summary = ("Laplace noise on the grid counts; the density threshold itself chosen privately by the "
                "exponential mechanism on the rank of the true values (70 % / 30 % budget).")
@@ -413,6 +424,7 @@ class PrivBasic(WaveCluster):
     key = "privbasic"
     display_name = "PrivBasic"
     accepts_source = True
+    supports_weighting = True
     reference = "Chen, Yu & Chirkova 2015, §4.1 (Alg. 1); synopsis: Qardaji et al. 2013 uniform grid"
     summary = ("Publishes a noisy grid synopsis, draws synthetic points from it (negative counts become 0), "
                "then runs WaveCluster on them.")
@@ -427,7 +439,7 @@ class PrivBasic(WaveCluster):
 
     def __init__(self, *, epsilon=1.0, bounds=None, num_grid=40, density_threshold=0.1, wavelet="haar",
                  connectivity="full", theta=10.0, n_samples=None, n_share=0.02, random_state=None,
-                 max_contributions=None, contribution_bounding="sample"):
+                 max_contributions=None, contribution_bounding="weight"):
         super().__init__(epsilon=epsilon, bounds=bounds, num_grid=num_grid, density_threshold=density_threshold,
                          wavelet=wavelet, connectivity=connectivity, random_state=random_state)
         self.theta = theta

@@ -61,6 +61,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...synopsis import WaveletGridSynopsis
+from ...utils.fixedpoint import FixedPoint
 from ...utils.validation import EPSILON, Checked
 from ..base import DPClusterer, fit_doc
 from ..traits import AuditCase
@@ -190,10 +191,12 @@ class WaveCluster(DPClusterer):
         self._wavelet_ = check_wavelet(self.wavelet)
         return src, noise, n
 
-    def _counts(self, src) -> np.ndarray:
-        """The exact count matrix of step 1 (``quantize``), computed where the data live."""
+    def _counts(self, src):
+        """The exact count matrix of step 1 (``quantize``), computed where the data live: floats, or the
+        exact :class:`~dpcore.utils.fixedpoint.FixedPoint` sums of the weights of weighted rows."""
         m = int(self.num_grid)
-        return src.grid_counts(self.bounds_, (m,) * src.n_features).astype(float)
+        counts = src.grid_counts(self.bounds_, (m,) * src.n_features)
+        return counts if isinstance(counts, FixedPoint) else counts.astype(float)
 
     @fit_doc('Cluster X.', example='bounds=(0, 1)')
     def fit(self, X, y=None, privacy_id=None):
