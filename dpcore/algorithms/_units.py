@@ -118,7 +118,8 @@ class PrivacyUnitMixin:
                 from ..sources.weighting import weighted
                 src = weighted(src, privacy_id, L, weight_bits=WEIGHT_BITS)
             else:
-                src = src.bounded(privacy_id, L, key, domain)
+                from ..sources.sampling import sampled
+                src = sampled(src, privacy_id, L, key, domain)
             self._record_unit(L, how, noise, privacy_id)
             return src, src.count()
         from ..sources.memory import WeightedArraySource

@@ -259,66 +259,6 @@ class IbisSource:
         # nested), and the rows here are already finite.
         return _clip(t[f"c{j}"], exact(dom.lower[j]), exact(dom.upper[j]))
 
-    # -- contribution bounding (issue 23) ---------------------------------------
-    def bounded(self, unit: str, max_contributions: int, key: int, bounds) -> IbisSource:
-        """At most ``max_contributions`` rows of each privacy unit, chosen where the data live.
-
-        ``ROW_NUMBER() OVER (PARTITION BY unit ORDER BY keyed hash, coordinates)`` in the engine: the keyed
-        hash is the integer arithmetic of :func:`dpcore.utils.contributions.keyed_hash` on the public
-        fixed-point grid, so DuckDB, Spark, PostgreSQL and numpy keep the same rows for the same key.
-
-        Parameters
-        ----------
-        unit : str
-            The unit column (e.g. ``"user_id"``); any type with equality.
-        max_contributions : int
-            L, public.
-        key : int
-            The hash key, secret (drawn from the fit's secure generator, never released or logged).
-        bounds : Domain or (lower, upper)
-            The public box (the hash reads the rows' quantised normalised coordinates).
-
-        Returns
-        -------
-        IbisSource over the kept rows (finite coordinates only).
-
-        Raises
-        ------
-        KeyError
-            No such column.
-        """
-        import ibis
-
-        from ..utils.contributions import HASH_MULTIPLIERS, HASH_PRIME, hash_keys
-        from ..utils.fixedpoint import SUM_BITS, SUM_SCALE
-        if unit not in self._raw.columns:
-            raise KeyError(f"unit column {unit!r} not found in {self.description or 'the table'}; "
-                           f"available: {list(self._raw.columns)}")
-        dom = as_domain(bounds, self.n_features)
-        raw = self._raw.filter(self._finite)
-        t = raw.select(u=raw[unit], **{f"c{j}": raw[c].cast("float64") for j, c in enumerate(self.columns)})
-        prime = ibis.literal(HASH_PRIME, type="int64")
-        acc = ibis.literal(0, type="int64")
-        for j in range(self.n_features):
-            z = (self._x(t, j, dom) - exact(dom.center[j])) * exact(2.0 / dom.width[j])
-            q = (z * exact(float(SUM_SCALE)) + exact(0.5)).floor().cast("int64") + ibis.literal(1 << SUM_BITS,
-                                                                                              type="int64")
-            mult = ibis.literal(HASH_MULTIPLIERS[j % len(HASH_MULTIPLIERS)], type="int64")
-            acc = (acc + mult * q) % prime
-        k1, k2 = hash_keys(key)
-        tk = (acc * ibis.literal(k1, type="int64") + ibis.literal(k2, type="int64")) % prime
-        h = (tk * tk + ibis.literal(k1, type="int64")) % prime
-        ordered = t.mutate(_h=h)
-        order = [ordered["_h"]] + [ordered[f"c{j}"] for j in range(self.n_features)]
-        ranked = ordered.mutate(_r=ibis.row_number().over(group_by=ordered["u"], order_by=order))
-        kept = ranked.filter(ranked["_r"] < int(max_contributions)).select(
-            *[f"c{j}" for j in range(self.n_features)])
-        out = IbisSource(kept, [f"c{j}" for j in range(self.n_features)], engine=self.engine,
-                         description=f"{self.description} (at most {int(max_contributions)} rows per {unit})")
-        out.columns = self.columns
-        out.on_pass, out.on_progress = self.on_pass, self.on_progress
-        return out
-
     # -- aggregates ----------------------------------------------------------
     def _rows(self):
         """The rows with finite coordinates, as columns ``c0, c1, ...``.

@@ -1,6 +1,6 @@
 """Contribution bounding by weighting where the data live (issue 68): every row of a unit, weighted.
 
-:meth:`IbisSource.bounded <dpcore.sources.ibis_source.IbisSource.bounded>` keeps at most L rows of each
+:func:`~dpcore.sources.sampling.sampled` keeps at most L rows of each
 privacy unit; :func:`weighted` keeps every row and gives it the integer weight
 
     ``w = min(2^B, floor(L 2^B / m))``  (``B`` = :data:`~dpcore.utils.contributions.WEIGHT_BITS`),
@@ -172,6 +172,3 @@ class WeightedIbisSource(IbisSource):
         best = ibis.least(*dist) if len(dist) > 1 else dist[0]
         row = self._run(rows.aggregate(s=(best * rows["w"].cast("float64")).sum()), "inertia").to_pylist()[0]
         return float(row["s"] or 0.0) / (1 << self.weight_bits)
-
-    def bounded(self, *args, **kwargs):
-        raise TypeError("these rows are already weighted per unit: bound the original source instead")

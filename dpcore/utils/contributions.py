@@ -17,7 +17,7 @@ coordinates (:mod:`dpcore.utils.fixedpoint`): ``s = sum_j A_j (q_j + 2^SUM_BITS)
 ``t = (k1 s + k2) mod P``, ``h = (t^2 + k1) mod P`` with ``P = 2^31 - 1`` and the secret ``k1, k2`` from
 the key (a key that only shifted ``s`` would leave the order, and so the rows kept, predictable);
 every product stays below 2^62, and the engines compute the same integers in SQL
-(:meth:`dpcore.sources.ibis_source.IbisSource.bounded`), so DuckDB, Spark, PostgreSQL and numpy keep
+(:func:`dpcore.sources.sampling.sampled`), so DuckDB, Spark, PostgreSQL and numpy keep
 the same rows.  Ties (the same unit, hash and coordinates) are identical rows: which one is kept does
 not change any aggregate.
 
