@@ -12,7 +12,16 @@ import pandas as pd
 
 from dpcore.release.view import point_synopsis
 
-from .figures import center_images_figure, count_legend_html, count_scale, label_grid_figure, map_deck, scatter_figure
+from .figures import (
+    center_images_figure,
+    count_legend_html,
+    count_scale,
+    label_grid_figure,
+    map_deck,
+    rest_heatmap,
+    scatter_figure,
+)
+from .marks import MAX_MARKS, thin_points
 
 
 def is_geo(release: dict) -> bool:
@@ -90,9 +99,18 @@ def release_view(release: dict, centres=None):
     fig = scatter_figure(columns=cols[:2], bounds=bounds, private_centers=centres, title=title, **kw)
     if kind in ("coreset", "points"):
         pts, w = np.asarray(syn["points"], dtype=float), np.asarray(syn["weights"], dtype=float)
-        w = w / w.max() if len(w) and w.max() > 0 else np.zeros_like(w)
-        fig.add_scatter(x=pts[:, 0], y=pts[:, 1], mode="markers", name=f"private {_WHAT[kind]} (area ∝ weight)",
-                        marker=dict(size=4 + 16 * np.sqrt(w), color="rgba(49,163,84,0.5)"))
+        # At most MAX_MARKS marks (issue 66): the heaviest points, the others' weight summed per cell.
+        thin = thin_points(pts[:, :2], w, bounds=bounds, cap=MAX_MARKS - (0 if centres is None else len(centres)) - 1)
+        rest = rest_heatmap(thin, (49, 163, 84), name=f"weight of the other {_WHAT[kind]} points in this cell")
+        if rest is not None:
+            fig.add_trace(rest)
+        top = w.max() if len(w) and w.max() > 0 else 1.0
+        fig.add_scatter(x=thin.points[:, 0], y=thin.points[:, 1], mode="markers",
+                        name=f"private {_WHAT[kind]} (area ∝ weight)"
+                             + ("" if thin.complete else f": the {len(thin.weights):,} heaviest; shaded cells: the "
+                                                         f"other {thin.n_rest:,}, summed"),
+                        marker=dict(size=4 + 16 * np.sqrt(np.clip(thin.weights, 0, None) / top),
+                                    color="rgba(49,163,84,0.5)"))
     return "plot", fig
 
 
