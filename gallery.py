@@ -45,6 +45,14 @@ def _store(url: str) -> ReleaseStore:
     return ReleaseStore(url, create=False)  # a reader: never creates a store
 
 
+@st.cache_data(show_spinner="Running… k-means on the published points", max_entries=64)
+def _synopsis_centres(url: str, release_id: int, k: int, _release: dict):
+    """k-means on a publication's points, once per (store, release, k) for the server: a release never changes
+    once recorded, and the seeded k-means gives every visitor the same centres anyway (issue 66: a reload
+    recomputed them)."""
+    return G.synopsis_centres(_release, k)
+
+
 def gallery() -> None:
     st.title("Published private releases")
     st.caption("Everything on this page is differentially private output, a public input, or a hash keyed with the "
@@ -122,7 +130,7 @@ def gallery() -> None:
                       value=min(max(len(rel["centroids"]), 1), 30), key="synopsis_k",
                       help="Weighted k-means on the published points and weights. It reads nothing but this "
                            "publication: no ε is spent and nothing is recorded, whatever k you choose.")
-        centres = G.synopsis_centres(rel, k)
+        centres = _synopsis_centres(url, s.id, k, rel)
     kind, fig = G.release_view(rel, centres=centres)
     if kind == "map":
         st.pydeck_chart(fig, height=G.MAP_HEIGHT)
