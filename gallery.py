@@ -47,9 +47,9 @@ def _store(url: str) -> ReleaseStore:
 
 @st.cache_data(show_spinner="Running… k-means on the published points", max_entries=64)
 def _synopsis_centres(url: str, release_id: int, k: int, _release: dict):
-    """k-means on a publication's points, once per (store, release, k) for the server: a release never changes
-    once recorded, and the seeded k-means gives every visitor the same centres anyway (issue 66: a reload
-    recomputed them)."""
+    """k-means on a publication's points (:func:`ui.gallery_view.synopsis_centres`), once per (store, release, k)
+    for the server: a release never changes once recorded, and every visitor sees the same centres anyway
+    (issue 66: a reload recomputed them)."""
     return G.synopsis_centres(_release, k)
 
 
@@ -139,7 +139,7 @@ def gallery() -> None:
             st.html(legend)
         st.caption(("Green discs: the published points (area ∝ weight"
                     + (f"; {THINNED_WORDS}" if is_thinned(fig) else "") + ") · orange discs: k-means on them, "
-                    f"k = {len(centres)}, computed here at no cost" if centres is not None else
+                    f"k = {len(centres)}, {G.centres_origin(rel, len(centres))}" if centres is not None else
                     "Orange discs: private centres")
                    + (" · cells: noisy counts, blue below 0, red above"
                       if (rel.get("synopsis") or {}).get("kind") == "grid" else "")

@@ -123,16 +123,29 @@ def is_point_synopsis(release: dict) -> bool:
 
 
 def synopsis_centres(release: dict, n_clusters: int) -> np.ndarray:
-    """k-means with ``n_clusters`` on a published point synopsis (:meth:`dpcore.synopsis.PointSynopsis.kmeans`).
+    """k-means with ``n_clusters`` on a published point synopsis.
 
-    Post-processing of the published points and weights: any k, no spend, nothing recorded.  The
-    seed fixes only k-means' initialisation, so every viewer sees the same centres for the same k.
+    At the release's own k, the centres it published (k-means on the same points and weights, computed when it
+    was drawn: nothing to compute, so a first screen needs no scikit-learn, issue 66); at any other k,
+    :meth:`dpcore.synopsis.PointSynopsis.kmeans` here, its initialisation seeded so that every viewer sees the
+    same centres for the same k.  Post-processing of the published points and weights either way: any k, no
+    spend, nothing recorded.  :func:`centres_origin` says which.
 
     Returns
     -------
     ndarray (n_clusters, d), data units.
     """
-    return point_synopsis(release).kmeans(int(n_clusters), random_state=0)
+    k = int(n_clusters)
+    published = np.asarray(release["centroids"], dtype=float).reshape(-1, len(release["dataset"]["columns"]))
+    if k == len(published):
+        return published
+    return point_synopsis(release).kmeans(k, random_state=0)
+
+
+def centres_origin(release: dict, n_clusters: int) -> str:
+    """Where :func:`synopsis_centres` took its centres from, in words for a caption."""
+    return ("published with the release" if int(n_clusters) == len(release["centroids"])
+            else "computed here at no cost")
 
 
 def synopsis_frame(release: dict) -> pd.DataFrame:

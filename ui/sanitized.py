@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.release.view import point_synopsis
 from dpcore.synopsis import PointSynopsis
 
 from .releases import draw_on_click, is_public, public_preview
@@ -224,18 +223,19 @@ def input_choice(ds, *, key: str = "input"):
 def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, height: int = 600) -> None:
     """k-means with ``n_clusters`` on a published point synopsis, drawn where the page draws a release.
 
-    Post-processing of the publication only (:meth:`PointSynopsis.kmeans`, seeded initialisation so
-    every visitor sees the same centres): no ε, no draw, nothing recorded.  The publication's own
+    Post-processing of the publication only (:func:`ui.gallery_view.synopsis_centres`, as the gallery: the
+    published centres at the release's own k, else a seeded k-means, so every visitor sees the same centres): no
+    ε, no draw, nothing recorded.  The publication's own
     ledger is shown as what was spent once, when it was drawn.  The owner (or anyone, on public data)
     also sees the centres' NICV on the raw data, labelled not private.
     """
-    from .gallery_view import centres_table, ledger_table, release_view
+    from .gallery_view import centres_origin, centres_table, ledger_table, release_view, synopsis_centres
     from .identity import OWNER_ONLY, sees_raw
     from .marks import THINNED_WORDS, is_thinned
     from .not_private import data_nicv
 
     rel = publication.release
-    centres = point_synopsis(rel).kmeans(int(n_clusters), random_state=0)
+    centres = synopsis_centres(rel, n_clusters)      # the gallery's: the same centres for the same k
     st.info(f"**Analysing publication #{publication.id}** (a sanitized database drawn at ε = "
             f"{publication.epsilon:.4g}): k-means with k = {n_clusters} on its published points and weights is "
             "post-processing. No ε is spent and nothing is recorded, whatever k you choose.")
@@ -246,8 +246,8 @@ def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, h
     else:
         view.plotly_chart(fig, width="stretch")
     view.caption("green discs: the published points (area ∝ weight" + (f"; {THINNED_WORDS}" if is_thinned(fig) else "")
-                 + f") · ● k-means on them, k = {n_clusters}, computed here at no cost · grey outline: the public "
-                 "bounds.")
+                 + f") · ● k-means on them, k = {n_clusters}, {centres_origin(rel, n_clusters)} · grey outline: "
+                 "the public bounds.")
     side.metric("Publication size m", f"{len(rel['synopsis']['weights'])} points")
     side.markdown(f"**k-means on the publication, k = {n_clusters}** (post-processing: no spend)")
     side.dataframe(centres_table(rel, centres), hide_index=True, width="stretch")
