@@ -94,6 +94,7 @@ def test_a_restarted_server_shows_the_same_preview_without_fitting(taxi, monkeyp
     ds, fp = taxi
     first = releases.public_preview(ds, fp, "sanitize", {"epsilon": 1.0})
     assert first.preview and first.release_id is None and first.synopsis_.size > 100
+    PC.flush()                                                # its release written (a background thread)
     st.cache_resource.clear()                                 # the server's memory gone, as after a restart
 
     def no_fit(*a, **k):
@@ -103,6 +104,7 @@ def test_a_restarted_server_shows_the_same_preview_without_fitting(taxi, monkeyp
     np.testing.assert_array_equal(again.synopsis_.points, first.synopsis_.points)
     np.testing.assert_array_equal(again.synopsis_.weights, first.synopsis_.weights)
     assert again.budget_.total() == first.budget_.total() and again.preview
+    assert type(again).__name__ == "ReleasedFit"              # read back: the release the fit would publish
     # Another ε is another setting: not on disk, so it is fitted (here: refused by the stub).
     st.cache_resource.clear()
     with pytest.raises(AssertionError, match="fitted again"):
@@ -113,6 +115,7 @@ def test_the_coreset_preview_keeps_its_regime_check(taxi):
     ds, fp = taxi
     params = {"n_clusters": 5, "delta": 1e-8, "epsilon": 2.0, "budget": "schedule", "constants": "proved"}
     fit = releases.public_preview(ds, fp, "coreset", params)
+    PC.flush()
     st.cache_resource.clear()
     again = releases.public_preview(ds, fp, "coreset", params)
     assert fit.regime_ == again.regime_ and again.regime_.status in ("ok", "warn")
