@@ -38,11 +38,20 @@ from dpcore.explain import running_total, unit_words  # noqa: E402
 from dpcore.store import ReleaseStore, default_store_url  # noqa: E402
 from ui import gallery_view as G  # noqa: E402
 from ui.code_downloads import code_downloads  # noqa: E402
+from ui.marks import THINNED_WORDS, is_thinned  # noqa: E402
 
 
 @st.cache_resource(show_spinner=False)
 def _store(url: str) -> ReleaseStore:
     return ReleaseStore(url, create=False)  # a reader: never creates a store
+
+
+@st.cache_data(show_spinner="Running… k-means on the published points", max_entries=64)
+def _synopsis_centres(url: str, release_id: int, k: int, _release: dict):
+    """k-means on a publication's points (:func:`ui.gallery_view.synopsis_centres`), once per (store, release, k)
+    for the server: a release never changes once recorded, and every visitor sees the same centres anyway
+    (issue 66: a reload recomputed them)."""
+    return G.synopsis_centres(_release, k)
 
 
 def gallery() -> None:
@@ -122,15 +131,16 @@ def gallery() -> None:
                       value=min(max(len(rel["centroids"]), 1), 30), key="synopsis_k",
                       help="Weighted k-means on the published points and weights. It reads nothing but this "
                            "publication: no ε is spent and nothing is recorded, whatever k you choose.")
-        centres = G.synopsis_centres(rel, k)
+        centres = _synopsis_centres(url, s.id, k, rel)
     kind, fig = G.release_view(rel, centres=centres)
     if kind == "map":
         st.pydeck_chart(fig, height=G.MAP_HEIGHT)
         legend = G.legend_html(rel)    # the colour scale of the cells, from the released counts
         if legend is not None:
             st.html(legend)
-        st.caption(("Green discs: the published points (area ∝ weight) · orange discs: k-means on them, "
-                    f"k = {len(centres)}, computed here at no cost" if centres is not None else
+        st.caption(("Green discs: the published points (area ∝ weight"
+                    + (f"; {THINNED_WORDS}" if is_thinned(fig) else "") + ") · orange discs: k-means on them, "
+                    f"k = {len(centres)}, {G.centres_origin(rel, len(centres))}" if centres is not None else
                     "Orange discs: private centres")
                    + (" · cells: noisy counts, blue below 0, red above"
                       if (rel.get("synopsis") or {}).get("kind") == "grid" else "")
@@ -149,27 +159,29 @@ def gallery() -> None:
         st.markdown("**This release's budget ledger**")
         st.dataframe(G.ledger_table(rel), hide_index=True, width="stretch")
     stem = f"release_{s.id}_{rel['algorithm']['key']}"
+    # Every file is written when its button is pressed (a callable: Streamlit's deferred download), not on each
+    # visit: a sanitized database's JSON, CSV, report and Parquet took ~1 s of the page's first render (issue 66).
     d1, d2, d3 = st.columns(3)
-    d1.download_button("Download JSON", R.to_json(rel), file_name=f"{stem}.json", mime="application/json",
+    d1.download_button("Download JSON", lambda: R.to_json(rel), file_name=f"{stem}.json", mime="application/json",
                        key="dl_json")
-    d2.download_button("Download CSV", R.to_csv(rel), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
+    d2.download_button("Download CSV", lambda: R.to_csv(rel), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
     # The report carries the data's running total (issue 56), as the Release page's does.  The total holds per
     # row: in the row's own word ("trip") when this release is row level, as its guarantee says, so the report
     # names one unit; a person-level release's row word is not recorded, so "record".
     row_level = not (rel.get("privacy_unit") or {}).get("person_level")
     total = running_total(None, spent[0], cap[0] if cap else None,
                           unit=R.protected_unit(rel) if row_level else unit_words(None).one)
-    d3.download_button("Download report (HTML)", R.to_html(rel, account=total), file_name=f"{stem}.html",
+    d3.download_button("Download report (HTML)", lambda: R.to_html(rel, account=total), file_name=f"{stem}.html",
                        mime="text/html", key="dl_html")
     code_downloads(rel, release_id=s.id, stem=stem, account=total)
     if G.is_point_synopsis(rel):
-        pts = G.synopsis_frame(rel)
-        st.markdown(f"**The published points and weights** ({len(pts)} points), for any analysis of your own: "
+        n_points = len(rel["synopsis"]["weights"])
+        st.markdown(f"**The published points and weights** ({n_points} points), for any analysis of your own: "
                     "k-means with weights, counts in a rectangle, a density map. Using them spends nothing.")
         p1, p2 = st.columns(2)
-        p1.download_button("Download points and weights (CSV)", pts.to_csv(index=False).encode(),
+        p1.download_button("Download points and weights (CSV)", lambda: G.synopsis_frame(rel).to_csv(index=False),
                            file_name=f"{stem}_points.csv", mime="text/csv", key="dl_points_csv")
-        p2.download_button("Download points and weights (Parquet)", G.parquet_bytes(pts),
+        p2.download_button("Download points and weights (Parquet)", lambda: G.parquet_bytes(G.synopsis_frame(rel)),
                            file_name=f"{stem}_points.parquet", mime="application/vnd.apache.parquet",
                            key="dl_points_parquet")
 

@@ -10,6 +10,7 @@ from dpcore.release import guarantee_sentence
 from ui import figures as F
 from ui import widgets as W
 from ui.code_downloads import code_downloads
+from ui.marks import THINNED_WORDS, is_thinned
 
 W.page_setup(__file__)
 st.title("Publish a release")
@@ -49,13 +50,15 @@ def release_part():
         total = W.account_caption(ds, fit=fit, strip=True)
         shown, d = F.published_view_kwargs(fit), len(ds.columns)
         if ds.geo and d == 2:
-            st.pydeck_chart(F.map_deck(bounds=(fit.bounds_.lower, fit.bounds_.upper), height=520, **shown), height=520)
+            deck = F.map_deck(bounds=(fit.bounds_.lower, fit.bounds_.upper), height=520, **shown)
+            st.pydeck_chart(deck, height=520)
             # A legend on every map (issue 56): the cells' colour scale, from the released counts only.
             if shown.get("synopsis_counts") is not None:
                 st.html(F.count_legend_html(F.count_scale(shown["synopsis_counts"])))
             st.caption("● private centres · grey outline: the public bounds"
                        + (" · cells: the noisy grid synopsis (blue: negative noise)" if "synopsis_counts" in shown else
-                          " · green discs: the published points (area ∝ weight)" if "coreset_points" in shown else "")
+                          " · green discs: the published points (area ∝ weight"
+                          + (f"; {THINNED_WORDS}" if is_thinned(deck) else "") + ")" if "coreset_points" in shown else "")
                        + ".")
         elif d >= 2:
             st.plotly_chart(F.scatter_figure(columns=ds.columns[:2], bounds=(fit.bounds_.lower[:2], fit.bounds_.upper[:2]),

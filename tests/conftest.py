@@ -111,22 +111,35 @@ def _drop_the_gallerys_import_guard():
 
 @pytest.fixture(autouse=True)
 def _own_release_store(tmp_path, monkeypatch):
-    """Every test gets its own empty release store (``$DPCORE_STORE``), never the user's default file."""
+    """Every test gets its own empty release store (``$DPCORE_STORE``), never the user's default file, and its own
+    empty folder of previews kept on disk (``$DPCORE_PREVIEW_CACHE``), never the user's cache."""
     monkeypatch.setenv("DPCORE_STORE", f"sqlite:///{tmp_path / 'releases.db'}")
+    monkeypatch.setenv("DPCORE_PREVIEW_CACHE", str(tmp_path / "previews"))
 
 
 @pytest.fixture
 def captured(monkeypatch):
-    """Bytes of every file an app page hands to the browser (download buttons) during the test, by file name."""
+    """Bytes of every file an app page hands to the browser (download buttons) during the test, by file name.
+
+    A deferred download (a callable, written when its button is pressed) is written here at once, as a press
+    would."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
     files = {}
     original = MemoryMediaFileStorage.load_and_get_id
+    original_deferred = MediaFileManager.add_deferred
 
     def spy(self, path_or_data, mimetype, kind, filename=None):
         files[filename] = path_or_data
         return original(self, path_or_data, mimetype, kind, filename)
 
+    def spy_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        data = data_callable()
+        files[file_name] = data.encode() if isinstance(data, str) else data
+        return original_deferred(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
+
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy_deferred)
     return files
 
 

@@ -13,6 +13,7 @@ from PIL import Image
 from dpcore.synopsis import CoresetSynopsis, GridSynopsis
 from ui import figures as F
 from ui import maps
+from ui.marks import count_marks, is_thinned
 
 BOX = (np.array([-74.1, 40.7]), np.array([-73.9, 40.9]))
 
@@ -53,7 +54,9 @@ def test_hover_cells_exact_when_few_blocks_when_many_and_counts_add_up(monkeypat
     hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts))["synopsis-hover"]
     assert hover["pickable"] is True and hover["getFillColor"][3] == 0      # invisible, but hoverable
     assert len(hover["data"]) == 70 and all(d["tip"].startswith("noisy count: ") for d in hover["data"])
-    monkeypatch.setattr(maps, "MAX_HOVER_CELLS", 20)   # read where the grid layers are built
+    # The figure's budget of marks, read where the map is built: the box and the grid's image take 2, so 20 are
+    # left for the hover cells.
+    monkeypatch.setattr(maps, "MAX_MARKS", 22)
     hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts))["synopsis-hover"]
     assert len(hover["data"]) == 20 and "2 × 2 cells" in hover["data"][0]["tip"]   # 5 x 4 blocks
     # the blocks cover the whole grid: their polygons tile the box and their counts sum to the total
@@ -118,24 +121,34 @@ def test_count_legend_has_a_negative_half_only_for_noisy_counts():
     assert "≤ −" not in exact and "negative" not in exact and "<span>0</span>" in exact
 
 
-def test_many_weighted_points_all_drawn_hover_on_the_heaviest(monkeypatch):
-    """A sanitized database of ~20,000 points: every point drawn once, at its place and size; tooltips only on
-    the MAX_HOVER_CELLS heaviest (their weights exact), the rest in a layer without tooltips."""
-    monkeypatch.setattr(maps, "MAX_HOVER_CELLS", 50)
+def test_many_weighted_points_heaviest_as_discs_the_rest_as_one_image(monkeypatch):
+    """A sanitized database of ~20,000 points: the heaviest drawn as discs at their place and size, each with its
+    exact weight on hover; the others' weights summed per cell in one image (issue 66: no more marks than the
+    figure's budget)."""
+    monkeypatch.setattr(maps, "MAX_MARKS", 52)      # the box and the rest's image take 2: 50 discs
     rng = np.random.default_rng(3)
     pts = BOX[0] + rng.random((400, 2)) * (BOX[1] - BOX[0])
     w = rng.permutation(np.arange(400.0))          # distinct weights: the heaviest 50 are 350..399
-    layers = _layers(maps.map_deck(bounds=BOX, coreset_points=pts, coreset_weights=w))
-    hover, light = layers["coreset"], layers["coreset-light"]
-    assert hover["pickable"] and not light.get("pickable", False)
-    assert len(hover["data"]) == 50 and len(light["data"]) == 350
-    assert all("tip" not in p for p in light["data"])
-    weights = sorted(float(p["tip"].rsplit(": ", 1)[1].replace(",", "")) for p in hover["data"])
+    deck = maps.map_deck(bounds=BOX, coreset_points=pts, coreset_weights=w)
+    layers = _layers(deck)
+    discs, rest = layers["coreset"], layers["coreset-rest"]
+    assert discs["pickable"] and rest["@@type"] == "BitmapLayer" and "coreset-light" not in layers
+    assert count_marks(deck) <= 52 and is_thinned(deck)
+    weights = sorted(float(p["tip"].rsplit(": ", 1)[1].replace(",", "")) for p in discs["data"])
     assert weights == list(np.arange(350.0, 400.0))
-    drawn = sorted((p["lon"], p["lat"]) for p in hover["data"] + light["data"])
-    assert drawn == sorted(map(tuple, np.round(pts, 5).tolist()))          # to ~1 m
-    by_place = {(p["lon"], p["lat"]): p["r"] for p in hover["data"] + light["data"]}
+    heavy = w >= 350
+    assert sorted((p["lon"], p["lat"]) for p in discs["data"]) == sorted(map(tuple, np.round(pts[heavy], 5).tolist()))
+    by_place = {(p["lon"], p["lat"]): p["r"] for p in discs["data"]}
     assert by_place[tuple(np.round(pts[w.argmax()], 5))] == max(by_place.values())   # area grows with weight
-    # A coreset (fewer points than the limit) keeps one layer, every point with its tooltip.
+    # The image covers the public box, and shows something exactly where the other 350 points lie.
+    assert rest["bounds"] == pytest.approx([-74.1, 40.7, -73.9, 40.9])
+    img = _image(rest)
+    side = img.shape[0]
+    col = np.clip(((pts[~heavy, 0] - BOX[0][0]) / 0.2 * side).astype(int), 0, side - 1)
+    row = side - 1 - np.clip(((pts[~heavy, 1] - BOX[0][1]) / 0.2 * side).astype(int), 0, side - 1)
+    lit = img[:, :, 3] > 0
+    assert lit[row, col][w[~heavy] > 0].all() and lit.sum() <= (~heavy).sum()
+    # A coreset (fewer points than the budget) keeps one layer, every point with its tooltip.
     few = _layers(maps.map_deck(bounds=BOX, coreset_points=pts[:20], coreset_weights=w[:20]))
-    assert "coreset-light" not in few and len(few["coreset"]["data"]) == 20
+    assert "coreset-rest" not in few and len(few["coreset"]["data"]) == 20 and not is_thinned(
+        maps.map_deck(bounds=BOX, coreset_points=pts[:20], coreset_weights=w[:20]))

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -80,3 +83,32 @@ def test_the_points_and_weights_download_as_csv_and_parquet(store_url, synopsis_
         np.testing.assert_allclose(df[TAXI_COLUMNS].to_numpy(), syn["points"])
         np.testing.assert_allclose(df["weight"].to_numpy(), syn["weights"])
         assert (df["weight"] >= 0).all()
+
+
+def test_at_its_own_k_a_publication_shows_the_centres_it_published(synopsis_release):
+    """Issue 66: at the release's k the gallery (and "Analyse a publication") show its published centres, which
+    are k-means on the same points: nothing to compute, no scikit-learn to load on the first screen."""
+    from ui import gallery_view as G
+    k = len(synopsis_release["centroids"])
+    np.testing.assert_array_equal(G.synopsis_centres(synopsis_release, k),
+                                  np.asarray(synopsis_release["centroids"], dtype=float))
+    assert G.centres_origin(synopsis_release, k) == "published with the release"
+    syn = point_synopsis(synopsis_release)
+    np.testing.assert_allclose(G.synopsis_centres(synopsis_release, k + 1), syn.kmeans(k + 1, random_state=0))
+    assert G.centres_origin(synopsis_release, k + 1) == "computed here at no cost"
+    # The published centres fit the published mass about as well as a k-means computed here.
+    assert syn.cost(G.synopsis_centres(synopsis_release, k)) <= 1.05 * syn.cost(syn.kmeans(k, random_state=0))
+
+
+def test_the_first_screen_of_a_publication_loads_no_estimator(store_url):
+    """A fresh interpreter opens the gallery on the published sanitized database: its first screen (the release's
+    own k) imports neither scikit-learn nor the estimators (issue 66)."""
+    code = (f"from streamlit.testing.v1 import AppTest\n"
+            f"at = AppTest.from_file({str(REPO / 'gallery.py')!r}, default_timeout=120).run()\n"
+            "assert not at.exception, [e.message for e in at.exception]\n"
+            "import sys\n"
+            "print(sorted(m for m in ('sklearn', 'dpcore.algorithms', 'numba') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=dict(os.environ, DPCORE_STORE=store_url),
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -11,9 +11,24 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import dpcore
-from dpcore.algorithms.base import DPClusterer
 
 from .maps import CLUSTER_PALETTE, NOT_PRIVATE
+from .marks import MAX_MARKS, REST, thin_points
+
+
+def rest_heatmap(thinned, rgb, *, name: str, zmax: float | None = None) -> go.Heatmap | None:
+    """The points a plotly figure does not draw as marks (:func:`ui.marks.thin_points`) as one heatmap: each cell
+    shaded by the summed weight of its points (transparent where there is none; full colour at ``zmax``, default
+    the largest sum), the sum on hover.  None when every point is a mark."""
+    if thinned.complete:
+        return None
+    ex, ey = thinned.rest_edges
+    z = np.where(thinned.rest > 0, thinned.rest, np.nan).T
+    r, g, b = rgb
+    return go.Heatmap(x=(ex[:-1] + ex[1:]) / 2, y=(ey[:-1] + ey[1:]) / 2, z=z, name=name, showscale=False, meta=REST,
+                      colorscale=[[0, f"rgba({r},{g},{b},0.15)"], [1, f"rgba({r},{g},{b},0.75)"]],
+                      zmin=0, zmax=float(np.nanmax(z) if zmax is None else zmax), hoverongaps=False,
+                      hovertemplate=f"{name}: %{{z:.1f}}<extra></extra>")
 
 
 def scatter_figure(*, columns, bounds, private_centers=None, baseline_centers=None, synopsis_edges=None,
@@ -31,8 +46,16 @@ def scatter_figure(*, columns, bounds, private_centers=None, baseline_centers=No
         fig.add_trace(go.Heatmap(x=(ex[:-1] + ex[1:]) / 2, y=(ey[:-1] + ey[1:]) / 2, z=z, colorscale="RdBu_r",
                                  zmid=0, zmin=-lim, zmax=lim, name="noisy cell counts", opacity=0.75,
                                  colorbar=dict(title="noisy count")))
+    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
     if raw_points is not None and len(raw_points):
-        fig.add_trace(go.Scattergl(x=raw_points[:, 0], y=raw_points[:, 1], mode="markers",
+        # At most MAX_MARKS marks (issue 66): the first points in the order given, the others as one grey image.
+        centres = sum(len(c) for c in (private_centers, baseline_centers) if c is not None)
+        thin = thin_points(np.asarray(raw_points, dtype=float)[:, :2], bounds=(lo[:2], hi[:2]),
+                           cap=MAX_MARKS - centres - 2)
+        rest = rest_heatmap(thin, (120, 120, 120), name=f"more raw rows per cell ({NOT_PRIVATE})")
+        if rest is not None:
+            fig.add_trace(rest)
+        fig.add_trace(go.Scattergl(x=thin.points[:, 0], y=thin.points[:, 1], mode="markers",
                                    marker=dict(size=3, color="rgba(120,120,120,0.35)"),
                                    name=f"raw data ({NOT_PRIVATE})"))
     if baseline_centers is not None:
@@ -44,7 +67,6 @@ def scatter_figure(*, columns, bounds, private_centers=None, baseline_centers=No
         c = np.asarray(private_centers)
         fig.add_trace(go.Scatter(x=c[:, 0], y=c[:, 1], mode="markers", name="private centres",
                                  marker=dict(size=12, color="rgb(230,85,13)", line=dict(width=1.5, color="black"))))
-    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
     fig.update_layout(title=title, xaxis=dict(title=columns[0], range=[lo[0], hi[0]]),
                       yaxis=dict(title=columns[1] if len(columns) > 1 else "", range=[lo[1], hi[1]]),
                       legend=dict(orientation="h", y=-0.15), margin=dict(l=10, r=10, t=40, b=10), height=560)
@@ -172,7 +194,11 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
 def algorithm_colour(key: str) -> str:
     """An algorithm's colour on the curve and advisor charts: the one its class declares (``colour``)."""
     cls = dpcore.ALGORITHMS.get(key)
-    return cls.colour if cls is not None else DPClusterer.colour
+    if cls is None:
+        # Here, not at the top: the gallery draws with this module and imports no estimator (issue 66).
+        from dpcore.algorithms.base import DPClusterer
+        cls = DPClusterer
+    return cls.colour
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -434,6 +460,6 @@ def reference_strip_figure(marks: dict, deployments, *, height: int = 400) -> go
     return fig
 
 
-__all__ = ["scatter_figure", "ledger_frame", "label_grid_figure", "small_multiples_figure", "algorithm_colour",
-           "utility_curve_figure", "accuracy_figure", "advice_figure", "privacy_bounds_figure", "center_images",
-           "center_images_figure", "inertia_reference_figure", "reference_strip_figure"]
+__all__ = ["rest_heatmap", "scatter_figure", "ledger_frame", "label_grid_figure", "small_multiples_figure",
+           "algorithm_colour", "utility_curve_figure", "accuracy_figure", "advice_figure", "privacy_bounds_figure",
+           "center_images", "center_images_figure", "inertia_reference_figure", "reference_strip_figure"]

@@ -12,7 +12,16 @@ import pandas as pd
 
 from dpcore.release.view import is_geo, point_synopsis
 
-from .figures import center_images_figure, count_legend_html, count_scale, label_grid_figure, map_deck, scatter_figure
+from .figures import (
+    center_images_figure,
+    count_legend_html,
+    count_scale,
+    label_grid_figure,
+    map_deck,
+    rest_heatmap,
+    scatter_figure,
+)
+from .marks import MAX_MARKS, thin_points
 
 
 def legend_html(release: dict) -> str | None:
@@ -77,9 +86,18 @@ def release_view(release: dict, centres=None):
     fig = scatter_figure(columns=cols[:2], bounds=bounds, private_centers=centres, title=title, **kw)
     if kind in ("coreset", "points"):
         pts, w = np.asarray(syn["points"], dtype=float), np.asarray(syn["weights"], dtype=float)
-        w = w / w.max() if len(w) and w.max() > 0 else np.zeros_like(w)
-        fig.add_scatter(x=pts[:, 0], y=pts[:, 1], mode="markers", name=f"private {_WHAT[kind]} (area ∝ weight)",
-                        marker=dict(size=4 + 16 * np.sqrt(w), color="rgba(49,163,84,0.5)"))
+        # At most MAX_MARKS marks (issue 66): the heaviest points, the others' weight summed per cell.
+        thin = thin_points(pts[:, :2], w, bounds=bounds, cap=MAX_MARKS - (0 if centres is None else len(centres)) - 1)
+        rest = rest_heatmap(thin, (49, 163, 84), name=f"weight of the other {_WHAT[kind]} points in this cell")
+        if rest is not None:
+            fig.add_trace(rest)
+        top = w.max() if len(w) and w.max() > 0 else 1.0
+        fig.add_scatter(x=thin.points[:, 0], y=thin.points[:, 1], mode="markers",
+                        name=f"private {_WHAT[kind]} (area ∝ weight)"
+                             + ("" if thin.complete else f": the {len(thin.weights):,} heaviest; shaded cells: the "
+                                                         f"other {thin.n_rest:,}, summed"),
+                        marker=dict(size=4 + 16 * np.sqrt(np.clip(thin.weights, 0, None) / top),
+                                    color="rgba(49,163,84,0.5)"))
     return "plot", fig
 
 
@@ -92,16 +110,29 @@ def is_point_synopsis(release: dict) -> bool:
 
 
 def synopsis_centres(release: dict, n_clusters: int) -> np.ndarray:
-    """k-means with ``n_clusters`` on a published point synopsis (:meth:`dpcore.synopsis.PointSynopsis.kmeans`).
+    """k-means with ``n_clusters`` on a published point synopsis.
 
-    Post-processing of the published points and weights: any k, no spend, nothing recorded.  The
-    seed fixes only k-means' initialisation, so every viewer sees the same centres for the same k.
+    At the release's own k, the centres it published (k-means on the same points and weights, computed when it
+    was drawn: nothing to compute, so a first screen needs no scikit-learn, issue 66); at any other k,
+    :meth:`dpcore.synopsis.PointSynopsis.kmeans` here, its initialisation seeded so that every viewer sees the
+    same centres for the same k.  Post-processing of the published points and weights either way: any k, no
+    spend, nothing recorded.  :func:`centres_origin` says which.
 
     Returns
     -------
     ndarray (n_clusters, d), data units.
     """
-    return point_synopsis(release).kmeans(int(n_clusters), random_state=0)
+    k = int(n_clusters)
+    published = np.asarray(release["centroids"], dtype=float).reshape(-1, len(release["dataset"]["columns"]))
+    if k == len(published):
+        return published
+    return point_synopsis(release).kmeans(k, random_state=0)
+
+
+def centres_origin(release: dict, n_clusters: int) -> str:
+    """Where :func:`synopsis_centres` took its centres from, in words for a caption."""
+    return ("published with the release" if int(n_clusters) == len(release["centroids"])
+            else "computed here at no cost")
 
 
 def synopsis_frame(release: dict) -> pd.DataFrame:

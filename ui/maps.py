@@ -16,6 +16,8 @@ import math
 import numpy as np
 import pydeck as pdk
 
+from .marks import MAX_MARKS, REST, shares, thin_points
+
 PRIVATE_RGB = [230, 85, 13]
 BASELINE_RGB = [8, 48, 107]
 RAW_RGB = [120, 120, 120]
@@ -39,9 +41,6 @@ BASEMAP = "data:application/json;base64," + base64.b64encode(json.dumps(_BASEMAP
 # The grid is drawn as one image (BitmapLayer): its size is what the browser gets, whatever the cell
 # count.  Grids finer than this many cells per side are shown with blocks summed (post-processing).
 MAX_IMAGE_SIDE = 1024
-# Hover needs one JSON object per pickable shape, which costs ~3 µs... 10 µs each to build and send:
-# above this many cells, hover reports the noisy count of blocks of f x f cells (said in the tooltip).
-MAX_HOVER_CELLS = 4096
 TOOLTIP = {"text": "{tip}"}
 _DIVERGING_WHITE = np.array([247, 247, 247], dtype=float)
 _DIVERGING_RED = np.array([178, 24, 43], dtype=float)
@@ -155,7 +154,7 @@ def _cell_polygons(ex, ey, ix, iy) -> list:
 
 
 def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = None,
-                scale: float | None = None, value_label: str = "noisy count") -> list:
+                scale: float | None = None, value_label: str = "noisy count", max_hover: int = MAX_MARKS) -> list:
     """Layers drawing a released 2-D grid: one image of all cells, and a light hover layer.
 
     Parameters
@@ -169,13 +168,16 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
     value_label : str, default "noisy count"
         What a cell's value is, in its tooltip (``"exact count (not private)"`` for the data
         owner's density overlay of a large source).
+    max_hover : int, default :data:`ui.marks.MAX_MARKS`
+        The most hover shapes sent (each is a mark: one JSON object, ~3-10 µs to build and send, and a
+        polygon for the browser).
 
     Returns
     -------
     list of pydeck.Layer
         A ``BitmapLayer`` (id ``synopsis``: one PNG, one pixel per cell, crisp edges) and a
         transparent pickable ``PolygonLayer`` (id ``synopsis-hover``) whose tooltip gives each
-        cell's noisy count, or, above :data:`MAX_HOVER_CELLS` cells, the summed count of blocks of
+        cell's noisy count, or, above ``max_hover`` cells, the summed count of blocks of
         f x f cells (the tooltip says so).  Everything drawn is computed from the release only.
     """
     ex, ey = (np.asarray(e, dtype=float) for e in edges)
@@ -190,7 +192,7 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
     layers = [pdk.Layer("BitmapLayer", None, id="synopsis", image=pdk.types.String(url), bounds=box,
                         texture_parameters={"minFilter": "nearest", "magFilter": "nearest"})]
     if labels is None:
-        f = _block_factor(counts.shape, MAX_HOVER_CELLS)
+        f = _block_factor(counts.shape, max(max_hover, 1))
         (hx, hy), hc = block_sums([ex, ey], counts, f)
         ix, iy = (a.ravel() for a in np.meshgrid(np.arange(hc.shape[0]), np.arange(hc.shape[1]), indexing="ij"))
         what = value_label if f == 1 else f"{value_label} of these {f} × {f} cells"
@@ -198,7 +200,7 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
     else:
         lab = np.asarray(labels)
         ix, iy = np.nonzero(lab >= 0)
-        if ix.size > MAX_HOVER_CELLS:
+        if ix.size > max_hover:
             return layers
         hx, hy = ex, ey
         tips = [f"cluster {c}" for c in lab[ix, iy].tolist()]
@@ -280,6 +282,21 @@ def map_view(bounds, height: int, width: int = 760) -> pdk.ViewState:
                          zoom=float(np.clip(zoom, 1, 18)))
 
 
+def rest_layer(thinned, rgb, *, layer_id: str) -> pdk.Layer | None:
+    """The points a map does not draw as marks (:func:`ui.marks.thin_points`), as one image: each cell shaded
+    by the summed weight of its points (square-root scale, transparent where there is none), id
+    ``<layer_id>-rest``.  None when every point is a mark."""
+    if thinned.complete:
+        return None
+    s = np.sqrt(np.maximum(thinned.rest, 0.0))
+    a = s / s.max() if s.max() > 0 else s
+    rgba = np.zeros((*s.shape, 4), dtype=np.uint8)
+    rgba[..., :3] = rgb
+    rgba[..., 3] = np.where(a > 0, np.round(40 + 150 * a), 0).astype(np.uint8)
+    url, box = grid_image(thinned.rest_edges, rgba)
+    return pdk.Layer("BitmapLayer", None, id=f"{layer_id}-{REST}", image=pdk.types.String(url), bounds=box)
+
+
 def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_edges=None,
              synopsis_counts=None, raw_points=None, coreset_points=None, coreset_weights=None,
              cell_labels=None, private_sizes=None, baseline_sizes=None, height: int = 640,
@@ -293,8 +310,8 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     synopsis_edges, synopsis_counts : 2-D grid (edges list, counts (nx, ny)), optional; drawn by
         :func:`grid_layers` (noisy counts on a diverging scale, or cluster colours with ``cell_labels``).
     raw_points : ndarray (n, 2), optional; drawn grey as the non-private reference layer.
-    coreset_points, coreset_weights : optional; discs with area proportional to weight. Hover gives the
-        weight of the :data:`MAX_HOVER_CELLS` heaviest (all of a coreset; of a large sanitized database, those).
+    coreset_points, coreset_weights : optional; discs with area proportional to weight, each with its weight on
+        hover.
     cell_labels : ndarray (nx, ny) int, optional; colours cells by cluster id (-1: not drawn).
     private_sizes : ndarray (k,), optional; the noisy cluster sizes the release implies
         (:func:`noisy_cluster_sizes`), shown on hover; None says the algorithm releases none.
@@ -307,35 +324,47 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     -------
     pydeck.Deck
         On CARTO's token-free light basemap; hover (tooltip ``{tip}``) shows a cell's noisy count and a
-        centre's coordinates and size.
+        centre's coordinates and size.  At most :data:`ui.marks.MAX_MARKS` marks (issue 66): the grid's hover
+        cells, the raw points and the weighted points share what the centres and the box leave; raw or
+        weighted points beyond their share are drawn as the heaviest (the raw points: the first in the order
+        given) and one image of the others' summed weight (ids ``raw-rest``, ``coreset-rest``).
     """
     lo, hi = (np.asarray(b, dtype=float) for b in bounds)
     box = [[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]], [lo[0], lo[1]]]
     layers = [pdk.Layer("PathLayer", [{"path": [[float(a), float(b)] for a, b in box]}], id="public-box",
                         get_path="path", get_color=[60, 60, 60, 200], width_min_pixels=1.5, get_width=1)]
-    if synopsis_counts is not None or cell_labels is not None:
-        layers += grid_layers(synopsis_edges, synopsis_counts, labels=cell_labels, value_label=synopsis_label)
-    if raw_points is not None and len(raw_points):
-        pts = [{"lon": a, "lat": b} for a, b in np.round(np.asarray(raw_points)[:, :2], 6).tolist()]
+    grid = synopsis_counts is not None or cell_labels is not None
+    raw = raw_points is not None and len(raw_points) > 0
+    core = coreset_points is not None and len(coreset_points) > 0
+    # The marks' budget: the box, the centres and one image per layer are fixed; the rest is shared.
+    fixed = 1 + sum(len(c) for c in (private_centers, baseline_centers) if c is not None) + grid + raw + core
+    hover_n = 0 if not grid else (np.size(cell_labels) if cell_labels is not None else np.size(synopsis_counts))
+    hover_cap, raw_cap, core_cap = shares([hover_n, len(raw_points) if raw else 0,
+                                           len(coreset_points) if core else 0], MAX_MARKS - fixed)
+    if grid:
+        layers += grid_layers(synopsis_edges, synopsis_counts, labels=cell_labels, value_label=synopsis_label,
+                              max_hover=hover_cap)
+    if raw:
+        thin = thin_points(np.asarray(raw_points, dtype=float)[:, :2], bounds=(lo, hi), cap=raw_cap)
+        rest = rest_layer(thin, RAW_RGB, layer_id="raw")
+        layers += [] if rest is None else [rest]
+        pts = [{"lon": a, "lat": b} for a, b in np.round(thin.points, 6).tolist()]
         layers.append(pdk.Layer("ScatterplotLayer", pts, id="raw", get_position=["lon", "lat"],
                                 get_fill_color=RAW_RGB + [90], get_radius=25, radius_min_pixels=1,
                                 radius_max_pixels=3))
-    if coreset_points is not None and len(coreset_points):
-        w = np.asarray(coreset_weights, dtype=float)
-        r = np.round(60 + 600 * np.sqrt(np.maximum(w, 0) / max(w.max(), 1e-12)))
-        xy = np.round(np.asarray(coreset_points, dtype=float)[:, :2], 5)     # 5 decimals: ~1 m
-        # Hover for the MAX_HOVER_CELLS heaviest points; the rest (a sanitized database of a large data set has
-        # ~20,000) are drawn without a tooltip: their tooltips made most of a 2.8 MB map (issue 56, speed).
-        hover = np.zeros(len(w), dtype=bool)
-        hover[np.argsort(-w, kind="stable")[:MAX_HOVER_CELLS]] = True
-        disc = dict(get_position=["lon", "lat"], get_radius="r", get_fill_color=[49, 163, 84, 150], stroked=True,
-                    get_line_color=[0, 90, 50], line_width_min_pixels=1)
-        if not hover.all():
-            light = [{"lon": a, "lat": b, "r": rr} for (a, b), rr in zip(xy[~hover].tolist(), r[~hover].tolist())]
-            layers.append(pdk.Layer("ScatterplotLayer", light, id="coreset-light", **disc))
+    if core:
+        w_all = np.asarray(coreset_weights, dtype=float)
+        thin = thin_points(np.asarray(coreset_points, dtype=float)[:, :2], w_all, bounds=(lo, hi), cap=core_cap)
+        rest = rest_layer(thin, [49, 163, 84], layer_id="coreset")
+        layers += [] if rest is None else [rest]
+        w = thin.weights
+        r = np.round(60 + 600 * np.sqrt(np.maximum(w, 0) / max(w_all.max(), 1e-12)))
+        xy = np.round(thin.points, 5)     # 5 decimals: ~1 m
         cs = [{"lon": a, "lat": b, "r": rr, "tip": f"coreset point\nlon {a:.5f}, lat {b:.5f}\nweight: {_fmt(ww)}"}
-              for (a, b), rr, ww in zip(xy[hover].tolist(), r[hover].tolist(), w[hover].tolist())]
-        layers.append(pdk.Layer("ScatterplotLayer", cs, id="coreset", pickable=True, **disc))
+              for (a, b), rr, ww in zip(xy.tolist(), r.tolist(), w.tolist())]
+        layers.append(pdk.Layer("ScatterplotLayer", cs, id="coreset", pickable=True, get_position=["lon", "lat"],
+                                get_radius="r", get_fill_color=[49, 163, 84, 150], stroked=True,
+                                get_line_color=[0, 90, 50], line_width_min_pixels=1))
     if baseline_centers is not None:
         k = len(baseline_centers)
         sizes = ([f"{int(round(v)):,} points" for v in np.asarray(baseline_sizes).tolist()]
@@ -372,7 +401,7 @@ def cluster_rgba(labels, alpha: int = 190) -> np.ndarray:
     return out
 
 
-__all__ = ["PRIVATE_RGB", "BASELINE_RGB", "RAW_RGB", "NOT_PRIVATE", "BASEMAP", "MAX_IMAGE_SIDE", "MAX_HOVER_CELLS",
+__all__ = ["PRIVATE_RGB", "BASELINE_RGB", "RAW_RGB", "NOT_PRIVATE", "BASEMAP", "MAX_IMAGE_SIDE", "MAX_MARKS",
            "TOOLTIP", "count_scale", "diverging_rgba", "count_legend_html", "block_sums", "grid_image",
-           "grid_layers", "noisy_cluster_sizes", "published_view_kwargs", "map_view", "map_deck",
+           "grid_layers", "rest_layer", "noisy_cluster_sizes", "published_view_kwargs", "map_view", "map_deck",
            "CLUSTER_PALETTE", "cluster_rgba"]

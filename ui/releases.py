@@ -30,6 +30,7 @@ from .data_picker import _on_source, exact_rows, fit_data, is_large, pass_progre
 from .identity import draw_refusal, may
 from .identity import who as identity_who
 from .page import friendly_errors
+from .preview_cache import KEPT_ON_DISK, kept_fit
 from .store import release_store
 
 
@@ -360,8 +361,13 @@ def public_preview(ds, fingerprint: str, algorithm: str, params: dict):
 @st.cache_resource(show_spinner="Running… a preview on the public data", max_entries=MAX_PREVIEWS * 4)
 def _shared_preview(key: str, _ds, algorithm: str, _params: dict):
     """One preview per setting for the server: the data are public, so sharing the noise of a preview
-    reveals nothing, and a second session (or a reload) opens at once instead of fitting again."""
-    est = _fit_private(_ds, algorithm, _params)
+    reveals nothing, and a second session (or a reload) opens at once instead of fitting again.  The kinds of
+    Figure 8's levels view are also kept on disk, as the release the fit would publish (:func:`kept_fit`)."""
+    if algorithm in KEPT_ON_DISK and is_public(_ds):
+        est = kept_fit(key, lambda: _fit_private(_ds, algorithm, _params), algorithm=algorithm, dataset=_ds.name,
+                       columns=_ds.columns, kind=getattr(_ds, "kind", "points"))
+    else:
+        est = _fit_private(_ds, algorithm, _params)
     est.preview, est.release_id, est.draw, est.key = True, None, 0, key
     return est
 

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.release.view import point_synopsis
 from dpcore.synopsis import PointSynopsis
 
 from .releases import draw_on_click, is_public, public_preview
@@ -133,6 +132,7 @@ def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees
     ``sees_raw``."""
     from .account import show_ledger
     from .maps import map_deck, noisy_cluster_sizes
+    from .marks import THINNED_WORDS, is_thinned
     from .releases import draw_controls
 
     is_preview = fit is None
@@ -144,11 +144,12 @@ def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees
     centres = _level_kmeans(syn, _digest(syn), n_clusters)
     view, side = st.columns([2, 1], gap="medium")
     if ds.geo and syn.points.shape[1] == 2:
-        view.pydeck_chart(map_deck(bounds=bounds, private_centers=centres, coreset_points=syn.points,
-                                   coreset_weights=syn.weights, private_sizes=noisy_cluster_sizes(centres, syn),
-                                   height=height), height=height)
+        deck = map_deck(bounds=bounds, private_centers=centres, coreset_points=syn.points, coreset_weights=syn.weights,
+                        private_sizes=noisy_cluster_sizes(centres, syn), height=height)
+        view.pydeck_chart(deck, height=height)
         view.caption(("Preview: " if is_preview else "") + "green discs: the synopsis' points, one per cell "
-                     "(area ∝ weight, its noisy count made non-negative) · ● k-means on the synopsis, "
+                     "(area ∝ weight, its noisy count made non-negative"
+                     + (f"; {THINNED_WORDS}" if is_thinned(deck) else "") + ") · ● k-means on the synopsis, "
                      f"k = {n_clusters} (post-processing: no spend) · grey outline: the public bounds.")
     side.metric("Synopsis size m", f"{syn.size} points", help="One point per leaf cell of the decomposition: a "
                 "function of public inputs and released noisy values only.")
@@ -222,17 +223,19 @@ def input_choice(ds, *, key: str = "input"):
 def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, height: int = 600) -> None:
     """k-means with ``n_clusters`` on a published point synopsis, drawn where the page draws a release.
 
-    Post-processing of the publication only (:meth:`PointSynopsis.kmeans`, seeded initialisation so
-    every visitor sees the same centres): no ε, no draw, nothing recorded.  The publication's own
+    Post-processing of the publication only (:func:`ui.gallery_view.synopsis_centres`, as the gallery: the
+    published centres at the release's own k, else a seeded k-means, so every visitor sees the same centres): no
+    ε, no draw, nothing recorded.  The publication's own
     ledger is shown as what was spent once, when it was drawn.  The owner (or anyone, on public data)
     also sees the centres' NICV on the raw data, labelled not private.
     """
-    from .gallery_view import centres_table, ledger_table, release_view
+    from .gallery_view import centres_origin, centres_table, ledger_table, release_view, synopsis_centres
     from .identity import OWNER_ONLY, sees_raw
+    from .marks import THINNED_WORDS, is_thinned
     from .not_private import data_nicv
 
     rel = publication.release
-    centres = point_synopsis(rel).kmeans(int(n_clusters), random_state=0)
+    centres = synopsis_centres(rel, n_clusters)      # the gallery's: the same centres for the same k
     st.info(f"**Analysing publication #{publication.id}** (a sanitized database drawn at ε = "
             f"{publication.epsilon:.4g}): k-means with k = {n_clusters} on its published points and weights is "
             "post-processing. No ε is spent and nothing is recorded, whatever k you choose.")
@@ -242,8 +245,9 @@ def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, h
         view.pydeck_chart(fig, height=height)
     else:
         view.plotly_chart(fig, width="stretch")
-    view.caption("green discs: the published points (area ∝ weight) · ● k-means on them, "
-                 f"k = {n_clusters}, computed here at no cost · grey outline: the public bounds.")
+    view.caption("green discs: the published points (area ∝ weight" + (f"; {THINNED_WORDS}" if is_thinned(fig) else "")
+                 + f") · ● k-means on them, k = {n_clusters}, {centres_origin(rel, n_clusters)} · grey outline: "
+                 "the public bounds.")
     side.metric("Publication size m", f"{len(rel['synopsis']['weights'])} points")
     side.markdown(f"**k-means on the publication, k = {n_clusters}** (post-processing: no spend)")
     side.dataframe(centres_table(rel, centres), hide_index=True, width="stretch")
@@ -263,6 +267,16 @@ def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, h
 LEVELS = (0.1, 0.5, 1.0, 2.0)
 
 
+def _inner_ticks(lo: float, hi: float) -> tuple[list, list]:
+    """Two ticks at a quarter and three quarters of ``[lo, hi]`` with as many decimals as tell them apart: labels
+    at a panel's edges ran into the next panel's at 1280 px ("−73.974.1", issue 65)."""
+    import math
+    span = float(hi - lo) or 1.0
+    decimals = max(0, math.ceil(-math.log10(span / 2) - 1e-9) + 1)
+    vals = [lo + span / 4, lo + 3 * span / 4]
+    return vals, [f"{v:.{decimals}f}".replace("-", "−") for v in vals]
+
+
 def levels_figure(rows, *, bounds, columns, geo: bool = False, height: int = 640):
     """Weighted point sets at several privacy levels: one row per release kind, one column per ε.
 
@@ -277,24 +291,40 @@ def levels_figure(rows, *, bounds, columns, geo: bool = False, height: int = 640
 
     Returns
     -------
-    plotly Figure.  Disc area ∝ weight on one scale per row, so sizes compare across levels.
+    plotly Figure.  Disc area ∝ weight on one scale per row, so sizes compare across levels.  At most
+    :data:`ui.marks.MAX_MARKS` marks in all (issue 66): the panels share what the centres leave, and a panel with
+    more points than its share draws the heaviest as discs and the others' summed weight as the shade of their
+    cell (one scale per row).  Tick labels on the outer panels only, two per axis, clear of the panels' edges.
     """
     import math
 
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
+    from .charts import rest_heatmap
+    from .marks import MAX_MARKS, shares, thin_points
+
     lo, hi = (np.asarray(b, dtype=float)[:2] for b in bounds)
     n_cols = max(len(panels) for _, panels in rows)
     titles = [p["title"] for _, panels in rows for p in panels]
     fig = make_subplots(rows=len(rows), cols=n_cols, subplot_titles=titles, horizontal_spacing=0.03,
                         vertical_spacing=0.1)
-    for r, (_, panels) in enumerate(rows, start=1):
-        top = max((float(np.max(p["weights"])) for p in panels if "weights" in p and len(p["weights"])), default=1.0)
-        for c, p in enumerate(panels, start=1):
-            if "points" in p:
-                pts, w = np.asarray(p["points"], dtype=float), np.asarray(p["weights"], dtype=float)
-                fig.add_trace(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="markers",
+    panels = [p for _, row in rows for p in row if "points" in p]
+    fixed = sum(len(np.asarray(p["centers"]).reshape(-1, 2)) + 1 for p in panels)     # centres, one image each
+    caps = iter(shares([len(p["weights"]) for p in panels], MAX_MARKS - fixed))
+    xticks, yticks = _inner_ticks(lo[0], hi[0]), _inner_ticks(lo[1], hi[1])
+    for r, (_, row) in enumerate(rows, start=1):
+        top = max((float(np.max(p["weights"])) for p in row if "weights" in p and len(p["weights"])), default=1.0)
+        thinned = [thin_points(p["points"], p["weights"], bounds=(lo, hi), cap=next(caps), bins=64)
+                   if "points" in p else None for p in row]
+        shade = max((float(t.rest.max()) for t in thinned if t is not None and not t.complete), default=None)
+        for c, (p, thin) in enumerate(zip(row, thinned), start=1):
+            if thin is not None:
+                rest = rest_heatmap(thin, (49, 163, 84), name="weight of the other points in this cell", zmax=shade)
+                if rest is not None:
+                    fig.add_trace(rest, row=r, col=c)
+                w = thin.weights
+                fig.add_trace(go.Scatter(x=thin.points[:, 0], y=thin.points[:, 1], mode="markers",
                                          name="private points (area ∝ weight)", legendgroup="points",
                                          showlegend=(r == 1 and c == 1),
                                          marker=dict(size=2 + 18 * np.sqrt(np.clip(w, 0, None) / (top or 1.0)),
@@ -302,7 +332,7 @@ def levels_figure(rows, *, bounds, columns, geo: bool = False, height: int = 640
                                          customdata=np.round(w, 1),
                                          hovertemplate="weight %{customdata}<extra></extra>"),
                               row=r, col=c)
-                cen = np.asarray(p["centers"], dtype=float).reshape(-1, pts.shape[1])
+                cen = np.asarray(p["centers"], dtype=float).reshape(-1, thin.points.shape[1])
                 fig.add_trace(go.Scatter(x=cen[:, 0], y=cen[:, 1], mode="markers", name="k-means on them",
                                          legendgroup="centres", showlegend=(r == 1 and c == 1),
                                          marker=dict(size=9, color="rgb(230,85,13)",
@@ -311,8 +341,10 @@ def levels_figure(rows, *, bounds, columns, geo: bool = False, height: int = 640
             else:
                 fig.add_annotation(text=p.get("note", ""), x=(lo[0] + hi[0]) / 2, y=(lo[1] + hi[1]) / 2,
                                    showarrow=False, font=dict(size=11, color="grey"), row=r, col=c)
-            fig.update_xaxes(range=[lo[0], hi[0]], showgrid=False, nticks=3, constrain="domain", row=r, col=c)
-            yaxis = dict(range=[lo[1], hi[1]], showgrid=False, nticks=3, constrain="domain", row=r, col=c)
+            fig.update_xaxes(range=[lo[0], hi[0]], showgrid=False, constrain="domain", tickvals=xticks[0],
+                             ticktext=xticks[1], showticklabels=(r == len(rows)), row=r, col=c)
+            yaxis = dict(range=[lo[1], hi[1]], showgrid=False, constrain="domain", tickvals=yticks[0],
+                         ticktext=yticks[1], showticklabels=(c == 1), row=r, col=c)
             if geo:
                 i = (r - 1) * n_cols + c
                 yaxis.update(scaleanchor=f"x{'' if i == 1 else i}",
@@ -386,6 +418,7 @@ def levels_section(ds, fingerprint: str, n_clusters: int, coreset_params: dict, 
     at ``n_clusters`` only where raw figures may be shown (``sees_raw``).
     """
     from .identity import OWNER_ONLY
+    from .marks import THINNED_WORDS, is_thinned
 
     public = is_public(ds)
     st.subheader("Choose a privacy level: the points at each ε")
@@ -423,8 +456,11 @@ def levels_section(ds, fingerprint: str, n_clusters: int, coreset_params: dict, 
                 row[f"synopsis cost error, k = {n_clusters}"] = _level_error(ds.X, syn.points, syn.weights, centres,
                                                                             _digest(syn, centres))
         table.append(row)
-    st.plotly_chart(levels_figure([("PRIVATE-K-MEAN coreset", top), ("sanitized database", bottom)], bounds=bounds,
-                                  columns=ds.columns[:2], geo=bool(ds.geo)), width="stretch", key="levels_fig")
+    fig = levels_figure([("PRIVATE-K-MEAN coreset", top), ("sanitized database", bottom)], bounds=bounds,
+                        columns=ds.columns[:2], geo=bool(ds.geo))
+    st.plotly_chart(fig, width="stretch", key="levels_fig")
+    st.caption("Green discs: the released points, area ∝ weight on one scale per row"
+               + (f" ({THINNED_WORDS})" if is_thinned(fig) else "") + " · ● k-means on them.")
     df = pd.DataFrame(table)
     errs = [c for c in df.columns if "cost error" in c]
     st.dataframe(df.style.format({c: "{:.1%}" for c in errs}, na_rep="—"), hide_index=True)

@@ -39,6 +39,12 @@ def preload() -> float:
         import streamlit.emojis  # noqa: F401
     except ImportError:
         pass
+    # Streamlit's first page element asks whether it runs in a REPL, to warn "use streamlit run" once: through
+    # inspect.stack(), which reads the source of every frame of the script's deep stack (0.7 s of the first
+    # visit in a profile on a loaded machine, issue 66).  This process is started as `streamlit run`, so the
+    # warning never applies.  Internal too.
+    import streamlit.delta_generator as dg
+    dg._use_warning_has_been_displayed = True
     return time.perf_counter() - t0
 
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.registry import releasable
-from ..privacy.accountant import BudgetLedger
 from ..synopsis import CoresetSynopsis, GridSynopsis, PointSynopsis, WaveletGridSynopsis
 from ..utils.domain import Domain
-from ..utils.nearest import assign
+
+# The registry, the ledger and the nearest-centre kernels are imported where a ReleasedFit is made or asked: a reader
+# of published releases (the public gallery) calls point_synopsis and needs none of the estimators (issue 66).
 
 
 class ReleasedFit:
@@ -39,6 +39,9 @@ class ReleasedFit:
     """
 
     def __init__(self, release: dict, release_id: int | None = None, draw: int = 1, key=None):
+        from ..algorithms.registry import releasable
+        from ..privacy.accountant import BudgetLedger
+
         self.release, self.release_id, self.draw, self.key = release, release_id, draw, key
         cls = releasable(release["algorithm"]["key"])
         self.display_name = cls.display_name or release["algorithm"]["key"]
@@ -80,6 +83,8 @@ class ReleasedFit:
 
         Costs no privacy, but the labels are a function of X and as private as X.
         """
+        from ..utils.nearest import assign
+
         X = np.asarray(X, dtype=float)
         syn = self.synopsis_
         if getattr(syn, "kind", None) != "wavelet_grid":
