@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 
-from ..algorithms.registry import releasable
 from .export import guarantee_sentence, to_csv, to_html, to_json
 from .view import released_points
 
@@ -57,6 +56,8 @@ def _title(release: dict, release_id: int | None) -> str:
 
 def _changed_parameters(release: dict) -> dict:
     """The release's parameters that differ from the algorithm's defaults (those a re-draw must pass)."""
+    # Imported here: the gallery's first screen imports this module and loads no estimator (issue 66).
+    from ..algorithms.registry import releasable
     cls = releasable(release["algorithm"]["key"])
     defaults = json.loads(json.dumps(cls().get_params(deep=False), default=str))
     return {k: v for k, v in release["parameters"].items()
