@@ -258,8 +258,6 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
     nothing.  With ``X`` the raw data, nothing here is private.  Simulated releases are seeded only
     when ``random_state`` is given, and none of them is ever a release.
     """
-    from sklearn.cluster import KMeans
-
     from ..algorithms.registry import ALGORITHMS
     target = check_target(target, confidence, n_releases)
     if algorithm not in ALGORITHMS or not ALGORITHMS[algorithm].private:
@@ -279,36 +277,103 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
                              "person may contribute")
         if ids.shape != (X.shape[0],):
             raise ValueError(f"privacy_id must hold one id per row of X: shape ({X.shape[0]},), got {ids.shape}")
-    if max_rows is not None and X.shape[0] > int(max_rows):
-        keep = np.random.default_rng(0).permutation(X.shape[0])[:int(max_rows)]
-        X, ids = X[keep], None if ids is None else ids[keep]
-    fit_kw = {} if ids is None else {"privacy_id": ids}
-    k = int(n_clusters)
-    reference = KMeans(n_clusters=k, n_init=3, random_state=0).fit(X).cluster_centers_
+    X, ids = sample_rows(X, ids, max_rows)
+    reference = reference_centres(X, int(n_clusters))
     eps = np.asarray(sorted(float(e) for e in epsilons))
-    cls = ALGORITHMS[algorithm]
     errors = np.full((eps.size, int(n_releases)), np.nan)
-    total = errors.size
+    for i, e in enumerate(eps):
+        seed = None if random_state is None else int(random_state) + 1000 * i
+        done = (lambda f, i=i: progress((i + f) / eps.size)) if progress is not None else None
+        errors[i] = simulate_errors(algorithm, float(e), X=X, bounds=bounds, n_clusters=n_clusters,
+                                    reference=reference, geo=geo, params=params, n_releases=n_releases,
+                                    random_state=seed, privacy_id=ids, progress=done)
+    return answer_from_errors(errors, eps, target, confidence=confidence, geo=geo,
+                              source=source if label is None else label)
+
+
+def sample_rows(X: np.ndarray, privacy_id=None, max_rows: int | None = 20_000):
+    """A uniform sample of at most ``max_rows`` rows of ``X`` (and their persons), the same one every time.
+
+    Returns
+    -------
+    (ndarray (m, d), ndarray (m,) or None)
+        All rows when there are no more than ``max_rows`` (or ``max_rows`` is None).  The sample is seeded:
+        it chooses which rows a simulation runs on, never noise.
+    """
+    X = np.asarray(X, dtype=float)
+    if max_rows is None or X.shape[0] <= int(max_rows):
+        return X, privacy_id
+    keep = np.random.default_rng(0).permutation(X.shape[0])[:int(max_rows)]
+    return X[keep], None if privacy_id is None else np.asarray(privacy_id)[keep]
+
+
+def reference_centres(X: np.ndarray, n_clusters: int) -> np.ndarray:
+    """The non-private k-means centres simulated releases are compared with (k-means++, 3 starts, seed 0).
+
+    Returns
+    -------
+    ndarray (n_clusters, d), data units.  **Not private**: computed on ``X`` as it is.
+    """
+    from sklearn.cluster import KMeans
+    return KMeans(n_clusters=int(n_clusters), n_init=3, random_state=0).fit(np.asarray(X, dtype=float)).cluster_centers_
+
+
+def simulate_errors(algorithm: str, epsilon: float, *, X, bounds, n_clusters: int, reference, geo: bool = False,
+                    params: dict | None = None, n_releases: int = 50, random_state=None, privacy_id=None,
+                    progress=None) -> np.ndarray:
+    """Centre errors of ``n_releases`` releases simulated on ``X`` at one ε, each with fresh noise.
+
+    Parameters
+    ----------
+    algorithm : str, a private key of ``dpcore.ALGORITHMS``
+    epsilon : float > 0
+    X : ndarray (n, d), the points simulated on (a public data set, or the raw data for its owner)
+    bounds : (lower, upper), the public bounds
+    n_clusters : int
+    reference : ndarray (k, d), the non-private centres on ``X`` (:func:`reference_centres`)
+    geo : bool, longitude/latitude: errors in metres
+    params : dict or None, further estimator parameters (``delta``, ``max_contributions``, ...)
+    n_releases : int >= 1, default 50
+    random_state : int or None
+        None: fresh, unpredictable noise for every release.  An int: release ``s`` is seeded ``random_state + s``
+        (tests).
+    privacy_id : ndarray (n,) or None, the person of every row (with ``params["max_contributions"]``)
+    progress : callable (fraction) -> None, or None
+
+    Returns
+    -------
+    ndarray (n_releases,)
+        :func:`centre_error` of each release against ``reference`` (metres when ``geo``, else data units); NaN
+        from the first release the algorithm refused (:class:`~dpcore.exceptions.InfeasibleBudgetError`) on.
+
+    Notes
+    -----
+    **Not a release**: the simulations run on ``X`` and are never recorded.  On the raw data every figure they
+    give is not private (the data owner's eyes only).
+    """
+    from ..algorithms.registry import ALGORITHMS
+    cls = ALGORITHMS[algorithm]
+    fit_kw = {} if privacy_id is None else {"privacy_id": privacy_id}
+    out = np.full(int(n_releases), np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")        # regime and seeded-simulation warnings: these are simulations
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        for i, e in enumerate(eps):
-            def release(s, i=i, e=e):
-                seed = None if random_state is None else int(random_state) + 1000 * i + s
-                return cls(n_clusters=k, epsilon=float(e), bounds=bounds, random_state=seed,
-                           **dict(params or {})).fit(X, **fit_kw)
 
-            # The releases of one ε side by side on the cores (their fits release the GIL), read in order.
-            for s, fitted in enumerate(ordered_map(release, range(int(n_releases)))):
-                try:
-                    est = fitted.result()
-                except InfeasibleBudgetError:
-                    break
-                errors[i, s] = centre_error(est.cluster_centers_, reference, geo=geo, bounds=bounds)
-                if progress is not None:
-                    progress((i * errors.shape[1] + s + 1) / total)
-    return answer_from_errors(errors, eps, target, confidence=confidence, geo=geo,
-                              source=source if label is None else label)
+        def release(s):
+            seed = None if random_state is None else int(random_state) + s
+            return cls(n_clusters=int(n_clusters), epsilon=float(epsilon), bounds=bounds, random_state=seed,
+                       **dict(params or {})).fit(X, **fit_kw)
+
+        # The releases side by side on the cores (their fits release the GIL), read in order.
+        for s, fitted in enumerate(ordered_map(release, range(int(n_releases)))):
+            try:
+                est = fitted.result()
+            except InfeasibleBudgetError:
+                break
+            out[s] = centre_error(est.cluster_centers_, reference, geo=geo, bounds=bounds)
+            if progress is not None:
+                progress((s + 1) / out.size)
+    return out
 
 
 def answer_from_errors(errors: np.ndarray, eps: np.ndarray, target: float, *, confidence: float, geo: bool,

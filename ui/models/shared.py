@@ -1,0 +1,572 @@
+"""The quantities every page shows, each computed by one function (issue 65).
+
+* :func:`draw_cost`: the ε and δ a draw records, from the estimator's declared budget plan
+  (:meth:`dpcore.algorithms.base.DPClusterer.budget_plan`), not the ε asked for.
+* :func:`totals`: a data set's account (spent, the total set, what is left) from the release store, and
+  whether a cost fits under it (:meth:`Totals.fits`, :meth:`Totals.why_not`) with the store's own test.
+* :func:`draw_button`: a button that draws, with the exact cost in its label and, when it cannot fit
+  under the total or the role forbids it, the sentence saying so before it is pressed.
+* :func:`expected_error` / :func:`accuracy_answer`: the expected-error band of releases at an ε, one
+  cached simulation of :data:`EXPECTED_ERROR_RELEASES` releases (fresh noise each) per setting and ε,
+  shared by the Explorer and Compare.
+* :func:`dataset_title`, :func:`person_words`: a data set and a person as people read them (never
+  ``nyc_taxi_sample`` or ``root@vm (local mode) · publish``).
+* The formatters of :mod:`dpcore.formatting` (re-exported): one rounding, a unit on every figure.
+
+No Streamlit here: pages render what these return; ``tests/test_models_shared.py`` tests them directly.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpcore.formatting import (
+    fmt_budget,
+    fmt_count,
+    fmt_delta,
+    fmt_distance,
+    fmt_epsilon,
+    fmt_number,
+    fmt_odds,
+    fmt_range,
+    fmt_share,
+)
+
+__all__ = ["Band", "Cost", "DrawButton", "ErrorSetting", "EXPECTED_ERROR_RELEASES", "Totals", "accuracy_answer",
+           "dataset_title", "draw_button", "draw_cost", "expected_error", "fmt_budget", "fmt_count", "fmt_delta",
+           "fmt_distance", "fmt_epsilon", "fmt_number", "fmt_odds", "fmt_range", "fmt_share", "page_words",
+           "person_words", "preview_band", "simulated_errors", "totals"]
+
+
+# -- what a draw costs ------------------------------------------------------------------------------------------
+#: The size a budget plan that depends on the data's size is asked at, to learn whether it spends all of its grant
+#: (the plan's own figure at the draw's noisy size is unknown before the draw).
+NOMINAL_SIZE = 10_000
+#: Further sizes a size-dependent plan is asked at: the same spend at all of them is taken as the spend at any.
+PLAN_SIZES = (1_000, 1_000_000)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one draw records in the data's account.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        What the draw spends: the sum of its budget plan's steps, without the steps a fit leaves unused
+        by design (the coreset's worst-case provisioning, ``"unspent ..."``).  When ``exact`` is False,
+        the most it spends (the ε and δ granted).
+    granted_epsilon, granted_delta : float
+        The ε and δ asked for.
+    exact : bool
+        True when ``epsilon``/``delta`` is what the store will record; False when the split depends on the
+        noisy size released during the draw, so only an upper bound is known before it.
+    estimate : float or None
+        With ``exact`` False: the plan's ε at the size the page knows (public data) or a nominal one.
+    """
+
+    epsilon: float
+    delta: float
+    granted_epsilon: float
+    granted_delta: float
+    exact: bool = True
+    estimate: float | None = None
+
+    def words(self) -> str:
+        """``"ε = 1, δ = 1e-8"``; ``"at most ε = 2, δ = 1e-8"`` when only a bound is known."""
+        text = fmt_budget(self.epsilon, self.delta)
+        return text if self.exact else "at most " + text
+
+
+def draw_cost(algorithm: str, params: dict, n_features: int, *, size: float | None = None) -> Cost:
+    """The (ε, δ) a draw of ``algorithm`` with ``params`` records, from its declared budget plan.
+
+    Parameters
+    ----------
+    algorithm : str
+        A releasable key (:func:`dpcore.algorithms.registry.releasable`: a registry key or ``"sanitize"``).
+    params : dict
+        The draw's parameters (``epsilon``, ``n_clusters``, ``delta``, the algorithm's own, the unit's).
+    n_features : int
+        d.
+    size : float or None
+        The data's public size (public data), for a plan that depends on the size: the noisy size the fit
+        plans with is within a few 1/ε of it.  None (private data): the plan is asked at
+        :data:`NOMINAL_SIZE` and :data:`PLAN_SIZES`.
+
+    Returns
+    -------
+    Cost
+
+    Notes
+    -----
+    A plan that depends on the size is asked at ``size``, or without one at :data:`NOMINAL_SIZE` and
+    :data:`PLAN_SIZES`: when it spends the same there, with no ``"unspent"`` step, that is the cost (every
+    registered split that depends on the size moves budget between steps, not out of the plan).  Otherwise
+    (PRIVATE-K-MEAN with the paper's rule, Auto where a candidate's δ depends on the size) the spend is
+    known only after the noisy size is drawn, so the cost is its grant, "at most".  Public inputs only.
+    """
+    from dpcore.algorithms.parameters import UNSPENT
+    from dpcore.algorithms.registry import releasable
+
+    cls = releasable(algorithm)
+    if not cls.private:
+        return Cost(0.0, 0.0, 0.0, 0.0)
+    accepted = set(inspect.signature(cls).parameters)
+    est = cls(**{k: v for k, v in params.items() if k in accepted and k not in ("bounds", "random_state")})
+    eps = float(est.epsilon)
+    delta = float(getattr(est, "delta", 0.0) or 0.0) if "delta" in accepted else 0.0
+
+    def spent(plan) -> tuple[float, float, bool]:
+        used = [v for k, v in plan.items() if not k.startswith(UNSPENT)]
+        return (math.fsum(float(v[0]) for v in used), math.fsum(float(v[1]) for v in used),
+                len(used) < len(plan))
+
+    try:
+        e, d, unspent = spent(est.budget_plan(int(n_features)))
+        if not unspent:
+            return Cost(e, d, eps, delta)
+        return Cost(eps, delta, eps, delta, exact=False, estimate=e)
+    except ValueError:       # the split depends on the size: ask the plan at a few sizes
+        try:
+            got = [spent(est.budget_plan(int(n_features), float(n)))
+                   for n in ((size,) if size else (NOMINAL_SIZE, *PLAN_SIZES))]
+        except Exception:    # noqa: BLE001  (a plan that cannot be made here: the grant bounds the spend)
+            return Cost(eps, delta, eps, delta, exact=False)
+        e, d, _ = got[0]
+        same = all(abs(g[0] - e) <= 1e-9 * max(eps, 1e-12) and abs(g[1] - d) <= 1e-9 * max(delta, 1e-300)
+                   and not g[2] for g in got)
+        if same:
+            return Cost(e, d, eps, delta)
+        return Cost(eps, delta, eps, delta, exact=False, estimate=e)
+
+
+# -- the account -------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Totals:
+    """A data set's account in the release store: what every draw spent and the total set for it.
+
+    Attributes
+    ----------
+    dataset : str
+        The store's name of the data set (never shown: see ``title``).
+    title : str
+        The data set as people read it (:func:`dataset_title`).
+    spent_epsilon, spent_delta : float
+        Summed over every draw recorded on it, published or not.
+    cap_epsilon, cap_delta : float or None
+        The total set for it; None when none is set.
+    recorded : bool
+        False for data whose draws are not recorded (no public bounds: not private).
+    """
+
+    dataset: str
+    title: str
+    spent_epsilon: float = 0.0
+    spent_delta: float = 0.0
+    cap_epsilon: float | None = None
+    cap_delta: float | None = None
+    recorded: bool = True
+
+    @property
+    def left_epsilon(self) -> float | None:
+        """What is left of the total ε (never below 0); None without a total."""
+        return None if self.cap_epsilon is None else max(self.cap_epsilon - self.spent_epsilon, 0.0)
+
+    @property
+    def left_delta(self) -> float | None:
+        """What is left of the total δ (never below 0); None without a total."""
+        return None if self.cap_delta is None else max(self.cap_delta - self.spent_delta, 0.0)
+
+    def fits(self, cost: Cost) -> bool:
+        """True when a draw of ``cost`` (its ε and δ; the grant when only a bound is known) fits under the total.
+
+        The store's own test (:func:`dpcore.store.records.exceeds_cap`), so a button agrees with the refusal
+        :meth:`~dpcore.store.ReleaseStore.record` would give.
+        """
+        from dpcore.store.records import exceeds_cap
+        if not self.recorded or self.cap_epsilon is None:
+            return True
+        e = cost.epsilon if cost.exact else cost.granted_epsilon
+        d = cost.delta if cost.exact else cost.granted_delta
+        return not (exceeds_cap(self.spent_epsilon, e, self.cap_epsilon)
+                    or exceeds_cap(self.spent_delta, d, self.cap_delta or 0.0))
+
+    def why_not(self, cost: Cost, *, what: str = "This draw") -> str | None:
+        """The sentence saying why a draw of ``cost`` cannot be recorded now, or None when it fits."""
+        if self.fits(cost):
+            return None
+        e = cost.epsilon if cost.exact else cost.granted_epsilon
+        if self.cap_epsilon is not None and e > (self.left_epsilon or 0.0):
+            return (f"{what} would spend ε = {fmt_epsilon(e)}, but only ε = {fmt_epsilon(self.left_epsilon)} of the "
+                    f"total ε = {fmt_epsilon(self.cap_epsilon)} set for *{self.title}* is left (every draw counts, "
+                    "published or not). Choose a smaller ε, or raise the total on the Release page (the data "
+                    "owner).")
+        return (f"{what} would spend δ = {fmt_delta(cost.delta if cost.exact else cost.granted_delta)}, but only "
+                f"δ = {fmt_delta(self.left_delta)} of the total δ set for *{self.title}* is left. Choose an "
+                "algorithm with δ = 0, or raise the total δ on the Release page.")
+
+    def cap_words(self) -> str:
+        """``"total 3, 1.04 left"``, ``"total 3, nothing left"`` or ``"no total set"``: one rounding for both."""
+        if self.cap_epsilon is None:
+            return "no total set"
+        left = self.left_epsilon or 0.0
+        nothing = left <= 1e-12 * max(1.0, self.cap_epsilon)
+        return f"total {fmt_epsilon(self.cap_epsilon)}, " + ("nothing left" if nothing else
+                                                             f"{fmt_epsilon(left)} left")
+
+    def words(self) -> str:
+        """The account in one line: ``"ε spent so far: 2.96 (total 4, 1.04 left)"``."""
+        return f"ε spent so far: {fmt_epsilon(self.spent_epsilon)} ({self.cap_words()})"
+
+
+def totals(store, dataset: str, *, title: str | None = None, recorded: bool = True) -> Totals:
+    """The account of ``dataset`` read from ``store`` (a :class:`dpcore.store.ReleaseStore`), or an empty one.
+
+    ``recorded=False`` (data without public bounds, whose draws are never recorded) reads nothing.
+
+    Returns
+    -------
+    Totals
+    """
+    name = title or dataset_title(dataset)
+    if not recorded or store is None:
+        return Totals(dataset, name, recorded=False)
+    e, d = store.spent(dataset)
+    cap = store.cap(dataset)
+    return Totals(dataset, name, float(e), float(d), None if cap is None else float(cap[0]),
+                  None if cap is None else float(cap[1]))
+
+
+# -- buttons that draw -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DrawButton:
+    """A button that spends: its label with the exact cost, and whether it can be pressed.
+
+    Attributes
+    ----------
+    label : str
+        What the button says (the cost included: ``"Draw: spends ε = 1"``).
+    cost : Cost
+    enabled : bool
+        False when the draw cannot fit under the data's total or the person's role forbids it; the page
+        shows the button disabled, with ``why_not`` beside it, before anyone presses it.
+    why_not : str or None
+    help : str
+    """
+
+    label: str
+    cost: Cost
+    enabled: bool
+    why_not: str | None = None
+    help: str = ""
+
+
+def draw_button(cost: Cost, account: Totals, *, new: bool = False, what: str = "Draw", refusal: str | None = None,
+                help: str = "") -> DrawButton:
+    """The "Draw" (or "New draw") button for a draw of ``cost`` on data whose account is ``account``.
+
+    Parameters
+    ----------
+    cost : Cost
+    account : Totals
+    new : bool
+        A new draw of settings already drawn: "New draw (fresh noise: spends ε = 1 again)".
+    what : str
+        The button's first word(s) ("Draw", "Draw 4 panels", ...).
+    refusal : str or None
+        Why the acting person may not draw at all (their role), from :func:`ui.identity.draw_refusal`.
+    help : str
+
+    Returns
+    -------
+    DrawButton
+    """
+    if new:
+        label = f"New draw (fresh noise: spends {cost.words()} again)"
+    else:
+        label = f"{what}: spends {cost.words()}"
+    why = refusal or account.why_not(cost, what="This draw" if not new else "A new draw")
+    return DrawButton(label, cost, why is None, why, help)
+
+
+# -- the expected error ------------------------------------------------------------------------------------------
+#: Simulated releases behind every expected-error band (issue 65: 20 unseeded ones gave bands 40 % apart).
+EXPECTED_ERROR_RELEASES = 50
+#: Bootstrap rounds for the uncertainty of a band simulated from a recorded release (private data).
+PREVIEW_CHECKS = 2
+
+
+@dataclass(frozen=True)
+class ErrorSetting:
+    """What an expected-error band is a function of (hashable: the cache's key).
+
+    Attributes
+    ----------
+    data : str
+        Names the points simulated on: ``"data:<name>:<fingerprint>"`` (public data, or the owner's raw data).
+    algorithm : str
+    n_clusters : int
+    params : tuple
+        The further parameters as sorted ``(name, value)`` pairs (δ, the algorithm's own, the privacy unit's).
+    lower, upper : tuple of float
+        The public bounds.
+    geo : bool
+        Longitude/latitude: distances in metres.
+    source : str
+        What the band says it was simulated on ("this public data", "the raw data").
+    """
+
+    data: str
+    algorithm: str
+    n_clusters: int
+    params: tuple
+    lower: tuple
+    upper: tuple
+    geo: bool
+    source: str
+
+    @property
+    def unit(self) -> str:
+        """``"m"`` on a map, else ``"data units"``."""
+        return "m" if self.geo else "data units"
+
+
+@dataclass(frozen=True)
+class Band:
+    """The expected error of a release at one ε: where the private centres sit from the non-private ones.
+
+    Attributes
+    ----------
+    epsilon : float
+    low, median, high : float
+        The 10 %, 50 % and 90 % quantiles of the simulated releases' centre errors, in ``unit`` (NaN where the
+        algorithm refused at this ε).
+    unit : str
+    n_releases : int
+    source : str
+        What the releases were simulated on, in words.
+    note : str
+        A further sentence (the uncertainty of a band simulated from a recorded release).
+    """
+
+    epsilon: float
+    low: float
+    median: float
+    high: float
+    unit: str
+    n_releases: int
+    source: str
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the band has numbers (the algorithm ran at this ε)."""
+        return bool(np.isfinite([self.low, self.median, self.high]).all())
+
+    def sentence(self) -> str:
+        """The band in one sentence, with its unit on every figure."""
+        if not self.ok:
+            return (f"No expected error at ε = {fmt_epsilon(self.epsilon)}: the algorithm refuses to run at this ε "
+                    "on data of this size.")
+        return (f"Expected error at ε = {fmt_epsilon(self.epsilon)}: the private centres sit "
+                f"{fmt_range(self.low, self.high, self.unit)} from the non-private ones in 80 % of releases (median "
+                f"{fmt_distance(self.median, self.unit)}; {self.n_releases} simulated releases on {self.source})."
+                + (f" {self.note}" if self.note else ""))
+
+
+class _LRU:
+    """A small thread-safe cache for the whole server (every session): summaries of simulations, never a release."""
+
+    def __init__(self, size: int):
+        self.size, self.lock, self.items = size, threading.Lock(), OrderedDict()
+
+    def get(self, key, make: Callable):
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        value = make()           # outside the lock: a long simulation never blocks another setting's reader
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+_ERRORS = _LRU(512)
+_POINTS = _LRU(16)
+
+
+def _points(setting: ErrorSetting, points: Callable) -> tuple:
+    """The rows simulated on (a seeded sample of at most 20,000) and the non-private centres on them, per data."""
+    from dpcore.evaluation.accuracy import reference_centres, sample_rows
+
+    def make():
+        X, ids = points()
+        X, ids = sample_rows(X, ids)
+        return X, ids, reference_centres(X, setting.n_clusters)
+    return _POINTS.get((setting.data, setting.n_clusters, setting.lower, setting.upper, setting.params), make)
+
+
+def simulated_errors(setting: ErrorSetting, epsilon: float, points: Callable) -> np.ndarray:
+    """The centre errors of :data:`EXPECTED_ERROR_RELEASES` releases simulated at ``epsilon``, cached per setting.
+
+    Parameters
+    ----------
+    setting : ErrorSetting
+    epsilon : float
+    points : callable () -> (X, privacy_id or None)
+        The rows to simulate on; called only when the cache does not hold them.
+
+    Returns
+    -------
+    ndarray (EXPECTED_ERROR_RELEASES,), in ``setting.unit``; fresh, unpredictable noise in every release.
+    """
+    from dpcore.evaluation.accuracy import simulate_errors
+
+    def make():
+        X, ids, reference = _points(setting, points)
+        return simulate_errors(setting.algorithm, float(epsilon), X=X, bounds=(np.asarray(setting.lower),
+                               np.asarray(setting.upper)), n_clusters=setting.n_clusters, reference=reference,
+                               geo=setting.geo, params=dict(setting.params), n_releases=EXPECTED_ERROR_RELEASES,
+                               privacy_id=ids)
+    return _ERRORS.get((setting, float(epsilon)), make)
+
+
+def expected_error(setting: ErrorSetting, epsilon: float, points: Callable) -> Band:
+    """The expected-error band at ``epsilon``: one cached simulation per setting and ε, the same on every page.
+
+    Returns
+    -------
+    Band
+    """
+    import warnings
+    errors = simulated_errors(setting, epsilon, points)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # every release refused: a NaN band
+        lo, mid, hi = np.nanquantile(errors, [0.1, 0.5, 0.9]) if np.isfinite(errors).any() else (np.nan,) * 3
+    return Band(float(epsilon), float(lo), float(mid), float(hi), setting.unit, int(np.isfinite(errors).sum()),
+                setting.source)
+
+
+def accuracy_answer(setting: ErrorSetting, target: float, points: Callable, *, epsilons=None,
+                    confidence: float = 0.9):
+    """The smallest ε whose simulated releases are within ``target`` in ``confidence`` of them, and the band at
+    every ε: built from the same cached simulations as :func:`expected_error`.
+
+    Returns
+    -------
+    dpcore.evaluation.AccuracyAnswer
+    """
+    from dpcore.evaluation.accuracy import ACCURACY_EPSILONS, answer_from_errors, check_target
+    target = check_target(target, confidence, EXPECTED_ERROR_RELEASES)
+    eps = np.asarray(sorted(float(e) for e in (epsilons or ACCURACY_EPSILONS)))
+    errors = np.stack([simulated_errors(setting, float(e), points) for e in eps])
+    return answer_from_errors(errors, eps, target, confidence=confidence, geo=setting.geo, source=setting.source)
+
+
+def _digest(obj) -> str:
+    return hashlib.blake2b(json.dumps(obj, sort_keys=True, default=str).encode(), digest_size=12).hexdigest()
+
+
+def preview_key(fit, shape, epsilon: float, geo: bool) -> tuple:
+    """The cache key of a band simulated from a recorded release: the look-alike's synopsis and the setting.
+
+    Two draws of the same setting (algorithm, k, parameters, unit) previewed on the same look-alike at the
+    same ε share one simulation, whichever page asks (the Explorer under a draw, Compare's chart).
+    """
+    rel = fit.release
+    params = {k: v for k, v in (rel.get("parameters") or {}).items() if k != "epsilon"}
+    return ("preview", _digest((shape.release or {}).get("synopsis")), rel["algorithm"]["key"], _digest(params),
+            _digest(rel.get("privacy_unit")), float(epsilon), bool(geo))
+
+
+def preview_band(fit, shape, epsilon: float, *, geo: bool):
+    """The expected error of releases like the recorded ``fit`` at ``epsilon``, simulated from ``shape``'s synopsis.
+
+    Post-processing of recorded releases (:func:`dpcore.evaluation.release_preview`, with
+    :data:`EXPECTED_ERROR_RELEASES` releases and :data:`PREVIEW_CHECKS` bootstrap rounds), cached per
+    :func:`preview_key`.
+
+    Returns
+    -------
+    dpcore.evaluation.ReleasePreview
+
+    Raises
+    ------
+    ValueError
+        As :func:`~dpcore.evaluation.release_preview` (a noisy size below k, other bounds).
+    """
+    from dpcore.evaluation import release_preview
+
+    def make():
+        return release_preview(fit, float(epsilon), lookalike=None if shape is fit else shape, geo=geo,
+                               n_releases=EXPECTED_ERROR_RELEASES, n_checks=PREVIEW_CHECKS)
+    return _ERRORS.get(preview_key(fit, shape, epsilon, geo), make)
+
+
+# -- names people read -------------------------------------------------------------------------------------------
+def dataset_title(name: str, description: str | None = None) -> str:
+    """A data set as people read it: its title (the store's description), never an internal key.
+
+    ``"upload:checkins_private.csv"`` reads ``"checkins_private.csv (uploaded)"``; ``"upload by ana:x.csv"``
+    reads ``"x.csv (uploaded by ana)"``; another key without a title reads with spaces for underscores.
+
+    Returns
+    -------
+    str
+    """
+    if description:
+        return description.split("\n", 1)[0].strip()
+    if name.startswith("upload by ") and ":" in name:
+        who, _, file = name.removeprefix("upload by ").partition(":")
+        return f"{file} (uploaded by {who})"
+    if name.startswith("upload:"):
+        return f"{name.removeprefix('upload:')} (uploaded)"
+    return name.replace("_", " ")
+
+
+def person_words(who: str | None) -> str:
+    """Who drew or published, as people read it: ``"root on vm (local mode)"``, ``"ana@example.org"``.
+
+    The store records ``"<identity> · <page>"`` (:func:`ui.identity.who`); the page is left out here
+    (:func:`page_words` gives it), and a local-mode identity ``user@host (local mode)`` names the machine.
+
+    Returns
+    -------
+    str
+    """
+    if not who:
+        return "unknown"
+    person = who.split(" · ", 1)[0].strip()
+    local = person.endswith("(local mode)")
+    base = person.removesuffix("(local mode)").strip()
+    if local and "@" in base:
+        user, host = base.split("@", 1)
+        return f"{user} on {host} (local mode)"
+    return person
+
+
+def page_words(who: str | None) -> str:
+    """The page a draw was made on (the part of ``who`` after " · "), or "" when none is recorded.
+
+    Returns
+    -------
+    str
+    """
+    if not who or " · " not in who:
+        return ""
+    return who.split(" · ", 1)[1].strip()
