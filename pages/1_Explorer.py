@@ -141,7 +141,7 @@ def release_part():
             st.info(f"Hybrid branch: {getattr(est, 'branch_reason_', est.branch_)}")
         st.subheader("Privacy budget")
         W.show_ledger(est)
-        W.draw_controls(est)
+        W.draw_controls(est, ds)
         W.account_caption(ds, fit=est)
         st.subheader("Publish")
         W.publish_buttons(est, ds, stem=f"{algorithm}_eps{eps:g}")

@@ -116,7 +116,7 @@ def coreset_part():
         with side:
             st.metric("Coreset size", f"{est.coreset_size_} points", help="One point per SMALL-BALL round.")
             W.show_ledger(est)
-            W.draw_controls(est)
+            W.draw_controls(est, ds)
             W.account_caption(ds, fit=est)
             if est.release_id is not None:   # a recorded release: downloading it is publishing what was recorded
                 st.download_button("Download the coreset (CSV)",

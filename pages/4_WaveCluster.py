@@ -153,7 +153,7 @@ def grid_part():
             c2.metric("Dense cells, private", est.n_significant_)
         st.subheader("Privacy budget")
         W.show_ledger(est)
-        W.draw_controls(est)
+        W.draw_controls(est, ds)
         W.account_caption(ds, fit=est)
 
     W.raw_facts(ds, fit=est)

@@ -120,7 +120,7 @@ def release_part():
             st.plotly_chart(fig, width="stretch")
 
     W.show_ledger(est)
-    W.draw_controls(est)
+    W.draw_controls(est, ds)
     W.account_caption(ds, fit=est)
     if sees_raw:
         W.not_private_caption()

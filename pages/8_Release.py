@@ -72,7 +72,7 @@ def release_part():
         if syn is not None:
             st.caption(f"Also released: the private synopsis ({syn['kind']}), in full in the JSON and CSV files.")
         W.show_ledger(fit)
-        W.draw_controls(fit)
+        W.draw_controls(fit, ds)
         st.subheader("Download")
         stem = f"{ds.name}_{algorithm}_k{k}_eps{eps:g}_release{fit.release_id}"
         st.caption(f"Release #{fit.release_id} as recorded in the store: downloading it again costs nothing more.")

@@ -16,7 +16,8 @@ import streamlit as st
 from dpcore.release.view import point_synopsis
 from dpcore.synopsis import PointSynopsis
 
-from .releases import draw_on_click, is_public, public_preview
+from .draws import draw_on_click
+from .releases import is_public, public_preview
 
 #: The registry-like key a synopsis release is recorded under (``dpcore.algorithms.registry.releasable``).
 ALGORITHM = "sanitize"
@@ -132,8 +133,8 @@ def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees
     ledger, Draw and Publish; a preview (``fit`` None) is labelled one.  Its cost errors on the raw data when
     ``sees_raw``."""
     from .account import show_ledger
+    from .draws import draw_controls
     from .maps import map_deck, noisy_cluster_sizes
-    from .releases import draw_controls
 
     is_preview = fit is None
     if is_preview:
@@ -154,7 +155,7 @@ def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees
                 "function of public inputs and released noisy values only.")
     if not is_preview:
         show_ledger(fit, where=side)
-        draw_controls(fit, where=side, key="new_draw_synopsis")
+        draw_controls(fit, ds, where=side, key="new_draw_synopsis")
     if sees_raw:
         # Computed when opened (issue 56, speed): four k-means on the synopsis and their costs on every raw row
         # took ~1.5-4 s of the page's first render on a cold server.

@@ -42,8 +42,8 @@ from dpcore.formatting import (
 
 __all__ = ["Band", "Cost", "DrawButton", "ErrorSetting", "EXPECTED_ERROR_RELEASES", "Totals", "accuracy_answer",
            "dataset_title", "draw_button", "draw_cost", "expected_error", "fmt_budget", "fmt_count", "fmt_delta",
-           "fmt_distance", "fmt_epsilon", "fmt_number", "fmt_odds", "fmt_range", "fmt_share", "page_words",
-           "person_words", "preview_band", "simulated_errors", "totals"]
+           "fmt_distance", "fmt_epsilon", "fmt_number", "fmt_odds", "fmt_range", "fmt_share", "offer_words",
+           "page_words", "person_words", "publish_question", "preview_band", "simulated_errors", "totals"]
 
 
 # -- what a draw costs ------------------------------------------------------------------------------------------
@@ -84,6 +84,15 @@ class Cost:
         """``"ε = 1, δ = 1e-8"``; ``"at most ε = 2, δ = 1e-8"`` when only a bound is known."""
         text = fmt_budget(self.epsilon, self.delta)
         return text if self.exact else "at most " + text
+
+    def note(self) -> str:
+        """Why only a bound is known, in a sentence ("" when the cost is exact)."""
+        if self.exact:
+            return ""
+        about = (f" (about ε = {fmt_epsilon(self.estimate)} at this data's size)" if self.estimate is not None
+                 else "")
+        return ("What it records depends on the noisy size drawn with it" + about + "; the store records what it "
+                "spends, and the total is checked with the whole grant.")
 
 
 def draw_cost(algorithm: str, params: dict, n_features: int, *, size: float | None = None) -> Cost:
@@ -296,6 +305,76 @@ def draw_button(cost: Cost, account: Totals, *, new: bool = False, what: str = "
         label = f"{what}: spends {cost.words()}"
     why = refusal or account.why_not(cost, what="This draw" if not new else "A new draw")
     return DrawButton(label, cost, why is None, why, help)
+
+
+def offer_words(title: str, button: DrawButton, account: Totals, *, preview: bool) -> str:
+    """The sentence above a "Draw" button for settings not drawn yet (Markdown).
+
+    Parameters
+    ----------
+    title : str
+        The data set as people read it.
+    button : DrawButton
+    account : Totals
+    preview : bool
+        The page shows a preview meanwhile (public data: fresh noise, recorded nowhere).
+
+    Returns
+    -------
+    str
+    """
+    cost = button.cost.words()
+    left = (f" of the ε = {fmt_epsilon(account.left_epsilon)} left" if account.left_epsilon is not None else "")
+    if preview:
+        text = (f"**Preview, not in the account.** *{title}* is public, so this page shows a preview at once: a fit "
+                "with fresh noise, kept for this session only, not recorded, not counted in this data's ε and never "
+                f"published. “Draw” records a draw of these settings (fresh noise), which spends {cost}{left} and can "
+                "then be published.")
+    elif account.recorded:
+        text = (f"Nothing has been drawn from *{title}* with these settings yet. A draw spends {cost} of this data's "
+                "privacy budget" + (f" (ε = {fmt_epsilon(account.left_epsilon)} of its total is left)"
+                                    if account.left_epsilon is not None else "")
+                + " and is recorded in its account before it is shown.")
+    else:
+        text = (f"Nothing has been drawn from *{title}* with these settings yet. Without public bounds a draw is not "
+                "private: it is kept for this session only, never recorded or published.")
+    note = button.cost.note()
+    return text + (f" {note}" if note else "")
+
+
+#: What a publication makes public besides its ε, ledger, data set name and account, by the kind of its synopsis.
+PUBLISHED = {
+    None: "its private centres",
+    "grid": "its private centres and its noisy grid synopsis (noisy counts per cell)",
+    "coreset": "its private centres and its private coreset (weighted points)",
+    "wavelet_grid": "its private clusters of grid cells (one label per cell)",
+    "points": ("its sanitized database: the published points and their weights (centres for any k are computed "
+               "from them by anyone, at no cost)"),
+}
+
+
+def publish_question(release_id: int, release: dict, publisher: str, account: Totals) -> str:
+    """The confirmation before a recorded draw is published (Markdown): what becomes public, by whom, and the total.
+
+    Parameters
+    ----------
+    release_id : int
+    release : dict
+        The recorded release (``dpcore-release/2``).
+    publisher : str
+        Who publishes, as people read it (:func:`person_words`).
+    account : Totals
+
+    Returns
+    -------
+    str
+    """
+    kind = (release.get("synopsis") or {}).get("kind")
+    eps = float(release["privacy"].get("epsilon_spent", release["privacy"]["epsilon"]))
+    return (f"**Publish release #{release_id}?** Anyone who can open the public gallery will see "
+            f"{PUBLISHED.get(kind, PUBLISHED[None])}, its ε = {fmt_epsilon(eps)} and budget ledger, the name of "
+            f"*{account.title}* and its account, published under the name “{publisher}”. It cannot be unpublished. "
+            f"{account.words()} on this data (every draw, published or not).")
 
 
 # -- the expected error ------------------------------------------------------------------------------------------
