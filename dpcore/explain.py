@@ -204,25 +204,28 @@ def running_total(release_epsilon: float | None, total_epsilon: float, cap_epsil
     text += ("; a person with m rows is protected only at up to m times the row-level releases' ε" if group_caveat
              else "")
     if cap_epsilon is None:
-        return text + ". No cap is set, so nothing stops the total from growing."
-    return text + f". Odds at most {_odds(cap_epsilon)} when all of the cap is spent."
+        return text + ". No total is set, so nothing stops the ε spent from growing."
+    return text + f". Odds at most {_odds(cap_epsilon)} when all of the total is spent."
 
 
 def cap_words(total_epsilon: float, cap_epsilon: float | None) -> str:
-    """What is left of a data set's cap, as people read it: ``"cap 1, nothing left"``, ``"cap 2, 0.5 left"``.
+    """What is left of a data set's total, as people read it: ``"total 1, nothing left"``, ``"total 2, 1.5 left"``.
+
+    The total (the store's cap) is the most ε every draw of the data may spend together; one word for it
+    on every page, in the gallery and in the report (issue 65).
 
     Parameters
     ----------
     total_epsilon : float
         ε spent so far on the data (every draw, published or not).
     cap_epsilon : float or None
-        The total set for the data; None when no cap is set (``"no cap set"``).
+        The total set for the data; None when none is set (``"no total set"``).
     """
     if cap_epsilon is None:
-        return "no cap set"
+        return "no total set"
     left = max(cap_epsilon - total_epsilon, 0.0)
     nothing = left <= 1e-12 * max(1.0, cap_epsilon)
-    return f"cap {fmt_epsilon(cap_epsilon)}, " + ("nothing left" if nothing else f"{fmt_epsilon(left)} left")
+    return f"total {fmt_epsilon(cap_epsilon)}, " + ("nothing left" if nothing else f"{fmt_epsilon(left)} left")
 
 
 def attacker_advantage_bound(epsilon: float, delta: float = 0.0) -> float:

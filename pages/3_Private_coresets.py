@@ -52,8 +52,7 @@ def coreset_part():
     n, d = ds.X.shape
     st.markdown(f"**{ds.title}** · δ = {DELTA:g}", help=help_for("δ", "coreset"))
     if ds.bounds is None:
-        st.warning("No public bounds: the grid is read from the data, so this release is NOT private for the "
-                   "extreme records. Enter public bounds in the sidebar to fix that.")
+        st.warning(W.NO_BOUNDS)
 
     sees_raw = W.sees_raw(ds)   # the non-private centres and the error figures are computed on the raw data
     # Feldman et al.'s Figure 8 (issue 57): every level side by side, above the draws but filled after them, so that

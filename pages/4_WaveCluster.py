@@ -71,8 +71,7 @@ def grid_part():
     n, d = ds.X.shape
     st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
     if ds.bounds is None:
-        st.warning("No public bounds: the grid box is read from the data, so this release is NOT private for the "
-                   "extreme records. Enter public bounds in the sidebar to fix that.")
+        st.warning(W.NO_BOUNDS)
 
     est = W.private_release(ds, fp, algorithm, who="WaveCluster", epsilon=eps, **params)
     sees_raw = W.sees_raw(ds)   # the non-private grid and the measures compare with the raw data

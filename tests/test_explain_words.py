@@ -6,7 +6,7 @@ import math
 import pytest
 
 from dpcore.explain import cap_words, epsilon_statements, running_total
-from dpcore.formatting import fmt_share
+from dpcore.formatting import fmt_epsilon, fmt_share
 
 
 @pytest.mark.parametrize("eps", [0.1, 1.0, 2.0])
@@ -26,11 +26,12 @@ def test_an_advantage_bound_below_one_never_reads_one_hundred_percent():
 
 
 def test_the_total_reads_as_spent_so_far_with_what_is_left_of_the_cap():
-    assert cap_words(1.0, 1.0) == "cap 1, nothing left"
-    assert cap_words(0.5, 2.0) == "cap 2, 1.5 left"
-    assert cap_words(0.5, None) == "no cap set"
+    assert cap_words(1.0, 1.0) == "total 1, nothing left"
+    assert cap_words(0.5, 2.0) == "total 2, 1.5 left"
+    assert cap_words(0.5, None) == "no total set"
+    assert cap_words(2.961, 4.0) == f"total 4, {fmt_epsilon(1.039)} left"      # one rounding (issue 65, point 6)
     text = running_total(None, 1.0, 1.0, unit="trip")
-    assert text.startswith("ε spent so far on this data: **1** (cap 1, nothing left), every draw counted")
+    assert text.startswith(f"ε spent so far on this data: **1** ({cap_words(1.0, 1.0)}), every draw counted")
     assert "nothing stops" in running_total(0.5, 0.5, None, unit="trip")
 
 

@@ -501,9 +501,9 @@ def _bounds_inputs(where, cols, key):
         help="Bounds must be known without looking at the data (e.g. a city's bounding box). "
              "Reading them from the data leaks its extremes.")
     if not text.strip():
-        st.warning("No public bounds given: they will be read from the data, which is NOT private for the "
-                   "extreme records (anyone who sees the result can learn the data's range). Enter bounds "
-                   "known in advance to get the full guarantee.")
+        # One sentence here, by the box; the page's one warning says what it means (issue 65: two warnings stood
+        # one above the other).
+        where.caption("No bounds yet: enter the range each column can take, known without looking at the data.")
         return None
     lows, highs = [], []
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]

@@ -16,6 +16,7 @@ import streamlit as st
 from dpcore.release.view import point_synopsis
 from dpcore.synopsis import PointSynopsis
 
+from .controls import INPUTS, input_choice, published_synopses  # noqa: F401  (re-exported: the pages' S.input_choice)
 from .draws import draw_on_click
 from .releases import is_public, public_preview
 
@@ -170,56 +171,7 @@ def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees
             box.dataframe(errs[["k", "relative error"]].style.format({"relative error": "{:.1%}"}), hide_index=True)
 
 
-# -- "Analyse a publication" vs "draw from the data" (issue 57) ------------------------------------------------
-#: The two inputs a centre-releasing page offers when the store holds a published sanitized database of its data.
-INPUTS = {"draw": "Draw from the data (spends ε)", "publication": "Analyse a publication (no spend)"}
-
-
-def published_synopses(name: str) -> list:
-    """The publications of data set ``name`` that are sanitized databases (synopsis kind ``"points"``), oldest first.
-
-    Read from the release store: every one was drawn, charged and published by its author, so
-    anything computed from it alone is post-processing (Dwork & Roth 2014, Prop. 2.1).
-
-    Returns
-    -------
-    list of :class:`dpcore.store.records.StoredRelease`
-    """
-    from .store import release_store
-    return [s for s in release_store().published(name) if (s.release.get("synopsis") or {}).get("kind") == "points"]
-
-
-def input_choice(ds, *, key: str = "input"):
-    """The sidebar's choice of input: draw from the data, or analyse a published sanitized database of it.
-
-    Offered only when the data have public bounds and the store holds at least one published point
-    synopsis of this data set (:func:`published_synopses`); otherwise nothing is shown and the page
-    draws from the data as before.
-
-    Returns
-    -------
-    StoredRelease or None: the publication chosen, or None to draw from the data.
-    """
-    from .releases import publishable
-    if not publishable(ds):
-        return None
-    pubs = published_synopses(ds.name)
-    if not pubs:
-        return None
-    choice = st.sidebar.radio("Input", list(INPUTS), format_func=INPUTS.get, key=key,
-                              help="A published sanitized database of this data can be analysed at no cost: "
-                                   "k-means for any k on its points and weights reads nothing else, so no ε is "
-                                   "spent and nothing is recorded.")
-    if choice != "publication":
-        return None
-    labels = {s.id: f"#{s.id} · ε = {s.epsilon:.4g} · {len(s.release['synopsis']['weights'])} points · "
-                    f"published {s.published_at:%Y-%m-%d}" for s in pubs}
-    rid = st.sidebar.selectbox("Publication", list(reversed(list(labels))), format_func=labels.get,
-                               key=f"{key}_release", help="The published sanitized databases of this data, newest "
-                                                          "first (the public gallery lists the same).")
-    return next(s for s in pubs if s.id == rid)
-
-
+# -- "Analyse a publication" (issue 57): the sidebar's choice lives in ui.controls (INPUTS, input_choice, re-exported)
 def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, height: int = 600) -> None:
     """k-means with ``n_clusters`` on a published point synopsis, drawn where the page draws a release.
 

@@ -22,6 +22,7 @@ from .controls import (
     EPSILON_VALUES,
     algorithm_picker,
     algorithm_settings,
+    analysis_controls,
     delta_input,
     epsilon_controls,
     epsilon_label,
@@ -30,6 +31,7 @@ from .controls import (
     release_controls,
     sidebar_total,
     teach_toggle,
+    working_set,
 )
 from .curves import NO_CURVE_YET, curve_lookalike, utility_curves
 from .data_picker import (
@@ -59,6 +61,7 @@ from .draws import (
     show_button,
 )
 from .identity import OWNER_ONLY, sees_raw
+from .models.shared import NO_BOUNDS
 from .not_private import RAW_FACTS, csv_bytes, data_nicv, exact_density, not_private_caption, raw_facts
 from .page import friendly_errors, page_setup, set_url, url_default
 from .releases import (
@@ -94,5 +97,5 @@ __all__ = ["DEFAULT_PUBLIC_N", "accuracy_section", "expected_error_caption", "Re
            "set_url", "url_default", "MAX_KEPT", "baseline", "compare_panels", "draw_controls",
            "draw_on_click", "is_public", "private_refit", "public_preview", "publish_control",
            "private_release", "private_releases", "publishable", "release", "release_store", "request_new_draw",
-           "rows_subset", "account_of", "ask_for_panels", "button_for", "cost_of", "draw_key", "redraw_panels",
-           "show_button"]
+           "rows_subset", "analysis_controls", "account_of", "ask_for_panels", "button_for", "cost_of", "draw_key",
+           "redraw_panels", "show_button", "working_set", "NO_BOUNDS"]

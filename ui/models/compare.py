@@ -43,6 +43,8 @@ class PanelsModel:
         The panels that cannot be drawn under what is left of the total, named with their cost.
     caption : str
         The sentence under the figure.
+    again : DrawButton or None
+        "New draws of these N panels (fresh noise: spends … again)" for the recorded panels (private data).
     """
 
     panels: tuple
@@ -50,6 +52,7 @@ class PanelsModel:
     button: DrawButton | None
     beyond: str | None
     caption: str
+    again: DrawButton | None = None
 
     @property
     def shown(self) -> list[Panel]:
@@ -138,11 +141,19 @@ def panels_model(title: str, epsilons, kinds, *, chosen: float, cost_of: Callabl
                   + f" (ε = {fmt_epsilon(math.fsum(rest))} together). "
                   + ("The panels that fit are drawn in the order shown. " if fit_costs else "")
                   + "Choose smaller ε, fewer panels, or ask the data owner to raise the total.")
+    again = None
+    drawn = [p.epsilon for p in panels if p.kind == DRAWN]
+    if drawn and account.recorded and not previews:
+        cost = _sum([cost_of(e) for e in drawn])
+        b = draw_button(cost, account, new=True, refusal=refusal)
+        again = DrawButton(f"New draws of these {len(drawn)} panels (fresh noise: spends {cost.words()} again)", cost,
+                           b.enabled, b.why_not, "Each panel drawn again with fresh noise, each recorded: drawing "
+                                                 "until the panels look good is itself a use of the data.")
     caption = ("Same axes and one colour scale in every panel: cells are noisy point density (blue = negative "
                "noise). ● private centres. Each panel is its own draw with fresh, unpredictable noise, so no "
                "combination of panels cancels the noise."
                + (" They are previews on public data: not releases." if previews else ""))
-    return PanelsModel(tuple(panels), intro, button, beyond, caption)
+    return PanelsModel(tuple(panels), intro, button, beyond, caption, again)
 
 
 def nicv_caption(sees_raw: bool, owner_only: str) -> str:
@@ -151,3 +162,45 @@ def nicv_caption(sees_raw: bool, owner_only: str) -> str:
         return (" The figure under each title (private NICV / non-private NICV − 1, Su et al. Eq. 1; 0 % = as good "
                 f"as non-private) is computed on the raw data: {NOT_PRIVATE}.")
     return " " + owner_only
+
+
+# -- the privacy-utility curve ------------------------------------------------------------------------------------
+def curve_measure(algorithm: str, geo: bool) -> tuple[str, str | None]:
+    """The curve's measure for ``algorithm``: its label and the name :func:`dpcore.evaluation.compare_curves` takes.
+
+    An algorithm that releases centres is measured by its centre error, in metres on a map (else data units):
+    the unit of the expected error and of "ε from the accuracy you need" on the same page (issue 65, point 10:
+    the curve was a NICV ratio beside an accuracy section in metres).  PRIVATE-K-MEAN keeps its relative cost
+    error, the grid clusters their UD.
+
+    Returns
+    -------
+    (label, measure): ``("centre error (m)", "centre error")``, or ``(measure_for(algorithm), None)``.
+    """
+    from dpcore.evaluation import CENTRE_ERROR, measure_for
+    own = measure_for(algorithm)
+    if own == "NICV ratio":
+        return f"{CENTRE_ERROR} ({'m' if geo else 'data units'})", CENTRE_ERROR
+    return own, None
+
+
+def curve_caption(measure: str, n_seeds: int, rows_used: str, *, lookalike_words: str | None, person_rows: int | None,
+                  ) -> str:
+    """The sentence under the privacy-utility curve: what was measured, on what, and who may read it."""
+    unit = (f", each person's rows bounded to at most {person_rows}, as a draw does" if person_rows else "")
+    if lookalike_words is None:
+        return (f"Median and 10–90 % band of the {measure} over {n_seeds} releases per ε, each with fresh "
+                f"unpredictable noise, on {rows_used}{unit}. Dotted: your chosen ε. Computed on the raw data: "
+                f"{NOT_PRIVATE}; never recorded or published.")
+    return (f"Median and 10–90 % band of the {measure} over {n_seeds} releases per ε, each with fresh unpredictable "
+            f"noise, on {rows_used} of {lookalike_words}. Dotted: your chosen ε. The data owner can see the same "
+            "curve on the data itself.")
+
+
+def private_data_warning(public: bool) -> str | None:
+    """The warning at the top of Compare on private data (None on public data, whose panels are free previews)."""
+    if public:
+        return None
+    return ("Looking at many ε on the real data is itself a use of the data: every panel drawn below is a real "
+            "release, recorded in this data's account before it is shown. Choose ε on public or synthetic data "
+            "where you can.")

@@ -40,10 +40,89 @@ from dpcore.formatting import (
     fmt_share,
 )
 
-__all__ = ["Band", "Cost", "DrawButton", "ErrorSetting", "EXPECTED_ERROR_RELEASES", "Totals", "accuracy_answer",
+__all__ = ["Band", "Cost", "DrawButton", "ErrorSetting", "EXPECTED_ERROR_RELEASES", "NO_BOUNDS", "Totals",
+           "WorkingSet", "accuracy_answer",
            "dataset_title", "draw_button", "draw_cost", "expected_error", "fmt_budget", "fmt_count", "fmt_delta",
            "fmt_distance", "fmt_epsilon", "fmt_number", "fmt_odds", "fmt_range", "fmt_share", "offer_words",
-           "page_words", "person_words", "publish_question", "preview_band", "simulated_errors", "totals"]
+           "page_words", "person_words", "preview_answer", "publish_question", "preview_band", "simulated_errors",
+           "totals"]
+
+
+# -- the working set ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WorkingSet:
+    """What every page computes from: the data (as public facts about it), the algorithm, k, ε, δ, the unit, the role.
+
+    Built by :func:`ui.controls.working_set` from the page's widgets; a model never reads a widget.
+
+    Attributes
+    ----------
+    dataset : str
+        The store's name of the data set.
+    title : str
+        The data set as people read it.
+    columns : tuple of str
+    geo : bool
+        Longitude/latitude in two columns: a map, distances in metres.
+    public : bool
+        Data that is already public (previews, teaching, raw figures for anyone).
+    bounded : bool
+        Public bounds given (draws are private and recorded); False: nothing is private or recorded.
+    large : bool
+        Rows where they lie (DuckDB, Spark, a database): never drawn on screen.
+    algorithm : str or None
+    k : int or None
+    epsilon, delta : float or None
+    unit : str
+        What one ε protects, in one word ("trip", "check-in", "user", ...).
+    max_contributions : int or None
+        L, at person level; None at row level.
+    sees_raw : bool
+        Figures computed on the raw data may be shown (the data owner, or public data).
+    """
+
+    dataset: str
+    title: str
+    columns: tuple = ()
+    geo: bool = False
+    public: bool = False
+    bounded: bool = True
+    large: bool = False
+    algorithm: str | None = None
+    k: int | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+    unit: str = "record"
+    max_contributions: int | None = None
+    sees_raw: bool = False
+
+    @property
+    def d(self) -> int:
+        """The number of columns."""
+        return len(self.columns)
+
+    @property
+    def distance_unit(self) -> str:
+        """``"m"`` on a map, else ``"data units"``."""
+        return "m" if self.geo and self.d == 2 else "data units"
+
+    def columns_words(self, most: int = 8) -> str:
+        """``"2 columns: longitude, latitude"``; past ``most`` columns the count and the first few only."""
+        cols = list(self.columns)
+        if len(cols) <= most:
+            return f"{len(cols)} column{'s' if len(cols) != 1 else ''}: {', '.join(cols)}"
+        return f"{len(cols)} columns ({', '.join(cols[:3])}, …, {cols[-1]})"
+
+    def headline(self) -> str:
+        """The line over a page's result: the data set's title and its columns (Markdown)."""
+        return f"**{self.title}** · {self.columns_words()}"
+
+
+#: The one warning for data without public bounds, on every page that draws (issue 65: two near-identical
+#: warnings stood one above the other on the Explorer).
+NO_BOUNDS = ("No public bounds: the domain is read from the data, so what is drawn from it is NOT private for the "
+             "extreme records (anyone who sees a result can learn the data's range), and nothing is recorded or "
+             "published. Enter bounds known in advance in the sidebar to fix that.")
 
 
 # -- what a draw costs ------------------------------------------------------------------------------------------
@@ -224,13 +303,12 @@ class Totals:
                 "algorithm with δ = 0, or raise the total δ on the Release page.")
 
     def cap_words(self) -> str:
-        """``"total 3, 1.04 left"``, ``"total 3, nothing left"`` or ``"no total set"``: one rounding for both."""
-        if self.cap_epsilon is None:
-            return "no total set"
-        left = self.left_epsilon or 0.0
-        nothing = left <= 1e-12 * max(1.0, self.cap_epsilon)
-        return f"total {fmt_epsilon(self.cap_epsilon)}, " + ("nothing left" if nothing else
-                                                             f"{fmt_epsilon(left)} left")
+        """``"total 3, 1.04 left"``, ``"total 3, nothing left"`` or ``"no total set"``.
+
+        :func:`dpcore.explain.cap_words`: the same words in the release report and the gallery.
+        """
+        from dpcore.explain import cap_words
+        return cap_words(self.spent_epsilon, self.cap_epsilon)
 
     def words(self) -> str:
         """The account in one line: ``"ε spent so far: 2.96 (total 4, 1.04 left)"``."""
@@ -595,6 +673,27 @@ def preview_band(fit, shape, epsilon: float, *, geo: bool):
         return release_preview(fit, float(epsilon), lookalike=None if shape is fit else shape, geo=geo,
                                n_releases=EXPECTED_ERROR_RELEASES, n_checks=PREVIEW_CHECKS)
     return _ERRORS.get(preview_key(fit, shape, epsilon, geo), make)
+
+
+def preview_answer(fit, shape, target: float, *, geo: bool, epsilons=None, confidence: float = 0.9):
+    """The smallest ε whose releases like ``fit`` are within ``target``, from the same cached previews as the
+    expected error under a draw (:func:`preview_band` at each ε): on private data Compare's chart and the
+    Explorer's band agree for the same draw and look-alike.
+
+    Returns
+    -------
+    dpcore.evaluation.AccuracyAnswer (its band: each ε's band as :func:`preview_band` states it)
+    """
+    from dpcore.evaluation.accuracy import ACCURACY_EPSILONS, AccuracyAnswer, check_target
+    target = check_target(target, confidence, EXPECTED_ERROR_RELEASES)
+    eps = np.asarray(sorted(float(e) for e in (epsilons or ACCURACY_EPSILONS)))
+    previews = [preview_band(fit, shape, float(e), geo=geo) for e in eps]
+    band = np.stack([np.asarray(p.band, dtype=float) for p in previews])
+    within = np.array([float(np.mean(np.where(np.isnan(p.errors), False, p.errors <= target)))
+                       if p.errors is not None else 0.0 for p in previews])
+    ok = np.flatnonzero(within >= confidence)
+    return AccuracyAnswer(float(eps[ok[0]]) if ok.size else None, target, "m" if geo else "data units", eps, band,
+                          within, float(confidence), EXPECTED_ERROR_RELEASES, f"points drawn from {previews[0].source}")
 
 
 # -- names people read -------------------------------------------------------------------------------------------
