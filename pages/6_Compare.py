@@ -40,7 +40,8 @@ def compare_part():
     d = ds.X.shape[1]
     large = W.is_large(ds)
     public = W.is_public(ds)
-    st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
+    ws = W.working_set(ds, algorithm=algorithm, k=k, epsilon=eps)
+    st.markdown(ws.headline())
     if ds.bounds is None:
         st.warning(W.NO_BOUNDS)
     warning = CM.private_data_warning(public)
@@ -86,7 +87,7 @@ def compare_part():
             if sees_raw:
                 ratio = (W.data_nicv(ds, fp, est.cluster_centers_, bounds)
                          / W.data_nicv(ds, fp, base.cluster_centers_, bounds))
-                title += f"<br>NICV {ratio - 1:+.1%} vs non-private"
+                title = CM.title_with_nicv(title, ratio)
                 row["NICV ratio (1 = non-private)"] = round(ratio, 4)
             panels.append({"title": title,
                            "centers": est.cluster_centers_[:, :2] if d >= 2 else np.c_[est.cluster_centers_, 0 * est.cluster_centers_],

@@ -150,8 +150,10 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
                                  name="private centres",
                                  marker=dict(size=10, color="rgb(230,85,13)", line=dict(width=1.5, color="black"))),
                       row=1, col=i)
+        # Two ticks inside each panel: ticks at the box's edges ran into the next panel's ("−73.974.1", issue 65).
+        inner = [lo[0] + 0.25 * (hi[0] - lo[0]), lo[0] + 0.75 * (hi[0] - lo[0])]
         fig.update_xaxes(range=[lo[0], hi[0]], title_text=columns[0], row=1, col=i, showgrid=False,
-                         constrain="domain", nticks=3)
+                         constrain="domain", tickvals=inner, ticktext=[f"{v:.3g}" for v in inner])
         yaxis = dict(range=[lo[1], hi[1]], showgrid=False, row=1, col=i, constrain="domain")
         if geo:
             aspect = 1 / math.cos(math.radians((lo[1] + hi[1]) / 2))

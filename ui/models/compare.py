@@ -109,7 +109,8 @@ def panels_model(title: str, epsilons, kinds, *, chosen: float, cost_of: Callabl
         what = {PREVIEW: "preview", DRAWN: f"release #{rid}" if rid is not None else "drawn",
                 MISSING: "not drawn"}[kind]
         mark = " ◀ chosen" if math.isclose(e, float(chosen)) else ""
-        panels.append(Panel(e, kind, f"<b>ε = {fmt_epsilon(e)}</b>{mark}<br>{level_for(e).name} · {what}"))
+        # Short lines: four to six panels share 1280 px, and longer titles ran into each other (issue 65).
+        panels.append(Panel(e, kind, f"<b>ε = {fmt_epsilon(e)}</b>{mark}<br>{level_for(e).name}<br>{what}"))
     missing = [p.epsilon for p in panels if p.kind == MISSING]
     costs = [cost_of(e) for e in missing]
     n_fit = _fitting(costs, account) if account.recorded else len(costs)
@@ -156,11 +157,18 @@ def panels_model(title: str, epsilons, kinds, *, chosen: float, cost_of: Callabl
     return PanelsModel(tuple(panels), intro, button, beyond, caption, again)
 
 
+def title_with_nicv(title: str, ratio: float) -> str:
+    """A panel's title with its NICV against the non-private centres' (computed on the raw data; the caption
+    says so: :func:`nicv_caption`)."""
+    return f"{title}<br>NICV {ratio - 1:+.1%}"
+
+
 def nicv_caption(sees_raw: bool, owner_only: str) -> str:
     """The sentence on the panels' NICV figures: computed on the raw data (not private), or left out."""
     if sees_raw:
-        return (" The figure under each title (private NICV / non-private NICV − 1, Su et al. Eq. 1; 0 % = as good "
-                f"as non-private) is computed on the raw data: {NOT_PRIVATE}.")
+        return (" The NICV under each title is the private centres' NICV against the non-private ones' (private / "
+                "non-private − 1, Su et al. Eq. 1; 0 % = as good as non-private), computed on the raw data: "
+                f"{NOT_PRIVATE}.")
     return " " + owner_only
 
 
