@@ -104,6 +104,16 @@ def draw_on_click(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: 
     return None
 
 
+def draw_requested(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: str, **params) -> None:
+    """Make the draw of these settings now if its "Draw" or "New draw" was pressed (else nothing).
+
+    A page with two draws calls this for both before it shows anything, so that every total it shows (the
+    sidebar's, each panel's account) includes this run's draws (issue 65, point 4); the page's
+    :func:`draw_on_click` then finds the draw kept.  A refusal is shown where this is called.
+    """
+    private_releases(ds, fingerprint, algorithm, [float(epsilon)], who=who, draw_missing="asked", **params)
+
+
 def private_release(ds, fingerprint: str, algorithm: str, *, who: str, **params):
     """One private release (:func:`draw_on_click`); stops the page after a refusal or until "Draw" is pressed."""
     fits = draw_on_click(ds, fingerprint, algorithm, params.pop("epsilon"), who=who, **params)
@@ -258,4 +268,5 @@ def redraw_panels(keys) -> None:
 
 
 __all__ = ["account_of", "ask_for_panels", "button_for", "compare_panels", "cost_of", "draw_controls",
-           "draw_on_click", "private_release", "publish_control", "redraw_panels", "release", "show_button"]
+           "draw_on_click", "draw_requested", "private_release", "publish_control", "redraw_panels", "release",
+           "show_button"]

@@ -22,6 +22,8 @@ from .releases import is_public, public_preview
 
 #: The registry-like key a synopsis release is recorded under (``dpcore.algorithms.registry.releasable``).
 ALGORITHM = "sanitize"
+#: Who a draw of the sanitized database on the coreset page is recorded as (the page).
+WHO = "Private coresets (sanitized database)"
 #: k at which the page states the cost error on public data (the issue's benchmark k).
 ERROR_KS = (3, 5, 10, 20)
 
@@ -100,7 +102,7 @@ def cost_errors(X: np.ndarray, syn: PointSynopsis, key: str, ks=ERROR_KS) -> pd.
 
 
 def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, sees_raw: bool,
-            height: int = 600, who: str = "Private coresets (sanitized database)") -> None:
+            height: int = 600, who: str = WHO) -> None:
     """The sanitized database at ``epsilon`` under the coreset: map, size, ledger, errors, Draw and Publish.
 
     The centres drawn on it are k-means on the synopsis (post-processing: any k at no cost).  Error

@@ -54,6 +54,7 @@ from .draws import (
     cost_of,
     draw_controls,
     draw_on_click,
+    draw_requested,
     private_release,
     publish_control,
     redraw_panels,
@@ -61,7 +62,7 @@ from .draws import (
     show_button,
 )
 from .identity import OWNER_ONLY, sees_raw
-from .models.shared import NO_BOUNDS
+from .models.shared import NO_BOUNDS, fmt_epsilon
 from .not_private import RAW_FACTS, csv_bytes, data_nicv, exact_density, not_private_caption, raw_facts
 from .page import friendly_errors, page_setup, set_url, url_default
 from .releases import (
@@ -98,4 +99,4 @@ __all__ = ["DEFAULT_PUBLIC_N", "accuracy_section", "expected_error_caption", "Re
            "draw_on_click", "is_public", "private_refit", "public_preview", "publish_control",
            "private_release", "private_releases", "publishable", "release", "release_store", "request_new_draw",
            "rows_subset", "analysis_controls", "account_of", "ask_for_panels", "button_for", "cost_of", "draw_key",
-           "redraw_panels", "show_button", "working_set", "NO_BOUNDS"]
+           "redraw_panels", "show_button", "working_set", "NO_BOUNDS", "draw_requested", "fmt_epsilon"]
