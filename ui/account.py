@@ -9,6 +9,7 @@ import streamlit as st
 
 from dpcore.explain import DEPLOYMENTS, running_total, unit_words
 from dpcore.formatting import fmt_delta, fmt_epsilon
+from dpcore.glossary import help_for
 from dpcore.release import protected_unit
 
 from .figures import ledger_frame, reference_strip_figure
@@ -217,7 +218,8 @@ def show_ledger(est, *, where=None) -> None:
     spent = ("**Privacy budget of this draw, if recorded** (a preview is not in the account): it would spend"
              if getattr(est, "preview", False) else "**Privacy budget of this draw:** spent")
     where.markdown(f"{spent} ε = {fmt_epsilon(eps)} of {fmt_epsilon(ledger.epsilon)} granted to it"
-                   + (f", δ = {fmt_delta(dl)} of {fmt_delta(ledger.delta)}" if ledger.delta else ""))
+                   + (f", δ = {fmt_delta(dl)} of {fmt_delta(ledger.delta)}" if ledger.delta else ""),
+                   help=help_for("budget ledger", "sequential composition"))
     frame = ledger_frame(ledger)
     # In a page's narrow right-hand column (~260 px at 1280×720) six columns needed a sideways scroll
     # (issue 56): the table keeps what each step spent, and the mechanisms and sensitivities, often the same for
@@ -227,7 +229,15 @@ def show_ledger(est, *, where=None) -> None:
     # counts" was clipped at the column's edge; here a long step name wraps and the numbers keep their width.
     shown = frame[LEDGER_COLUMNS_DELTA if "δ" in frame else LEDGER_COLUMNS]
     where.table(shown.style.set_table_styles(_LEDGER_CSS), hide_index=True, border="horizontal")
-    where.caption(noise_sentence(frame))
+    sentence = noise_sentence(frame)
+    where.caption(sentence, help=noise_help(sentence))
+
+
+def noise_help(sentence: str) -> str:
+    """The glossary's words for the terms a noise sentence uses (a tooltip: "discrete laplace, sensitivity 1" stood
+    unexplained, issue 65)."""
+    terms = [t for t, word in (("discrete Laplace", "laplace"), ("zCDP", "gaussian")) if word in sentence.lower()]
+    return help_for(*terms, "sensitivity")
 
 
 def noise_sentence(frame: pd.DataFrame) -> str:

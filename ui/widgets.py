@@ -31,6 +31,7 @@ from .controls import (
     release_controls,
     sidebar_total,
     teach_toggle,
+    unit_word,
     working_set,
 )
 from .curves import NO_CURVE_YET, curve_lookalike, utility_curves
@@ -99,4 +100,4 @@ __all__ = ["DEFAULT_PUBLIC_N", "accuracy_section", "expected_error_caption", "Re
            "draw_on_click", "is_public", "private_refit", "public_preview", "publish_control",
            "private_release", "private_releases", "publishable", "release", "release_store", "request_new_draw",
            "rows_subset", "analysis_controls", "account_of", "ask_for_panels", "button_for", "cost_of", "draw_key",
-           "redraw_panels", "show_button", "working_set", "NO_BOUNDS", "draw_requested", "fmt_epsilon"]
+           "redraw_panels", "show_button", "working_set", "NO_BOUNDS", "draw_requested", "fmt_epsilon", "unit_word"]
