@@ -176,13 +176,15 @@ def history_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def ledger_table(release: dict) -> pd.DataFrame:
-    """The release's own budget ledger: one row per noisy step."""
+    """The release's own budget ledger: one row per noisy step, what it spent next to its name (the ε column
+    was off-screen to the right of the mechanisms in the gallery's half-width column, issue 65)."""
+    from dpcore.formatting import fmt_delta, fmt_epsilon
     df = pd.DataFrame(release["ledger"], columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
-    out = pd.DataFrame({"step": df["name"], "mechanism": df["mechanism"],
-                        "sensitivity": df["sensitivity"].map(lambda s: "" if s is None or pd.isna(s) else f"{s:.4g}"),
-                        "ε": df["epsilon"].map("{:.4g}".format)})
+    out = pd.DataFrame({"step": df["name"], "ε": df["epsilon"].map(fmt_epsilon)})
     if (df["delta"] > 0).any():
-        out["δ"] = df["delta"].map("{:.3g}".format)
+        out["δ"] = df["delta"].map(fmt_delta)
+    out["mechanism"] = df["mechanism"]
+    out["sensitivity"] = df["sensitivity"].map(lambda s: "" if s is None or pd.isna(s) else f"{s:.4g}")
     return out
 
 
