@@ -107,7 +107,7 @@ def release_part():
         draw_view(base.cluster_centers_)
     if teach:
         truth = np.histogramdd(ds.X, bins=syn.edges)[0] if syn is not None else None   # public data: exact counts
-        view.info(noise_effect(est, base.cluster_centers_, true_counts=truth), icon="🎓")
+        view.info(noise_effect(est, base.cluster_centers_, true_counts=truth, geo=ws.geo), icon="🎓")
 
     nicv = None
     if sees_raw:       # computed on the raw data (cached): the owner's or public data's only

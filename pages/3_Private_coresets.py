@@ -101,7 +101,7 @@ def coreset_part():
         if not sees_raw:
             view.caption(W.OWNER_ONLY)
         elif W.teach_toggle(ds):     # public data only: compares with the non-private centres
-            view.info(noise_effect(est, base_centers), icon="🎓")
+            view.info(noise_effect(est, base_centers, geo=ws.geo), icon="🎓")
         with side:
             st.metric("Coreset size", f"{est.coreset_size_} points", help="One point per SMALL-BALL round.")
             W.show_ledger(est)

@@ -104,7 +104,7 @@ def compare_part():
             st.dataframe(pd.DataFrame(rows), hide_index=True)
         st.caption(model.caption + CM.nicv_caption(sees_raw, W.OWNER_ONLY))
         if sees_raw and teach:   # public data only: each panel against the non-private centres
-            st.info("\n".join(f"- {E.noise_effect(f, base.cluster_centers_)}" for _, f in drawn), icon="🎓")
+            st.info("\n".join(f"- {E.noise_effect(f, base.cluster_centers_, geo=ws.geo)}" for _, f in drawn), icon="🎓")
         if not public:
             W.account_caption(ds)
 

@@ -69,7 +69,7 @@ def release_part():
                    + (" and the noisy synopsis" if fit.synopsis_ is not None else "") + ".")
         if teach and W.sees_raw(ds):   # compares with the non-private centres: public data only, not published
             base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
-            st.info(noise_effect(fit, base.cluster_centers_) + " (Teaching only: not part of the release.)", icon="🎓")
+            st.info(noise_effect(fit, base.cluster_centers_, geo=bool(ds.geo) and len(ds.columns) == 2) + " (Teaching only: not part of the release.)", icon="🎓")
         st.markdown("**Private centres**")
         st.dataframe(pd.DataFrame(rel["centroids"], columns=ds.columns), width="stretch")
         if model.synopsis:

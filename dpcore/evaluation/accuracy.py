@@ -144,7 +144,7 @@ def centre_error(private_centers, reference_centers, *, geo: bool = False, bound
     return matched_center_distance(P, R)
 
 
-def noise_effect(est, baseline_centers, *, true_counts=None) -> str:
+def noise_effect(est, baseline_centers, *, true_counts=None, geo: bool = False) -> str:
     """One sentence on what the noise did to a release, for teaching on public data (issue 31).
 
     Parameters
@@ -153,11 +153,14 @@ def noise_effect(est, baseline_centers, *, true_counts=None) -> str:
     baseline_centers : ndarray (k, d), the non-private centres on the same data
     true_counts : ndarray or None
         The exact counts of the release's grid cells (public data only), to compare the noise with.
+    geo : bool
+        Longitude/latitude: the distance in metres, as the expected error under the same draw says it.
 
     Returns
     -------
     str: how far the private centres sit from the non-private ones (matched one to one, Hungarian
-    method, as a share of the bounds' diagonal) and, for a grid synopsis, the typical size of the
+    method), in metres on a map or data units otherwise, and as a share of the bounds' diagonal (the
+    expected error's unit beside the teaching sentence's, issue 65), and, for a grid synopsis, the typical size of the
     noise on one cell (the Laplace scale ``sensitivity / ε`` of the cell counts' ledger entry)
     against the points a non-empty cell holds.
 
@@ -166,12 +169,15 @@ def noise_effect(est, baseline_centers, *, true_counts=None) -> str:
     **Not private**: it compares with the non-private result and may read exact counts.  The app
     shows it only in teaching mode, on data that is already public.
     """
+    from ..formatting import fmt_distance, fmt_epsilon, fmt_share
     lo, hi = np.asarray(est.bounds_.lower, dtype=float), np.asarray(est.bounds_.upper, dtype=float)
     diag = float(np.linalg.norm(hi - lo)) or 1.0
     moved = matched_center_distance(est.cluster_centers_, baseline_centers) / diag
     eps = float(est.budget_.total()[0])
-    text = (f"At ε = {eps:.3g} the private centres sit on average {moved:.1%} of the domain's diagonal from the "
-            "non-private ones (matched one to one).")
+    far = centre_error(est.cluster_centers_, baseline_centers, geo=geo, bounds=(lo, hi))
+    text = (f"At ε = {fmt_epsilon(eps)} the private centres sit on average "
+            f"{fmt_distance(far, 'm' if geo else 'data units')} ({fmt_share(moved)} of the domain's diagonal) from "
+            "the non-private ones (matched one to one).")
     grid = [e for e in est.budget_ if e.name == "grid cell counts" and e.epsilon > 0]
     if grid and getattr(getattr(est, "synopsis_", None), "kind", None) == "grid":
         scale = float(grid[-1].sensitivity or 1.0) / float(grid[-1].epsilon)

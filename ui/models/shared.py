@@ -513,6 +513,10 @@ class Band:
         What the releases were simulated on, in words.
     note : str
         A further sentence (the uncertainty of a band simulated from a recorded release).
+    diagonal : float or None
+        The public box's diagonal in data units: a band in data units also reads as a share of it, as the
+        teaching sentence under the same draw does (issue 65: "1.7 % of the domain's diagonal" beside
+        "3,483–5,520 data units").
     """
 
     epsilon: float
@@ -523,6 +527,7 @@ class Band:
     n_releases: int
     source: str
     note: str = ""
+    diagonal: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -534,9 +539,14 @@ class Band:
         if not self.ok:
             return (f"No expected error at ε = {fmt_epsilon(self.epsilon)}: the algorithm refuses to run at this ε "
                     "on data of this size.")
+        share = ""
+        if self.unit == "data units" and self.diagonal:
+            lo, hi = fmt_share(self.low / self.diagonal).removesuffix(" %"), fmt_share(self.high / self.diagonal)
+            share = f" ({lo}–{hi} of the domain's diagonal)"
+        where = self.source if self.source.startswith(("this ", "the ", "points ")) else f"the {self.source}"
         return (f"Expected error at ε = {fmt_epsilon(self.epsilon)}: the private centres sit "
-                f"{fmt_range(self.low, self.high, self.unit)} from the non-private ones in 80 % of releases (median "
-                f"{fmt_distance(self.median, self.unit)}; {self.n_releases} simulated releases on {self.source})."
+                f"{fmt_range(self.low, self.high, self.unit)}{share} from the non-private ones in 80 % of releases "
+                f"(median {fmt_distance(self.median, self.unit)}; {self.n_releases} simulated releases on {where})."
                 + (f" {self.note}" if self.note else ""))
 
 
@@ -615,8 +625,9 @@ def expected_error(setting: ErrorSetting, epsilon: float, points: Callable) -> B
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)     # every release refused: a NaN band
         lo, mid, hi = np.nanquantile(errors, [0.1, 0.5, 0.9]) if np.isfinite(errors).any() else (np.nan,) * 3
+    diagonal = float(np.linalg.norm(np.asarray(setting.upper) - np.asarray(setting.lower)))
     return Band(float(epsilon), float(lo), float(mid), float(hi), setting.unit, int(np.isfinite(errors).sum()),
-                setting.source)
+                setting.source, diagonal=diagonal)
 
 
 def accuracy_answer(setting: ErrorSetting, target: float, points: Callable, *, epsilons=None,
