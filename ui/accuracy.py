@@ -24,7 +24,7 @@ from dpcore.evaluation import ACCURACY_EPSILONS, epsilon_for_accuracy_from_relea
 
 from .charts import accuracy_figure
 from .identity import may
-from .models.shared import ErrorSetting, accuracy_answer, expected_error, preview_answer, preview_band
+from .models.shared import ErrorSetting, accuracy_answer, expected_error, fmt_epsilon, preview_answer, preview_band
 from .not_private import NOT_PRIVATE
 from .page import set_url
 
@@ -122,9 +122,9 @@ def lookalike_offer(ds, fp: str, fit, *, where=None, key: str = "lookalike") -> 
     """
     from .releases import private_releases
     where = where or st
-    eps = float(f"{LOOKALIKE_SHARE * float(fit.release['privacy']['epsilon']):.3g}")
+    eps = float(fmt_epsilon(LOOKALIKE_SHARE * float(fit.release['privacy']['epsilon'])))
     where.caption(NO_SYNOPSIS.format(share=LOOKALIKE_SHARE, eps=eps).replace("%", " %"))
-    if where.button(f"Draw a look-alike for previews: spends ε = {eps:g}", key=key,
+    if where.button(f"Draw a look-alike for previews: spends ε = {fmt_epsilon(eps)}", key=key,
                     help="A sanitized database of this data (PrivTree), recorded in its account as a release of its "
                          "own. Only its noisy synopsis is used for previews: post-processing, no further ε."):
         private_releases(ds, fp, LOOKALIKE_ALGORITHM, [eps], who="Look-alike for previews")
@@ -136,7 +136,7 @@ def lookalike_words(shape, max_contributions: int | None) -> str:
     kind = "sanitized database" if shape.release["algorithm"]["key"] == "sanitize" else "release"
     who = f", persons of at most {max_contributions} rows" if max_contributions else ""
     return (f"points drawn from the synopsis of release #{shape.release_id} (a recorded {kind} of this data at "
-            f"ε = {float(shape.release['privacy']['epsilon']):g}), at its noisy size{who}; post-processing, it "
+            f"ε = {fmt_epsilon(shape.release['privacy']['epsilon'])}), at its noisy size{who}; post-processing, it "
             "costs no ε")
 
 
@@ -229,7 +229,7 @@ def accuracy_section(ds, fp, algorithm: str, k: int, params: dict, *, fits=()) -
     punit = (setting.release.get("privacy_unit") or {}) if private else {}
     where = ("this public data" if public else "the raw data" if on_raw else
              lookalike_words(shape, punit.get("max_contributions") if punit.get("person_level") else None)
-             + (f", for the setting of the recorded draw at ε = {float(source.release['privacy']['epsilon']):g}"
+             + (f", for the setting of the recorded draw at ε = {fmt_epsilon(source.release['privacy']['epsilon'])}"
                 if source is not None else
                 f", for this page's setting ({releasable(algorithm).display_name or algorithm}, k = {k}; none of its "
                 "draws is recorded yet)"))
@@ -270,7 +270,7 @@ def accuracy_section(ds, fp, algorithm: str, k: int, params: dict, *, fits=()) -
                    "depends on every person, and the guarantee does not cover it. Untick the raw-data box to get "
                    "the answer from a recorded draw (it costs no ε), or set ε yourself.")
         return
-    st.button(f"Use ε = {ans.epsilon:g}", key="acc_use", on_click=_use, args=(ans.epsilon,))
+    st.button(f"Use ε = {fmt_epsilon(ans.epsilon)}", key="acc_use", on_click=_use, args=(ans.epsilon,))
 
 
 def _use(epsilon: float) -> None:

@@ -29,13 +29,13 @@ DELTA_VALUES = [1e-10, 1e-8, 1e-6, 1e-5]
 
 # -- inputs -------------------------------------------------------------------
 def epsilon_label(eps: float) -> str:
-    return f"ε = {eps:g} · {level_for(eps).name}"
+    return f"ε = {fmt_epsilon(eps)} · {level_for(eps).name}"
 
 
 def _slider_value(eps: float) -> str:
     # Short: the slider prints its two end values under the track, where "ε = 10 · odds ≤ 22,026×" ran over
     # the caption (issue 56); the odds are the caption's first words.
-    return f"ε = {eps:g}"
+    return f"ε = {fmt_epsilon(eps)}"
 
 
 def unit_word(ds) -> str:

@@ -161,20 +161,6 @@ def _high_dimensional_view(release: dict):
     return fig
 
 
-def history_frame(rows: list[dict]) -> pd.DataFrame:
-    """:meth:`ReleaseStore.history` rows as a display table (running total and cap side by side)."""
-    if not rows:
-        return pd.DataFrame(columns=["release", "drawn (UTC)", "drawn by", "algorithm", "ε", "δ", "ε so far", "cap ε"])
-    df = pd.DataFrame(rows)
-    out = pd.DataFrame({"release": df["id"], "drawn (UTC)": df["time"].str.slice(0, 19).str.replace("T", " "),
-                        "drawn by": df["who"], "algorithm": df["algorithm"], "ε": df["epsilon"].map("{:.4g}".format),
-                        "δ": df["delta"].map("{:.3g}".format), "ε so far": df["total_epsilon"].map("{:.4g}".format),
-                        "cap ε": df["cap_epsilon"].map(lambda c: "none" if c is None or pd.isna(c) else f"{c:.4g}")})
-    if df["simulation"].any():
-        out["simulation"] = df["simulation"].map({True: "yes (not private)", False: ""})
-    return out
-
-
 def ledger_table(release: dict) -> pd.DataFrame:
     """The release's own budget ledger: one row per noisy step, what it spent next to its name (the ε column
     was off-screen to the right of the mechanisms in the gallery's half-width column, issue 65)."""

@@ -18,6 +18,7 @@ from dpcore.synopsis import PointSynopsis
 
 from .controls import INPUTS, input_choice, published_synopses  # noqa: F401  (re-exported: the pages' S.input_choice)
 from .draws import draw_on_click
+from .models.shared import fmt_epsilon
 from .releases import is_public, public_preview
 
 #: The registry-like key a synopsis release is recorded under (``dpcore.algorithms.registry.releasable``).
@@ -109,7 +110,7 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
     figures computed on the raw data appear only where the page may show raw figures (``sees_raw``).  On public
     data, before a draw, a preview is offered in a box that computes it when opened.
     """
-    st.subheader(f"The sanitized database at ε = {epsilon:g}")
+    st.subheader(f"The sanitized database at ε = {fmt_epsilon(epsilon)}")
     st.caption("dpcore.sanitize (PrivTree, Zhang, Xiao & Xie 2016): a noisy adaptive decomposition of the public "
                "box, published as weighted points that anyone can analyse afterwards (k-means for any k, counts "
                "in any rectangle) at no further cost. This is the \"private sanitized database\" of Feldman et al. "
@@ -189,8 +190,8 @@ def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, h
     rel = publication.release
     centres = point_synopsis(rel).kmeans(int(n_clusters), random_state=0)
     st.info(f"**Analysing publication #{publication.id}** (a sanitized database drawn at ε = "
-            f"{publication.epsilon:.4g}): k-means with k = {n_clusters} on its published points and weights is "
-            "post-processing. No ε is spent and nothing is recorded, whatever k you choose.")
+            f"{fmt_epsilon(publication.epsilon)}): k-means with k = {n_clusters} on its published points and weights "
+            "is post-processing. No ε is spent and nothing is recorded, whatever k you choose.")
     view, side = st.columns([2, 1], gap="medium")
     kind, fig = release_view(rel, centres=centres)
     if kind == "map":
