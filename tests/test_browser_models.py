@@ -36,7 +36,12 @@ def _no_errors(page, log) -> None:
 
 
 def _slider(page, label: str):
-    return page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
+    return page.locator('[data-testid="stSlider"]').filter(has_text=label)
+
+
+def _shown(page, label: str) -> str:
+    """The value a slider shows a person (the number over its thumb)."""
+    return _slider(page, label).locator('[data-testid="stSliderThumbValue"]').inner_text().strip()
 
 
 def test_one_truth_on_every_page(tmp_path):
@@ -60,17 +65,18 @@ def test_one_truth_on_every_page(tmp_path):
         (coreset,) = store.releases(TAXI)
         assert coreset.epsilon == 2.0 or abs(coreset.epsilon - 2.0) < 1e-9     # all of it, as the button said
         page.get_by_role("button", name=f"Draw: spends ε = {fmt_epsilon(2.0)}").click()     # the sanitized database
-        publish = page.locator(".st-key-new_draw_synopsis_publish button")
-        publish.wait_for()
+        publish = page.get_by_role("button", name="Publish this release…")
+        page.get_by_role("button", name=re.compile(r"^New draw \(fresh noise: spends ε = 2 again\)")).wait_for()
         settled(page, RENDER_S)
+        assert publish.count() == 2                     # the coreset's, then the sanitized database's
         _no_errors(page, log)
         spent = fmt_epsilon(ReleaseStore(store_url).spent(TAXI)[0])
         assert spent == "4"
         assert sidebar.get_by_text(re.compile(rf"^ε spent so far: {spent} \(no total set\)")).count() == 1
         main = page.locator('[data-testid="stMain"]')
         assert f"ε spent so far on this data: {spent}" in main.inner_text().replace("*", "")     # the same total
-        publish.click()
-        confirm = page.get_by_text(re.compile(r"Publish release #\d+\?"))
+        publish.last.click()
+        confirm = page.locator('[data-testid="stAlert"]').filter(has_text=re.compile(r"Publish release #\d+\?"))
         confirm.wait_for()
         text = confirm.inner_text()
         assert "sanitized database" in text and "private centres" not in text and "· publish" not in text
@@ -102,18 +108,16 @@ def test_one_truth_on_every_page(tmp_path):
         page.goto(f"{url}/WaveCluster?dataset={TAXI}&epsilon=1.0")
         page.get_by_text("How close is the private result?").wait_for()
         settled(page, RENDER_S)
-        assert _slider(page, "Grid cells per side").get_attribute("aria-valuenow") == "100"
+        assert _shown(page, "Grid cells per side") == "100"
         sidebar.locator('[data-testid="stSelectbox"]').filter(has_text="Dataset").click()
         page.get_by_role("option", name=re.compile(r"^Three spirals")).click()
         page.get_by_text("Three spirals", exact=False).first.wait_for()
         settled(page, RENDER_S)
-        assert _slider(page, "Grid cells per side").get_attribute("aria-valuenow") == "56"
-        assert _slider(page, "Density threshold").get_attribute("aria-valuenow") == "30"
+        assert (_shown(page, "Grid cells per side"), _shown(page, "Density threshold")) == ("56", "30")
         assert (_query(page).get("num_grid"), _query(page).get("density")) == ("56", "30")
-        _slider(page, "Density threshold").press("ArrowRight")                        # one step
+        _slider(page, "Density threshold").locator('input[type="range"]').press("ArrowRight")      # one step
         settled(page, RENDER_S)
-        assert _slider(page, "Density threshold").get_attribute("aria-valuenow") == "31"
-        assert _slider(page, "Grid cells per side").get_attribute("aria-valuenow") == "56"    # not back to 100
+        assert (_shown(page, "Grid cells per side"), _shown(page, "Density threshold")) == ("56", "31")   # not 100
         assert (_query(page).get("num_grid"), _query(page).get("density")) == ("56", "31")
         _no_errors(page, log)
 

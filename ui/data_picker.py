@@ -241,11 +241,9 @@ def _open_large(where, name: str, meta: dict):
 
 
 def columns_words(ds, *, most: int = 8) -> str:
-    """``"2 column(s): longitude, latitude"``; past ``most`` columns the count and the first few only."""
-    cols = list(ds.columns)
-    if len(cols) <= most:
-        return f"{len(cols)} column(s): {', '.join(cols)}"
-    return f"{len(cols)} columns ({', '.join(cols[:3])}, …, {cols[-1]})"
+    """``"2 columns: longitude, latitude"`` (:func:`ui.models.shared.columns_words`: the pages' one form)."""
+    from .models.shared import columns_words as words
+    return words(ds.columns, most)
 
 
 def engine_name(engine: str | None) -> str:

@@ -47,7 +47,7 @@ from .expected_error import (
 )
 
 __all__ = ["Band", "Cost", "DrawButton", "ErrorSetting", "EXPECTED_ERROR_RELEASES", "NO_BOUNDS", "Totals",
-           "WorkingSet", "accuracy_answer",
+           "WorkingSet", "accuracy_answer", "columns_words",
            "dataset_title", "draw_button", "draw_cost", "expected_error", "fmt_budget", "fmt_count", "fmt_delta",
            "fmt_distance", "fmt_epsilon", "fmt_number", "fmt_odds", "fmt_range", "fmt_share", "offer_words",
            "page_words", "person_words", "preview_answer", "publish_question", "preview_band", "simulated_errors",
@@ -113,15 +113,25 @@ class WorkingSet:
         return "m" if self.geo and self.d == 2 else "data units"
 
     def columns_words(self, most: int = 8) -> str:
-        """``"2 columns: longitude, latitude"``; past ``most`` columns the count and the first few only."""
-        cols = list(self.columns)
-        if len(cols) <= most:
-            return f"{len(cols)} column{'s' if len(cols) != 1 else ''}: {', '.join(cols)}"
-        return f"{len(cols)} columns ({', '.join(cols[:3])}, …, {cols[-1]})"
+        """The data's columns in words (:func:`columns_words`)."""
+        return columns_words(self.columns, most)
 
     def headline(self) -> str:
         """The line over a page's result: the data set's title and its columns (Markdown)."""
         return f"**{self.title}** · {self.columns_words()}"
+
+
+def columns_words(columns, most: int = 8) -> str:
+    """``"2 columns: longitude, latitude"``; past ``most`` columns the count and the first few only.
+
+    Returns
+    -------
+    str
+    """
+    cols = [str(c) for c in columns]
+    if len(cols) <= most:
+        return f"{len(cols)} column{'s' if len(cols) != 1 else ''}: {', '.join(cols)}"
+    return f"{len(cols)} columns ({', '.join(cols[:3])}, …, {cols[-1]})"
 
 
 #: The one warning for data without public bounds, on every page that draws (issue 65: two near-identical
