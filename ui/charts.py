@@ -465,7 +465,8 @@ def reference_strip_figure(marks: dict, deployments, *, height: int = 400) -> go
         fig.add_vline(x=float(eps), line=dict(color=colour, width=3, dash="solid" if colour != colours[2] else "dash"))
         fig.add_trace(go.Scatter(x=[float(eps)], y=[0], mode="markers", name=f"{label}: ε = {float(eps):.3g}",
                                  marker=dict(size=14, color=colour)))
-    fig.update_xaxes(type="log", range=[-2.2, 2.2], title="ε (log scale)", showgrid=True)
+    fig.update_xaxes(type="log", range=[-2.2, 2.2], title="ε (log scale)", showgrid=True,
+                     **log_ticks(10 ** -2.2, 10 ** 2.2))      # full labels, not "0.01, 2, 5, 0.1, …" (issue 65)
     fig.update_yaxes(visible=False, range=[-2.0, 2.0])
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=40), plot_bgcolor="white",
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))

@@ -73,23 +73,25 @@ class AccuracyAnswer:
     source: str
 
     def sentence(self) -> str:
-        """The answer in one sentence, with the band at the answer's ε."""
-        what = f"centres within {self.target:,.4g} {self.unit} of the non-private ones"
+        """The answer in one sentence, with the band at the answer's ε (a unit on every figure)."""
+        from ..formatting import fmt_distance, fmt_epsilon, fmt_range, fmt_share
+        what = f"centres within {fmt_distance(self.target, self.unit)} of the non-private ones"
         where = self.source if self.source.startswith("this ") else f"the {self.source}"
         on = f"({self.n_releases} simulated releases per ε on {where})"
         if self.epsilon is None:
-            return (f"No ε up to {self.epsilons[-1]:g} puts the {what} in {self.confidence:.0%} of releases {on}: "
-                    "accept a larger error, a smaller k, or more data.")
+            return (f"No ε up to {fmt_epsilon(self.epsilons[-1])} puts the {what} in {fmt_share(self.confidence)} of "
+                    f"releases {on}: accept a larger error, a smaller k, or more data.")
         i = int(np.flatnonzero(self.epsilons == self.epsilon)[0])
-        lo, mid, hi = (quantity(v) for v in self.band[i])
-        return (f"ε = {self.epsilon:g} is the smallest ε tried that puts the {what} in at least "
-                f"{self.confidence:.0%} of releases {on}; at ε = {self.epsilon:g} the error is "
-                f"{lo}–{hi} {self.unit} in 80 % of them (median {mid}).")
+        lo, mid, hi = self.band[i]
+        return (f"ε = {fmt_epsilon(self.epsilon)} is the smallest ε tried that puts the {what} in at least "
+                f"{fmt_share(self.confidence)} of releases {on}; at ε = {fmt_epsilon(self.epsilon)} the error is "
+                f"{fmt_range(lo, hi, self.unit)} in 80 % of them (median {fmt_distance(mid, self.unit)}).")
 
 
 def quantity(v: float) -> str:
-    """A distance as people read it: ``"1,780"``, ``"373"``, ``"0.0123"`` (no scientific notation above 100)."""
-    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+    """A distance as people read it: ``"1,780"``, ``"373"``, ``"0.0123"`` (:func:`dpcore.formatting.fmt_number`)."""
+    from ..formatting import fmt_number
+    return fmt_number(v)
 
 
 def lookalike(bounds, n: int, k: int, *, random_state=0) -> np.ndarray:
