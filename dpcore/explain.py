@@ -67,7 +67,8 @@ def nearest_deployments(epsilon: float, n: int = 2) -> list[Deployment]:
 
 def deployment_words(d: Deployment) -> str:
     """One deployment in a phrase: ``"Google, COVID-19 Search Trends symptoms: ε = 1.68 per user-day"``."""
-    return (f"{d.organization}, {d.product}: ε = {d.epsilon:g}" + (f", δ = {d.delta:g}" if d.delta else "")
+    # The deployment's own documented ε as published (17.14, not rounded); its δ in the one form (1e-5).
+    return (f"{d.organization}, {d.product}: ε = {d.epsilon:g}" + (f", δ = {fmt_delta(d.delta)}" if d.delta else "")
             + f" per {d.unit}" + (" (local DP)" if d.model == "local" else ""))
 
 
@@ -196,8 +197,8 @@ def running_total(release_epsilon: float | None, total_epsilon: float, cap_epsil
     total_unit = total_unit or unit
     text = ""
     if release_epsilon is not None:
-        text = (f"This release: ε = {fmt_epsilon(release_epsilon)} (an observer's odds about one {unit} change by at most "
-                f"{_odds(release_epsilon)}). ")
+        text = (f"This release: ε = {fmt_epsilon(release_epsilon)} (an observer's odds about one {unit} change by at "
+                f"most {_odds(release_epsilon)}). ")
     text += f"ε spent so far on this data: **{fmt_epsilon(total_epsilon)}** ({cap_words(total_epsilon, cap_epsilon)})"
     text += (f", every draw counted, published or not; odds about one {total_unit} at most "
              f"**{_odds(total_epsilon)}**")

@@ -142,7 +142,7 @@ def fmt_share(share: float) -> str:
     """
     pct = 100.0 * float(share)
     if pct >= 99.95 and share < 1:       # never round a bound below 1 up to "100 %" (issue 65: "100.0%" at ε = 10)
-        return f"{pct:.2f} %" if pct < 99.995 else "> 99.99 %"
+        return f"{pct:.2f} %" if pct < 99.995 else "over 99.99 %"     # not "> …": Markdown reads a quote
     text = f"{pct:.1f}".removesuffix(".0")
     return f"{text} %"
 

@@ -2,7 +2,6 @@
 sanitized database's confirmation, file names from titles."""
 import numpy as np
 
-import dpcore
 from dpcore.formatting import fmt_odds
 from dpcore.glossary import GLOSSARY
 from dpcore.release import build_release

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from app_walk import upload_in_apptest
 from streamlit.testing.v1 import AppTest
 
-from app_walk import upload_in_apptest
 from dpcore import datasets
 from dpcore.explain import NOT_PRIVATE, attacker_advantage_bound, posterior_bound
 from dpcore.formatting import fmt_delta, fmt_epsilon, fmt_odds, fmt_share
