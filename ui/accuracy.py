@@ -120,15 +120,20 @@ def lookalike_offer(ds, fp: str, fit, *, where=None, key: str = "lookalike") -> 
     button is pressed, and recorded in the data's account before anything is computed from it
     (:func:`ui.releases.private_releases`: the cap, the role and reserve-before-reveal apply).
     """
+    from .draws import button_for
     from .releases import private_releases
     where = where or st
     eps = float(fmt_epsilon(LOOKALIKE_SHARE * float(fit.release['privacy']['epsilon'])))
     where.caption(NO_SYNOPSIS.format(share=LOOKALIKE_SHARE, eps=eps).replace("%", " %"))
-    if where.button(f"Draw a look-alike for previews: spends ε = {fmt_epsilon(eps)}", key=key,
+    # The button's cost and whether it fits under the total, from the draw's model (issue 65).
+    button = button_for(ds, LOOKALIKE_ALGORITHM, {"epsilon": eps}, what="Draw a look-alike for previews")
+    if where.button(button.label, key=key, disabled=not button.enabled,
                     help="A sanitized database of this data (PrivTree), recorded in its account as a release of its "
                          "own. Only its noisy synopsis is used for previews: post-processing, no further ε."):
         private_releases(ds, fp, LOOKALIKE_ALGORITHM, [eps], who="Look-alike for previews")
         st.rerun()
+    if not button.enabled and button.why_not:
+        where.caption(f"Cannot be drawn now: {button.why_not}")
 
 
 def lookalike_words(shape, max_contributions: int | None) -> str:

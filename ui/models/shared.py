@@ -107,11 +107,6 @@ class WorkingSet:
         """The number of columns."""
         return len(self.columns)
 
-    @property
-    def distance_unit(self) -> str:
-        """``"m"`` on a map, else ``"data units"``."""
-        return "m" if self.geo and self.d == 2 else "data units"
-
     def columns_words(self, most: int = 8) -> str:
         """The data's columns in words (:func:`columns_words`)."""
         return columns_words(self.columns, most)
