@@ -34,11 +34,14 @@ if not any(isinstance(f, _NoDataLoaders) for f in sys.meta_path):
 
 from dpcore import release as R  # noqa: E402  (after the import guard)
 from dpcore.exceptions import StoreError  # noqa: E402
-from dpcore.explain import running_total, unit_words  # noqa: E402
+from dpcore.glossary import help_for  # noqa: E402
 from dpcore.store import ReleaseStore, default_store_url  # noqa: E402
 from ui import gallery_view as G  # noqa: E402
 from ui.code_downloads import code_downloads  # noqa: E402
 from ui.marks import THINNED_WORDS, is_thinned  # noqa: E402
+from ui.models import gallery as GM  # noqa: E402
+from ui.models import release as RM  # noqa: E402
+from ui.models.shared import totals  # noqa: E402
 
 
 @st.cache_resource(show_spinner=False)
@@ -56,6 +59,7 @@ def _synopsis_centres(url: str, release_id: int, k: int, _release: dict):
 
 def gallery() -> None:
     st.title("Published private releases")
+    st.markdown(GM.PLAIN)
     st.caption("Everything on this page is differentially private output, a public input, or a hash keyed with the "
                "store's secret (the chain heads), read from the release store; who drew what and when is shown as "
                "recorded. This page has no access to any raw data and cannot publish.")
@@ -75,27 +79,24 @@ def gallery() -> None:
     if not names:
         st.info("Nothing has been published yet.")
         return
-    name = st.sidebar.selectbox("Dataset", names, key="dataset",
+    titles = GM.titles(names, {n: (store.dataset_info(n) or {}).get("description") for n in names})
+    name = st.sidebar.selectbox("Dataset", names, key="dataset", format_func=titles.get,
                                 help="Only data sets with at least one publication, the newest first.")
-    info = store.dataset_info(name) or {}
     rows = store.history(name)
-    spent = store.spent(name)
-    cap = store.cap(name)
+    account = totals(store, name, title=titles[name])
 
-    st.header(name)
-    if info.get("description"):
-        st.write(info["description"])
+    st.header(titles[name])
     shown = store.published(name)
+    figures = GM.account_figures(account, len(shown), len(rows))
     c1, c2, c3 = st.columns(3)
-    c1.metric("Releases published", len(shown), help=f"Of {len(rows)} draw(s) recorded: every draw is a use of "
-              "the data and spent its ε; only the ones their authors published are shown below.")
-    c2.metric("ε spent on this data", f"{spent[0]:.4g}", help="Sum over all releases (sequential composition).")
-    c3.metric("Total ε allowed", f"{cap[0]:.4g}" if cap else "no cap set")
+    c1.metric("Releases published", figures.published, help=figures.published_help)
+    c2.metric("ε spent on this data", figures.spent, help=help_for("sequential composition"))
+    c3.metric("Total ε allowed", figures.total, help=help_for("total"))
     st.subheader("Budget history: every draw")
     st.caption("Each draw spends its ε, published or not; the guarantee for one unit of this data (one row, or "
                "one person's rows) after all of them is the running total (basic sequential composition, Dwork & "
-               "Roth 2014, Thm. 3.16).")
-    st.dataframe(G.history_frame(rows), hide_index=True, width="stretch")
+               "Roth 2014, Thm. 3.16).", help=help_for("sequential composition", "privacy unit"))
+    st.dataframe(GM.history_rows(rows), hide_index=True, width="stretch")
     report = store.verify()
     if report:
         st.caption(f"✓ Store integrity: {report.checked} records checked, every hash-chain link intact.")
@@ -112,8 +113,7 @@ def gallery() -> None:
     if not stored:
         st.info(f"No release has been published on this dataset yet ({len(rows)} draw(s) recorded, none published).")
         return
-    labels = {s.id: f"#{s.id} · {s.release['algorithm']['name']} · ε = {s.epsilon:.4g} · "
-                    f"{s.created:%Y-%m-%d %H:%M} UTC" for s in stored}
+    labels = {s.id: GM.release_label(s.id, s.release["algorithm"]["name"], s.epsilon, s.created) for s in stored}
     rid = st.selectbox("Release", list(reversed(list(labels))), format_func=labels.get, key="release")
     s = next(x for x in stored if x.id == rid)
     rel = s.release
@@ -121,9 +121,8 @@ def gallery() -> None:
     st.subheader(f"Release #{s.id}: {rel['algorithm']['name']}")
     if s.simulation:
         st.warning("This is a simulation on public data (seeded noise): it is not a private release.")
-    st.markdown(f"**{p['guarantee']}** ({p['level']}) · drawn {s.created:%Y-%m-%d %H:%M} UTC"
-                + (f" by {s.who}" if s.who else "") + f" · published {s.published_at:%Y-%m-%d %H:%M} UTC"
-                + (f" by {s.published_by}" if s.published_by else "") + f" · source: {rel['algorithm']['reference']}")
+    st.markdown(GM.release_line(rel, who=s.who, created=s.created, published_by=s.published_by,
+                                published_at=s.published_at), help=help_for("differential privacy", "ε"))
     centres = None
     if G.is_point_synopsis(rel):
         # A sanitized database (issue 57): any k from the published points and weights, post-processing only.
@@ -149,14 +148,15 @@ def gallery() -> None:
         st.plotly_chart(fig, width="stretch")
     left, right = st.columns(2)
     with left:
-        st.markdown(f"**{R.guarantee_sentence(rel)}.** What this guarantees one {R.protected_unit(rel)} in the data:")
+        st.markdown(f"**{R.guarantee_sentence(rel)}.** What this guarantees one {R.protected_unit(rel)} in the data:",
+                    help=RM.guarantee_terms(R.guarantee_sentence(rel)))
         for stmt in p["statements"]:
             st.markdown(f"- **{stmt['title']}: {stmt['value']}.** {stmt['sentence']}")
     with right:
         st.markdown("**Private centres**" if centres is None else
                     f"**k-means on the published points, k = {len(centres)}** (post-processing: no spend)")
         st.dataframe(G.centres_table(rel, centres), hide_index=True, width="stretch")
-        st.markdown("**This release's budget ledger**")
+        st.markdown("**This release's budget ledger**", help=help_for("budget ledger"))
         st.dataframe(G.ledger_table(rel), hide_index=True, width="stretch")
     stem = f"release_{s.id}_{rel['algorithm']['key']}"
     # Every file is written when its button is pressed (a callable: Streamlit's deferred download), not on each
@@ -165,12 +165,8 @@ def gallery() -> None:
     d1.download_button("Download JSON", lambda: R.to_json(rel), file_name=f"{stem}.json", mime="application/json",
                        key="dl_json")
     d2.download_button("Download CSV", lambda: R.to_csv(rel), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
-    # The report carries the data's running total (issue 56), as the Release page's does.  The total holds per
-    # row: in the row's own word ("trip") when this release is row level, as its guarantee says, so the report
-    # names one unit; a person-level release's row word is not recorded, so "record".
-    row_level = not (rel.get("privacy_unit") or {}).get("person_level")
-    total = running_total(None, spent[0], cap[0] if cap else None,
-                          unit=R.protected_unit(rel) if row_level else unit_words(None).one)
+    # The report carries the data's running total (issue 56), as the Release page's does, in one unit.
+    total = GM.report_total(account, rel)
     d3.download_button("Download report (HTML)", lambda: R.to_html(rel, account=total), file_name=f"{stem}.html",
                        mime="text/html", key="dl_html")
     code_downloads(rel, release_id=s.id, stem=stem, account=total)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .formatting import fmt_delta, fmt_epsilon, fmt_odds, fmt_share
+
 
 @dataclass(frozen=True)
 class Deployment:
@@ -65,7 +67,8 @@ def nearest_deployments(epsilon: float, n: int = 2) -> list[Deployment]:
 
 def deployment_words(d: Deployment) -> str:
     """One deployment in a phrase: ``"Google, COVID-19 Search Trends symptoms: ε = 1.68 per user-day"``."""
-    return (f"{d.organization}, {d.product}: ε = {d.epsilon:g}" + (f", δ = {d.delta:g}" if d.delta else "")
+    # The deployment's own documented ε as published (17.14, not rounded); its δ in the one form (1e-5).
+    return (f"{d.organization}, {d.product}: ε = {d.epsilon:g}" + (f", δ = {fmt_delta(d.delta)}" if d.delta else "")
             + f" per {d.unit}" + (" (local DP)" if d.model == "local" else ""))
 
 
@@ -154,10 +157,7 @@ def odds_words(epsilon: float) -> str:
 
 
 def _odds(epsilon: float) -> str:
-    odds = odds_ratio_bound(epsilon)
-    if not math.isfinite(odds) or odds >= 1e12:
-        return f"e^{epsilon:.3g}×"
-    return f"{odds:.3g}×" if odds < 100 else f"{odds:,.0f}×"
+    return fmt_odds(epsilon)
 
 
 #: The points the app's slider offers, strongest privacy first.
@@ -197,33 +197,36 @@ def running_total(release_epsilon: float | None, total_epsilon: float, cap_epsil
     total_unit = total_unit or unit
     text = ""
     if release_epsilon is not None:
-        text = (f"This release: ε = {release_epsilon:.3g} (an observer's odds about one {unit} change by at most "
-                f"{_odds(release_epsilon)}). ")
-    text += f"ε spent so far on this data: **{total_epsilon:.3g}** ({cap_words(total_epsilon, cap_epsilon)})"
+        text = (f"This release: ε = {fmt_epsilon(release_epsilon)} (an observer's odds about one {unit} change by at "
+                f"most {_odds(release_epsilon)}). ")
+    text += f"ε spent so far on this data: **{fmt_epsilon(total_epsilon)}** ({cap_words(total_epsilon, cap_epsilon)})"
     text += (f", every draw counted, published or not; odds about one {total_unit} at most "
              f"**{_odds(total_epsilon)}**")
     text += ("; a person with m rows is protected only at up to m times the row-level releases' ε" if group_caveat
              else "")
     if cap_epsilon is None:
-        return text + ". No cap is set, so nothing stops the total from growing."
-    return text + f". Odds at most {_odds(cap_epsilon)} when all of the cap is spent."
+        return text + ". No total is set, so nothing stops the ε spent from growing."
+    return text + f". Odds at most {_odds(cap_epsilon)} when all of the total is spent."
 
 
 def cap_words(total_epsilon: float, cap_epsilon: float | None) -> str:
-    """What is left of a data set's cap, as people read it: ``"cap 1, nothing left"``, ``"cap 2, 0.5 left"``.
+    """What is left of a data set's total, as people read it: ``"total 1, nothing left"``, ``"total 2, 1.5 left"``.
+
+    The total (the store's cap) is the most ε every draw of the data may spend together; one word for it
+    on every page, in the gallery and in the report (issue 65).
 
     Parameters
     ----------
     total_epsilon : float
         ε spent so far on the data (every draw, published or not).
     cap_epsilon : float or None
-        The total set for the data; None when no cap is set (``"no cap set"``).
+        The total set for the data; None when none is set (``"no total set"``).
     """
     if cap_epsilon is None:
-        return "no cap set"
+        return "no total set"
     left = max(cap_epsilon - total_epsilon, 0.0)
     nothing = left <= 1e-12 * max(1.0, cap_epsilon)
-    return f"cap {cap_epsilon:.3g}, " + ("nothing left" if nothing else f"{left:.3g} left")
+    return f"total {fmt_epsilon(cap_epsilon)}, " + ("nothing left" if nothing else f"{fmt_epsilon(left)} left")
 
 
 def attacker_advantage_bound(epsilon: float, delta: float = 0.0) -> float:
@@ -382,8 +385,7 @@ def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5
     epsilon, delta = _check_eps_delta(epsilon, delta)
     unit = unit or unit_words(None)
     who = unit.one
-    odds = odds_ratio_bound(epsilon)
-    odds_text = f"{odds:.3g}" if math.isfinite(odds) else f"e^{epsilon:g} (more than 10^307)"
+    odds_text = fmt_odds(epsilon).removesuffix("×")
     adv = attacker_advantage_bound(epsilon, delta)
     post = posterior_bound(epsilon, prior, delta)
     out = [
@@ -393,15 +395,15 @@ def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5
             f"most {odds_text} whether or not any one {who}'s data ({unit.whole}) are in the data.",
             "e^ε"),
         EpsilonStatement(
-            "Attacker's advantage", f"at most {adv:.1%}",
+            "Attacker's advantage", f"at most {fmt_share(adv)}",
             f"In a membership test where a given {who} is in the data or not with even odds, an attacker who sees "
-            f"the release guesses right with probability at most {(1 + adv) / 2:.1%} (a coin toss: 50 %); "
-            f"equivalently, the test's true-positive rate exceeds its false-positive rate by at most {adv:.1%}.",
+            f"the release guesses right with probability at most {fmt_share((1 + adv) / 2)} (a coin toss: 50 %); "
+            f"equivalently, the test's true-positive rate exceeds its false-positive rate by at most {fmt_share(adv)}.",
             "(e^ε − 1 + 2δ) / (e^ε + 1)"),
         EpsilonStatement(
-            "Belief after seeing the release", f"at most {post:.1%} (from {prior:.0%})",
-            f"Someone who was {prior:.0%} sure of a fact about one {who} (for example, {unit.example}) can be "
-            f"at most {post:.1%} sure after seeing the release.",
+            "Belief after seeing the release", f"at most {fmt_share(post)} (from {fmt_share(prior)})",
+            f"Someone who was {fmt_share(prior)} sure of a fact about one {who} (for example, {unit.example}) can "
+            f"be at most {fmt_share(post)} sure after seeing the release.",
             "p e^ε / (p e^ε + 1 − p) + δ"),
     ]
     if not unit.person_level:
@@ -412,8 +414,8 @@ def epsilon_statements(epsilon: float, delta: float = 0.0, *, prior: float = 0.5
             "ε_group = m ε"))
     if delta > 0:
         out.append(EpsilonStatement(
-            "What δ adds", f"δ = {delta:.2g}",
-            f"With probability up to δ = {delta:.2g} the bounds above may fail. Choose δ much smaller than "
+            "What δ adds", f"δ = {fmt_delta(delta)}",
+            f"With probability up to δ = {fmt_delta(delta)} the bounds above may fail. Choose δ much smaller than "
             f"1 / (number of {who}s): with δ ≥ 1/N, publishing one random {who}'s data outright would be "
             f"allowed.",
             "Pr[M(D) ∈ S] ≤ e^ε Pr[M(D′) ∈ S] + δ"))

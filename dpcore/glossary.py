@@ -33,6 +33,22 @@ GLOSSARY: dict[str, str] = {
             "§6.1.2.)",
     "sequential composition": "Releases of the same data add up: k releases at ε each protect a unit only at k·ε "
                               "in total. (Dwork & Roth 2014, Thm. 3.16.)",
+    "differential privacy": "A promise about a published result: whatever anyone concludes from it would have been "
+                            "almost as likely had any one unit (a row, or one person's rows) not been in the data; "
+                            "ε says how much 'almost' is. (Dwork & Roth 2014, Def. 2.4.)",
+    "group privacy": "A row-level release protects one row at ε; a person with m rows in the data is protected only "
+                     "at m·ε, since the ε of their rows adds up. A person-level release bounds each person's rows and "
+                     "protects the whole person at ε. (Dwork & Roth 2014, Thm. 2.2.)",
+    "discrete Laplace": "The noise added to counts: a whole number, as likely positive as negative, whose typical size "
+                        "is the sensitivity divided by ε; whole numbers keep the noise exact on a computer. "
+                        "(Canonne, Kamath & Steinke 2020.)",
+    "budget ledger": "The steps of one release and the ε (and δ) each spent: they add up to the release's ε, and a "
+                     "step can never spend more than was granted. (Dwork & Roth 2014, Thm. 3.16; issue 65.)",
+    "post-processing": "Anything computed from a published result alone (k-means on a synopsis, a map, a total) costs "
+                       "no more ε: it cannot reveal more about anyone than the result itself. (Dwork & Roth 2014, "
+                       "Prop. 2.1.)",
+    "total": "The most ε all draws of one data set may spend together, set by its owner: every draw counts, published "
+             "or not, and a draw that would go over it is refused before it runs. (Dwork & Roth 2014, Thm. 3.16.)",
 }
 
 

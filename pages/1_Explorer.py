@@ -3,11 +3,10 @@ import numpy as np
 import streamlit as st
 
 from dpcore.evaluation import noise_effect
-from dpcore.glossary import help_for
-from dpcore.metrics import relative_error
 from ui import figures as F
 from ui import sanitized as S
 from ui import widgets as W
+from ui.models import explorer as M
 
 MAP_HEIGHT = 700   # px; the map's zoom fits the public box into this height
 DENSITY_CELLS = 200   # per side: the exact-density overlay of a large source whose release has no grid
@@ -18,18 +17,18 @@ st.caption("One private k-means release at the privacy level chosen in the sideb
            "result: how far the private centres (orange) move from the non-private ones (blue rings), and what "
            "the published noisy data look like. Pick data, an algorithm, k and ε in the sidebar.")
 
-ds, fp, algorithm, k, _ = W.release_controls(allow_large=True, epsilon=False)
+# The input before the algorithm (issue 65): analysing a publication reads only k, so the algorithm and ε go.
+ds, fp, algorithm, k, publication = W.analysis_controls(allow_large=True)
 
 
 # Everything from ε on is one fragment (issue 56): an ε move (or a draw) reruns this part only, not the data
 # picker and the controls above it.  ε stays in the sidebar (a fragment may write there), shared by every page.
 @st.fragment
 def release_part():
-    eps = W.epsilon_controls(ds, algorithm, k)
-    publication = S.input_choice(ds)   # "analyse a publication" (issue 57): post-processing, nothing drawn
-    if publication is not None:
+    if publication is not None:   # "analyse a publication" (issue 57): post-processing, nothing drawn
         S.analyse_publication(ds, fp, publication, k, height=MAP_HEIGHT)
-        st.stop()
+        return
+    eps = W.epsilon_controls(ds, algorithm, k)
     large = W.is_large(ds)   # rows where they lie (DuckDB, Spark, a database): never drawn, never loaded
     sees_raw = W.sees_raw(ds)   # the data owner, or public data: the non-private comparison may be shown
     extra = {}
@@ -50,21 +49,21 @@ def release_part():
     W.set_url(dataset=ds.name, algorithm=algorithm, k=k, epsilon=eps)
 
     d = ds.X.shape[1]
-    st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
-    if ds.bounds is None:
-        st.warning("No public bounds: the domain is read from the data, so this release is NOT private for the "
-                   "extreme records. Enter public bounds in the sidebar to fix that.")
+    ws = W.working_set(ds, algorithm=algorithm, k=k, epsilon=eps)
+    st.markdown(ws.headline())
+    if not ws.bounded:
+        st.warning(W.NO_BOUNDS)
 
     est = W.private_release(ds, fp, algorithm, who="Explorer", n_clusters=k, epsilon=eps, **extra)
     bounds = (est.bounds_.lower, est.bounds_.upper)
     syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" else None
     raw = ds.X[np.random.default_rng(0).permutation(ds.X.shape[0])[:20_000]] if show_raw and not large else None
-    cells, cell_label = (syn.edges, syn.counts) if syn else (None, None), "noisy count"
+    cells, cell_label = (syn.edges, syn.counts) if syn else (None, None), M.NOISY
     if show_raw and large and d == 2:
         # The non-private overlay of a large source: exact counts on the release's grid (or a fine one).
         edges = syn.edges if syn else [np.linspace(bounds[0][j], bounds[1][j], DENSITY_CELLS + 1) for j in range(2)]
         cells = edges, W.exact_density(ds, fp, bounds, [len(e) - 1 for e in edges])
-        cell_label = "exact count (not private)"
+        cell_label = M.EXACT
 
     view, side = st.columns([2, 1], gap="medium")
     view_slot = view.empty()
@@ -75,26 +74,16 @@ def release_part():
         with view_slot.container():
             if ds.geo and d == 2:
                 sizes = F.noisy_cluster_sizes(est.cluster_centers_, est.synopsis_)
+                model = M.explorer_model(ws, cells=None if cells[1] is None else cell_label, synopsis=syn is not None,
+                                         sizes=sizes is not None, baseline=baseline_centers is not None, nicv=None)
                 st.pydeck_chart(F.map_deck(bounds=bounds, private_centers=est.cluster_centers_,
                                            baseline_centers=baseline_centers,
                                            synopsis_edges=cells[0], synopsis_counts=cells[1], raw_points=raw,
                                            private_sizes=sizes, height=MAP_HEIGHT, synopsis_label=cell_label),
                                 height=MAP_HEIGHT)
-                # Say only what the hover shows: a release without a synopsis has no cells and no noisy
-                # sizes (zCDP-Lloyd, DPM, or auto choosing one of them).
-                hover = ([f"a cell for its {cell_label}"] if cells[1] is not None else []) + [
-                    "a private centre for its coordinates" + (" and noisy size" if sizes is not None else "")]
-                st.caption("● private centres · "
-                           + ("○ non-private centres (not private: for the data owner's eyes only) · "
-                              if baseline_centers is not None else "")
-                           + "grey outline: the public bounds"
-                           + (" · cells: the EXACT density of the data on the same grid: NOT private, for the data "
-                              "owner's eyes only" if cell_label != "noisy count"
-                              else " · cells: the noisy grid synopsis the algorithm published" if syn else "")
-                           + ". Hover " + ", ".join(hover) + ".")
-                if cells[1] is not None:
-                    st.html(F.count_legend_html(F.count_scale(cells[1]), label=f"{cell_label} per cell",
-                                                signed=cell_label == "noisy count"))
+                st.caption(model.map_caption)
+                if model.legend is not None:
+                    st.html(F.count_legend_html(F.count_scale(cells[1]), label=model.legend, signed=model.signed))
                 return
             if d > 2:
                 st.caption(f"Showing the first two of {d} columns; the High-dimensional page shows a PCA view.")
@@ -118,21 +107,18 @@ def release_part():
         draw_view(base.cluster_centers_)
     if teach:
         truth = np.histogramdd(ds.X, bins=syn.edges)[0] if syn is not None else None   # public data: exact counts
-        view.info(noise_effect(est, base.cluster_centers_, true_counts=truth), icon="🎓")
+        view.info(noise_effect(est, base.cluster_centers_, true_counts=truth, geo=ws.geo), icon="🎓")
 
+    nicv = None
+    if sees_raw:       # computed on the raw data (cached): the owner's or public data's only
+        nicv = (W.data_nicv(ds, fp, est.cluster_centers_, bounds), W.data_nicv(ds, fp, base.cluster_centers_, bounds))
+    model = M.explorer_model(ws, cells=None, synopsis=syn is not None, sizes=False, baseline=sees_raw, nicv=nicv)
     with side:
         st.subheader("Utility")
-        if sees_raw:
-            nicv_p = W.data_nicv(ds, fp, est.cluster_centers_, bounds)
-            nicv_b = W.data_nicv(ds, fp, base.cluster_centers_, bounds)   # cached: not recomputed when ε changes
-            c1 = c2 = st.container()
-            # NICV of the baseline is 0 when k reaches the number of distinct points: no relative figure then.
-            c1.metric("NICV, private", f"{nicv_p:.4g}",
-                      f"{relative_error(nicv_p, nicv_b):+.1%} vs non-private" if nicv_b > 0 else None,
-                      delta_color="inverse", help=help_for("NICV"))
-            c2.metric("NICV, non-private", f"{nicv_b:.4g}")
-            st.caption("NICV (Su et al. 2016, Eq. 1) on the [-1, 1]-normalised domain; lower is better. Both figures "
-                       "are computed on the raw data: not private, for the data owner's eyes only.")
+        if model.utility:
+            for m in model.utility:
+                st.metric(m.label, m.value, m.delta, delta_color="inverse", help=m.help)
+            st.caption(model.utility_caption)
         else:
             st.caption(W.OWNER_ONLY)
         if not large:
@@ -141,10 +127,10 @@ def release_part():
             st.info(f"Hybrid branch: {getattr(est, 'branch_reason_', est.branch_)}")
         st.subheader("Privacy budget")
         W.show_ledger(est)
-        W.draw_controls(est)
+        W.draw_controls(est, ds)
         W.account_caption(ds, fit=est)
         st.subheader("Publish")
-        W.publish_buttons(est, ds, stem=f"{algorithm}_eps{eps:g}")
+        W.publish_buttons(est, ds, stem=model.stem)
 
     W.raw_facts(ds, fit=est)
 

@@ -12,10 +12,7 @@ from dpcore.glossary import help_for
 from ui import figures as F
 from ui import sanitized as S
 from ui import widgets as W
-
-# Short enough for the sidebar's one-line select box (longer ones were cut, issue 56); the help says the rest.
-BUDGETS = {"schedule": "All on the rounds that run", "paper": "Paper's rule (Alg. 1 line 1)"}
-CONSTANTS = {"proved": "Proved constants", "paper_experiments": "Paper's constants: no proof"}
+from ui.models import coresets as CM
 
 MAP_HEIGHT = 700   # px; the map's zoom fits the public box into this height
 
@@ -39,47 +36,43 @@ def coreset_part():
     eps = W.epsilon_slider(default=2.0, ds=ds)
     DELTA = W.delta_input(1e-8)   # the working set's δ (issue 56)
     W.sidebar_total(ds)
-    budget = st.sidebar.selectbox("Budget per round", list(BUDGETS), format_func=BUDGETS.get, key="budget",
-                                  help="All on the rounds that run: the whole ε is spent on the rounds that actually run "
-                                       "(the same guarantee). Paper's rule: ε' = 3ε / (8k ln n) per round, as in "
-                                       "Alg. 1 line 1.")
-    constants = st.sidebar.selectbox("Constants (Δ, t_min)", list(CONSTANTS), format_func=CONSTANTS.get, key="constants",
-                                     help="Proved constants: every round's guarantee holds. The paper's own experiments used Δ = 8 "
-                                          "(§4, footnote 3), which lets smaller ε "
-                                          "run but carries no utility proof. Privacy is the same either way.")
+    budget = st.sidebar.selectbox("Budget per round", list(CM.BUDGETS), format_func=CM.BUDGETS.get, key="budget",
+                                  help=CM.BUDGET_HELP)
+    constants = st.sidebar.selectbox("Constants (Δ, t_min)", list(CM.CONSTANTS), format_func=CM.CONSTANTS.get,
+                                     key="constants", help=CM.CONSTANTS_HELP)
     W.set_url(dataset=ds.name, k=k, epsilon=eps, delta=DELTA)
+    coreset = dict(n_clusters=k, delta=DELTA, budget=budget, constants=constants)
+    # Both draws asked for with a press are made first, before this page shows any total, so that every total on
+    # it includes them (issue 65, point 4: the sidebar said 1 while the coreset's panel said 0).
+    W.draw_requested(ds, fp, "coreset", eps, who="Private coresets", **coreset)
+    W.draw_requested(ds, fp, S.ALGORITHM, eps, who=S.WHO)
 
     n, d = ds.X.shape
-    st.markdown(f"**{ds.title}** · δ = {DELTA:g}", help=help_for("δ", "coreset"))
+    ws = W.working_set(ds, algorithm="coreset", k=k, epsilon=eps, delta=DELTA)
+    st.markdown(CM.headline(ws), help=help_for("δ", "coreset"))
     if ds.bounds is None:
-        st.warning("No public bounds: the grid is read from the data, so this release is NOT private for the "
-                   "extreme records. Enter public bounds in the sidebar to fix that.")
+        st.warning(W.NO_BOUNDS)
 
     sees_raw = W.sees_raw(ds)   # the non-private centres and the error figures are computed on the raw data
     # Feldman et al.'s Figure 8 (issue 57): every level side by side, above the draws but filled after them, so that
     # a draw made below in this run shows at its level at once.
     levels_slot = st.container()
-    st.subheader(f"PRIVATE-K-MEAN's coreset at ε = {eps:g}")
-    feasible = True
-    if W.is_public(ds):
-        # Public data: its size is public too, so whether PRIVATE-K-MEAN can run at the ε chosen for every page is
-        # known before any draw. The page never changes ε silently: it says so and offers the smallest ε that works.
-        need = min_feasible_epsilon(n, k, d, DELTA, n_share=dpcore.ALGORITHMS["coreset"]().n_share, budget=budget,
-                                    constants=constants)
-        if eps < need:
-            feasible = False
-            higher = [e for e in W.EPSILON_VALUES if e >= need]
-            st.warning(f"PRIVATE-K-MEAN cannot run at ε = {eps:g} on this data with k = {k}: it needs ε of about "
-                       f"{need:.3g} or more (Feldman et al. 2017, Alg. 1 line 2). ε stays {eps:g} on every page; "
-                       "nothing was drawn or spent. Choose a larger ε here, or fewer clusters.")
-            if higher:
-                st.button(f"Use ε = {higher[0]:g}", key="use_feasible_epsilon", type="primary",
-                          on_click=lambda: st.session_state.update(epsilon=higher[0]))
+    st.subheader(f"PRIVATE-K-MEAN's coreset at ε = {W.fmt_epsilon(eps)}")
+    # Public data: its size is public too, so whether PRIVATE-K-MEAN can run at the ε chosen for every page is
+    # known before any draw. The page never changes ε silently: it says so and offers the smallest ε that works.
+    need = (min_feasible_epsilon(n, k, d, DELTA, n_share=dpcore.ALGORITHMS["coreset"]().n_share, budget=budget,
+                                 constants=constants) if W.is_public(ds) else None)
+    can = CM.feasibility(ws, need, W.EPSILON_VALUES)
+    feasible = can.ok
+    if not can.ok:
+        st.warning(can.warning)
+        if can.suggest is not None:
+            st.button(f"Use ε = {W.fmt_epsilon(can.suggest)}", key="use_feasible_epsilon", type="primary",
+                      on_click=lambda: st.session_state.update(epsilon=can.suggest))
 
     # draw_on_click rather than private_release: a coreset not drawn yet (or refused) must not stop the page, so that
     # the sanitized database below stays offered.
-    fits = W.draw_on_click(ds, fp, "coreset", eps, who="Private coresets", n_clusters=k, delta=DELTA, budget=budget,
-                           constants=constants) if feasible else None
+    fits = W.draw_on_click(ds, fp, "coreset", eps, who="Private coresets", **coreset) if feasible else None
     est = fits[0] if fits else None
     if est is not None:
         regime = getattr(est, "regime_", None)
@@ -99,11 +92,7 @@ def coreset_part():
                                            private_sizes=F.noisy_cluster_sizes(est.cluster_centers_, syn),
                                            height=MAP_HEIGHT),
                                 height=MAP_HEIGHT)
-                st.caption("green discs: the private coreset, the only thing computed from the data (area ∝ weight) · "
-                           "● private centres, k-means on the coreset · "
-                           + ("○ non-private centres (not private: for the data owner's eyes only) · " if sees_raw else "")
-                           + "grey outline: the public bounds. Hover a disc for its weight, a private centre for its "
-                           "coordinates and noisy size.")
+                st.caption(CM.map_caption(sees_raw))
             else:
                 st.plotly_chart(F.scatter_figure(columns=ds.columns[:2], bounds=(bounds[0][:2], bounds[1][:2]),
                                                  private_centers=est.cluster_centers_[:, :2],
@@ -112,17 +101,17 @@ def coreset_part():
         if not sees_raw:
             view.caption(W.OWNER_ONLY)
         elif W.teach_toggle(ds):     # public data only: compares with the non-private centres
-            view.info(noise_effect(est, base_centers), icon="🎓")
+            view.info(noise_effect(est, base_centers, geo=ws.geo), icon="🎓")
         with side:
             st.metric("Coreset size", f"{est.coreset_size_} points", help="One point per SMALL-BALL round.")
             W.show_ledger(est)
-            W.draw_controls(est)
+            W.draw_controls(est, ds)
             W.account_caption(ds, fit=est)
             if est.release_id is not None:   # a recorded release: downloading it is publishing what was recorded
                 st.download_button("Download the coreset (CSV)",
                                    W.csv_bytes(pd.DataFrame(np.c_[syn.points, syn.weights],
                                                             columns=[*ds.columns, "weight"])),
-                                   file_name=f"private_coreset_eps{eps:g}.csv", mime="text/csv", key="dl_coreset")
+                                   file_name=CM.coreset_file(ws, est.release_id), mime="text/csv", key="dl_coreset")
 
     # Beside the coreset, the sanitized database at the same ε (issue 57): its own Draw, never on opening; then the
     # levels above, now that this run's draws are made.

@@ -5,18 +5,14 @@ import streamlit as st
 
 import dpcore
 from dpcore import datasets
+from dpcore.explain import level_for
 from dpcore.glossary import help_for
 from dpcore.metrics.wavecluster import classification_measures, f_measure, train_test_indices, ud
 from ui import figures as F
 from ui import widgets as W
+from ui.models import wavecluster as WM
 
 WAVELETS = ["haar", "bior2.2", "bior1.3", "db2", "sym4", "coif1"]
-# (num_grid, density %): the paper's 50 / 10 % suit its synthetic sets; on the taxi pickups they call most of
-# the city one cluster, 100 cells / 50 % separates Manhattan, Brooklyn and Queens.
-# On the three spirals (6,000 points) 56 cells / 30 % keeps the three arms apart, non-private (adjusted Rand
-# index 0.95 against the arms) and at ε = 1 (0.88-0.93 in 8 draws, with a few small noise clusters besides);
-# these are public settings of a public teaching set, chosen from the generator, not read from private rows.
-GRID_DEFAULT = {datasets.TAXI_SAMPLE_NAME: (100, 50), "spirals": (56, 30)}
 MAX_COLUMNS = 3   # a grid of num_grid^d cells: beyond 3 columns it no longer fits in memory nor shows anything
 
 MAP_HEIGHT, MAP_WIDTH = 560, 420   # px; each map's zoom fits the public box into this (narrowest) size
@@ -47,19 +43,28 @@ def grid_part():
     eps = W.epsilon_slider(ds=ds)
     W.sidebar_total(ds)
     side = st.sidebar
-    grid_default, density_default = GRID_DEFAULT.get(ds.name, (50, 10))
-    if st.session_state.get("_wc_grid_for", ds.name) != ds.name:
-        # Another data set: its own grid defaults, not the last one's (taxi's 100 cells merge the spirals into blobs).
+    # The grid settings the result is computed with are the ones the sliders show (issue 65, point 1): the model
+    # decides both, and a data set's defaults are written into the sliders before they are drawn.
+    state, qp = st.session_state, st.query_params
+    default = WM.grid_defaults(ds.name)
+    url = ((qp.get("num_grid", default[0]), qp.get("density", default[1]))
+           if "num_grid" in qp or "density" in qp else None)
+    g = WM.grid_settings(ds.name, last_dataset=state.get("_wc_grid_for"),
+                         shown=(state["num_grid"], state["density"]) if "num_grid" in state and "density" in state
+                         else None, url=url)
+    state["_wc_grid_for"] = ds.name
+    if g.changed:       # another data set: its own defaults, not the last one's URL values
         for key in ("num_grid", "density"):
-            st.session_state.pop(key, None)
-            if key in st.query_params:
-                del st.query_params[key]
-    st.session_state["_wc_grid_for"] = ds.name
-    num_grid = int(side.slider("Grid cells per side (num_grid)", 8, 400, W.url_default("num_grid", grid_default, int), step=2,
-                               key="num_grid", help="The data box is cut into num_grid × num_grid cells. More cells: "
-                                                    "finer shapes, but fewer points per cell, so noise matters more."))
-    density = side.slider("Density threshold (%)", 0, 95, W.url_default("density", density_default, int), key="density",
-                          help="This share of the non-empty transformed cells is called noise; the rest are dense.")
+            if key in qp:
+                del qp[key]
+    if g.set_widgets:
+        state["num_grid"], state["density"] = g.num_grid, g.density
+    num_grid = int(side.slider("Grid cells per side (num_grid)", *WM.GRID_RANGE, step=2, key="num_grid",
+                               help="The data box is cut into num_grid × num_grid cells. More cells: "
+                                    "finer shapes, but fewer points per cell, so noise matters more."))
+    density = int(side.slider("Density threshold (%)", *WM.DENSITY_RANGE, key="density",
+                              help="This share of the non-empty transformed cells is called noise; the rest are "
+                                   "dense."))
     wavelet = side.selectbox("Wavelet", WAVELETS, key="wavelet",
                              help="Haar is the paper's choice. Other wavelets spread one cell over several "
                                   "transformed values, so the private threshold steps need more noise.")
@@ -69,10 +74,10 @@ def grid_part():
     W.set_url(dataset=ds.name, algorithm=algorithm, epsilon=eps, num_grid=num_grid, density=density)
 
     n, d = ds.X.shape
-    st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
+    ws = W.working_set(ds, algorithm=algorithm, epsilon=eps)
+    st.markdown(ws.headline())
     if ds.bounds is None:
-        st.warning("No public bounds: the grid box is read from the data, so this release is NOT private for the "
-                   "extreme records. Enter public bounds in the sidebar to fix that.")
+        st.warning(W.NO_BOUNDS)
 
     est = W.private_release(ds, fp, algorithm, who="WaveCluster", epsilon=eps, **params)
     sees_raw = W.sees_raw(ds)   # the non-private grid and the measures compare with the raw data
@@ -86,7 +91,7 @@ def grid_part():
             st.info(f"The grid view draws two columns; this data has {d}. The measures below still apply.")
         else:
             left, right = st.columns(2)
-            sides = [("private", left, est, f"Private · {name}, {W.epsilon_label(eps)}")]
+            sides = [("private", left, est, WM.private_title(name, eps, level_for(eps).name))]
             if sees_raw:
                 sides.append(("baseline", right, base, f"Non-private ({F.NOT_PRIVATE})"))
             else:
@@ -131,20 +136,13 @@ def grid_part():
             })
         c3.dataframe(table.round(3), hide_index=True, width="stretch",
                      column_config={"measure": st.column_config.TextColumn("measure", help=help_for("DCOM"))})
-        c3.caption("UD: share of dense cells that differ, clusters matched one to one. DCOM / DC2E: how often "
-                   "classifiers trained on each result disagree on held-out points (single points / pairs). "
-                   f"All compare with the non-private result, so they are {F.NOT_PRIVATE}. DCOM and DC2E use a "
-                   f"second private fit on 90 % of the rows with its own fresh noise (ε = {eps:g} {W.unit_phrase(ds)}); "
-                   f"it is never shown or published. Were both fits seen together they would cost ε = {2 * eps:g} "
-                   f"{W.unit_phrase(ds)} (sequential composition).")
+        c3.caption(WM.measures_caption(ws, W.unit_phrase(ds)))
 
 
     with measures:
         if sees_raw and W.teach_toggle(ds):   # public data only: compares with the non-private grid
-            st.info(f"At ε = {eps:g} the noisy grid kept {est.n_significant_} dense cells in {est.n_clusters_} "
-                    f"cluster(s); without noise the same settings keep {base.n_significant_} dense cells in "
-                    f"{base.n_clusters_} cluster(s). Noise adds dense cells in empty areas and removes some at the "
-                    "edges of the clusters, which cuts or joins clusters.", icon="🎓")
+            st.info(WM.teach_sentence(eps, (est.n_significant_, est.n_clusters_),
+                                      (base.n_significant_, base.n_clusters_)), icon="🎓")
         if sees_raw:
             show_measures()
         else:
@@ -153,7 +151,7 @@ def grid_part():
             c2.metric("Dense cells, private", est.n_significant_)
         st.subheader("Privacy budget")
         W.show_ledger(est)
-        W.draw_controls(est)
+        W.draw_controls(est, ds)
         W.account_caption(ds, fit=est)
 
     W.raw_facts(ds, fit=est)

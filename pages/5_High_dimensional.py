@@ -12,8 +12,8 @@ from dpcore.glossary import help_for
 from dpcore.metrics import inertia
 from ui import figures as F
 from ui import widgets as W
+from ui.models import highdim as HM
 
-DEFAULT = "zcdp_lloyd"
 IMAGE_WIDTH = 72   # px per centre picture: ten to a row in the main column at 1280 px (84 px gave nine)
 
 W.page_setup(__file__)
@@ -29,16 +29,14 @@ if ds is None:
 # columns, this page uses its own choice, says so, and leaves the other pages' algorithm alone.
 # The algorithms for many columns: the classes that declare the ``high_dimensional`` tag.
 highdim = [key for key, cls in dpcore.ALGORITHMS.items() if cls.high_dimensional and cls.private]
-chosen = W.url_default("algorithm", None, str)
-own = chosen in highdim
-algorithm = st.sidebar.selectbox("Algorithm", highdim,
-                            index=highdim.index(chosen if own else DEFAULT if DEFAULT in highdim else highdim[0]),
-                            format_func=lambda a: dpcore.ALGORITHMS[a].display_name,
-                            key="algorithm" if own or chosen is None else "hd_algorithm")
-if chosen is not None and not own:
-    st.sidebar.caption(f"{dpcore.ALGORITHMS[chosen].display_name or chosen}, chosen on another page, is not one of "
-                       "this page's algorithms for many columns: this page uses the one above, and the other pages "
-                       f"keep {dpcore.ALGORITHMS[chosen].display_name or chosen}.")
+choice = HM.algorithm_choice(W.url_default("algorithm", None, str), highdim,
+                             {k: c.display_name for k, c in dpcore.ALGORITHMS.items()})
+own = choice.own
+algorithm = st.sidebar.selectbox("Algorithm", highdim, index=highdim.index(choice.start),
+                                 format_func=lambda a: dpcore.ALGORITHMS[a].display_name,
+                                 key="algorithm" if own or choice.note is None else "hd_algorithm")
+if choice.note:
+    st.sidebar.caption(choice.note)
 st.sidebar.caption(f"{dpcore.ALGORITHMS[algorithm].summary} *Source: {dpcore.ALGORITHMS[algorithm].reference}.*",
                    help=help_for("zCDP") if algorithm == "zcdp_lloyd" else None)
 
@@ -57,8 +55,8 @@ def release_part():
     X = ds.X
     n, d = X.shape
     extra = {"delta": DELTA} if dpcore.ALGORITHMS[algorithm].needs_delta else {}
-    st.markdown(f"**{ds.title}** · {d} columns · "
-                + (f"(ε = {eps:g}, δ = {DELTA:g})-DP" if extra else f"ε = {eps:g}-DP"))
+    ws = W.working_set(ds, algorithm=algorithm, k=k, epsilon=eps, delta=DELTA if extra else None)
+    st.markdown(HM.headline(ws))
     est = W.private_release(ds, fp, algorithm, who="High-dimensional", n_clusters=k, epsilon=eps, **extra)
     sees_raw = W.sees_raw(ds)   # the inertia figure, the non-private centres and the data's PCA use the raw data
     # One k-means++ start, not ten: on 15,000 × 784 the ten starts took over a minute on first view (issue 56),
@@ -69,15 +67,14 @@ def release_part():
         # Utility against the trivial answer (computed on the raw data: not private).
         mean_inertia = inertia(X, X.mean(axis=0, keepdims=True))
         private_inertia = inertia(X, est.cluster_centers_)
-        if private_inertia > mean_inertia:
-            st.warning(f"At ε = {eps:g} these {k} private centres fit the data worse than one centre at the mean "
-                       f"(inertia {private_inertia:.3g} against {mean_inertia:.3g}). Do not publish them: publish a DP "
-                       "mean instead (it costs almost nothing at this size), or raise ε"
-                       + (", or choose zCDP-Lloyd." if algorithm != "zcdp_lloyd" else "."))
-        st.plotly_chart(F.inertia_reference_figure(
-            {f"private ({algorithm}, ε = {eps:g})": private_inertia, f"non-private k-means++ ({F.NOT_PRIVATE})": base.inertia_},
-            reference=mean_inertia, reference_label=f"trivial answer: one centre at the mean ({mean_inertia:.3g})"),
-            width="stretch")
+        warning = HM.worse_than_mean(ws, private_inertia, mean_inertia)
+        if warning:
+            st.warning(warning)
+        own_label, base_label, ref_label = HM.inertia_labels(ws, dpcore.ALGORITHMS[algorithm].display_name,
+                                                             mean_inertia)
+        st.plotly_chart(F.inertia_reference_figure({own_label: private_inertia, base_label: base.inertia_},
+                                                   reference=mean_inertia, reference_label=ref_label),
+                        width="stretch")
         if W.teach_toggle(ds):   # public data only
             st.info(noise_effect(est, base.cluster_centers_), icon="🎓")
     else:
@@ -120,7 +117,7 @@ def release_part():
             st.plotly_chart(fig, width="stretch")
 
     W.show_ledger(est)
-    W.draw_controls(est)
+    W.draw_controls(est, ds)
     W.account_caption(ds, fit=est)
     if sees_raw:
         W.not_private_caption()

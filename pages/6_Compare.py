@@ -5,18 +5,21 @@ import streamlit as st
 
 import dpcore
 from dpcore import evaluation as E
-from dpcore.explain import NOT_PRIVATE, level_for
+from dpcore.explain import NOT_PRIVATE
 from ui import figures as F
 from ui import sanitized as S
 from ui import widgets as W
 from ui.advice import ranking_frame, short_name
+from ui.models import compare as CM
+from ui.models.shared import fmt_epsilon
 
 W.page_setup(__file__)
 st.title("Compare privacy levels")
 st.caption("The same data, algorithm and k at several ε side by side, then how utility moves with ε over many "
            "releases. Use it to choose ε with your eyes open.")
 
-ds, fp, algorithm, k, _ = W.release_controls(allow_large=True, epsilon=False)
+# The input before the algorithm (issue 65): analysing a publication reads only k, so the algorithm and ε go.
+ds, fp, algorithm, k, publication = W.analysis_controls(allow_large=True)
 
 
 def _stop():
@@ -29,21 +32,21 @@ def _stop():
 # sidebar (a fragment may write there once the full run has written to it).
 @st.fragment
 def compare_part():
-    eps = W.epsilon_controls(ds, algorithm, k, label="Chosen privacy level (ε)")
-    publication = S.input_choice(ds)   # "analyse a publication" (issue 57): post-processing, nothing drawn
-    if publication is not None:
+    if publication is not None:     # "analyse a publication" (issue 57): post-processing, nothing drawn
         S.analyse_publication(ds, fp, publication, k)
-        st.stop()
+        return
+    eps = W.epsilon_controls(ds, algorithm, k, label="Chosen privacy level (ε)")
     teach = W.teach_toggle(ds)
     d = ds.X.shape[1]
     large = W.is_large(ds)
-    st.markdown(f"**{ds.title}** · {W.columns_words(ds)}")
+    public = W.is_public(ds)
+    ws = W.working_set(ds, algorithm=algorithm, k=k, epsilon=eps)
+    st.markdown(ws.headline())
     if ds.bounds is None:
-        st.warning("No public bounds: the domain is read from the data, so these releases are NOT private for the "
-                   "extreme records. Enter public bounds in the sidebar to fix that.")
-    st.warning("Looking at many ε on the real data is itself a use of the data: every panel below is a real release, "
-               "recorded in this dataset's account before it is shown. Choose ε on public or synthetic data where you can.",
-               icon="⚠️")
+        st.warning(W.NO_BOUNDS)
+    warning = CM.private_data_warning(public)
+    if warning:
+        st.warning(warning, icon="⚠️")
     delta = {"delta": W.delta_input(1e-8)} if dpcore.ALGORITHMS[algorithm].needs_delta else {}   # the working set's δ
     W.set_url(**delta)
 
@@ -56,26 +59,35 @@ def compare_part():
     sees_raw = W.sees_raw(ds)   # the non-private centres, the NICV figures and a curve on the data use the raw data
     show_base = sees_raw and st.checkbox(f"Show the non-private centres ({NOT_PRIVATE})", value=True, key="show_base")
     W.set_url(dataset=ds.name, algorithm=algorithm, k=k, epsilon=eps)
-    drawn = []      # (ε, fit) of the panels drawn; under a cap some may not fit (compare_panels names them)
+    drawn = []      # (ε, fit) of the panels shown: previews on public data, recorded draws on private data
     if not 3 <= len(multiples) <= 6:
         st.info("Choose between 3 and 6 privacy levels to see them side by side.")
     else:
         multiples = sorted(multiples)
-        fits = W.compare_panels(ds, fp, algorithm, multiples, who="Compare", n_clusters=k, **delta)
-        drawn = [(e, f) for e, f in zip(multiples, fits) if f is not None]
+        fits, model = W.compare_panels(ds, fp, algorithm, multiples, chosen=eps, who="Compare", n_clusters=k,
+                                       **delta)
+        (st.info if model.button is not None or public else st.caption)(model.intro)
+        if model.beyond:
+            st.warning(model.beyond)
+        if model.button is not None:
+            W.show_button(model.button, key="draw_panels", on_click=W.ask_for_panels, primary=True)
+        drawn = [(p.epsilon, f) for p, f in zip(model.panels, fits) if f is not None]
+        if model.again is not None:
+            keys = [f.key for p, f in zip(model.panels, fits) if p.kind == CM.DRAWN]
+            W.show_button(model.again, key="redraw_panels", on_click=W.redraw_panels, args=(keys,))
     if drawn:
         base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0) if sees_raw else None
+        titles = {p.epsilon: p.title for p in model.panels}
         panels, rows = [], []
         for e, est in drawn:
             bounds = (est.bounds_.lower, est.bounds_.upper)
             syn = est.synopsis_ if getattr(est.synopsis_, "kind", None) == "grid" and d == 2 else None
-            mark = " ◀ chosen" if e == eps else ""
-            row = {"ε": e, "privacy level": level_for(e).name, "ε spent": est.budget_.total()[0]}
-            title = f"<b>ε = {e:g}</b>{mark}<br>{level_for(e).name}"
+            row = {"ε": fmt_epsilon(e), "ε spent": fmt_epsilon(est.budget_.total()[0])}
+            title = titles[e]
             if sees_raw:
                 ratio = (W.data_nicv(ds, fp, est.cluster_centers_, bounds)
                          / W.data_nicv(ds, fp, base.cluster_centers_, bounds))
-                title += f"<br>NICV {ratio - 1:+.1%} vs non-private"
+                title = CM.title_with_nicv(title, ratio)
                 row["NICV ratio (1 = non-private)"] = round(ratio, 4)
             panels.append({"title": title,
                            "centers": est.cluster_centers_[:, :2] if d >= 2 else np.c_[est.cluster_centers_, 0 * est.cluster_centers_],
@@ -90,25 +102,24 @@ def compare_part():
                 st.caption(f"Showing the first two of {d} columns.")
         else:
             st.dataframe(pd.DataFrame(rows), hide_index=True)
-        st.caption("Same axes and one colour scale in every panel: cells are noisy point density (blue = negative noise). "
-                   "● private centres. Each panel is its own draw with fresh, unpredictable noise, so no combination of "
-                   "panels cancels the noise."
-                   + (" The figure under each title (private NICV / non-private NICV − 1, Su et al. Eq. 1; 0 % = as good "
-                      f"as non-private) is computed on the raw data: {NOT_PRIVATE}." if sees_raw else " " + W.OWNER_ONLY))
+        st.caption(model.caption + CM.nicv_caption(sees_raw, W.OWNER_ONLY))
         if sees_raw and teach:   # public data only: each panel against the non-private centres
-            st.info("\n".join(f"- {E.noise_effect(f, base.cluster_centers_)}" for _, f in drawn), icon="🎓")
-        W.account_caption(ds)
+            st.info("\n".join(f"- {E.noise_effect(f, base.cluster_centers_, geo=ws.geo)}" for _, f in drawn), icon="🎓")
+        if not public:
+            W.account_caption(ds)
 
     # -- privacy-utility curve -----------------------------------------------------------------------
     st.subheader("Privacy–utility curve")
-    measure = E.measure_for(algorithm)
+    geo = bool(ds.geo) and d == 2
+    label, measure = CM.curve_measure(algorithm, geo)
     same_measure = [a for a, c in dpcore.ALGORITHMS.items()
-                    if c.private and c.family == dpcore.ALGORITHMS[algorithm].family and E.measure_for(a) == measure]
+                    if c.private and c.family == dpcore.ALGORITHMS[algorithm].family
+                    and CM.curve_measure(a, geo)[0] == label]
     c1, c2, c3, c4 = st.columns([3, 3, 1, 2])
     algorithms = c1.multiselect("Algorithms", same_measure, default=[algorithm], key="curve_algos",
-                           format_func=lambda a: dpcore.ALGORITHMS[a].display_name or a)
+                                format_func=lambda a: dpcore.ALGORITHMS[a].display_name or a)
     grid = c2.multiselect("ε values", W.EPSILON_VALUES, default=list(E.DEFAULT_EPSILONS), key="curve_eps",
-                          format_func=lambda e: f"{e:g}")
+                          format_func=fmt_epsilon)
     n_seeds = int(c3.number_input("Releases per ε", min_value=20, max_value=200, value=E.DEFAULT_SEEDS, key="curve_seeds"))
     # The same options whatever the data's size (offering only sizes below n would reveal n).
     row_opts = [None, 5_000, 20_000, 50_000]
@@ -116,7 +127,6 @@ def compare_part():
                             key="curve_rows", format_func=lambda r: "all rows" if r is None else f"a sample of ≤ {r:,}",
                             help="A uniform sample makes the curve faster. With fewer rows the same ε gives noisier "
                                  "results, so a curve on a sample is pessimistic for the full data.")
-
 
     on = st.toggle("Compute the curve", value=W.url_default("curve", 0, int) == 1 and not large, key="curve",
                    disabled=large, help=f"{n_seeds} releases at each ε for each algorithm, each with fresh unpredictable "
@@ -136,11 +146,9 @@ def compare_part():
     names = {a: dpcore.ALGORITHMS[a].display_name or a for a in algorithms}
     curve_slot = st.empty()     # each ε is drawn here as soon as it is measured, then the whole curve
 
-
     def _curve_figure(curves):
-        return F.utility_curve_figure(E.curves_frame(curves), measure=measure, reference_line=curves[0].reference_line,
+        return F.utility_curve_figure(E.curves_frame(curves), measure=label, reference_line=curves[0].reference_line,
                                       chosen_epsilon=eps, names=names)
-
 
     if on and not sees_raw and lookalike is None:
         st.info(W.NO_CURVE_YET)
@@ -149,7 +157,8 @@ def compare_part():
         stop_slot.button("Stop", key="curve_stop_btn", on_click=_stop, help="Stop the computation now.")
         bar = st.progress(0.0, text="Fitting releases…")
         curves, complete = W.utility_curves(ds, fp, algorithms, epsilons=sorted(grid), n_seeds=n_seeds, n_clusters=k,
-                                            params=delta, max_rows=max_rows, lookalike=lookalike,
+                                            params=delta, max_rows=max_rows, lookalike=lookalike, measure=measure,
+                                            geo=geo,
                                             progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg) and None,
                                             on_partial=lambda c: curve_slot.plotly_chart(_curve_figure(c), width="stretch"))
         bar.empty()
@@ -161,18 +170,13 @@ def compare_part():
         frame = E.curves_frame(curves)
         curve_slot.plotly_chart(_curve_figure(curves), width="stretch", key="curve_fig")
         rows_used = "all rows" if max_rows is None else f"a uniform sample of at most {max_rows:,} rows"
-        st.caption(f"Median and 10–90 % band of {measure} over {n_seeds} releases per ε, each with fresh unpredictable "
-                   + (f"noise, on {rows_used}" + (f", at person level: each person's rows bounded to at most "
-                      f"{W.unit_params(ds)['max_contributions']}, as a draw does" if W.unit_params(ds) else "")
-                      + ". Dashed: non-private. Dotted: your chosen ε. Computed on the raw data: "
-                      f"{NOT_PRIVATE}; never recorded or published." if lookalike is None else
-                      f"noise, on {rows_used} of "
-                      + W.lookalike_words(lookalike, W.unit_params(ds).get("max_contributions"))
-                      + ". Dashed: non-private on those points. Dotted: your chosen ε. The data owner can see the same "
-                        "curve on the data itself."))
+        st.caption(CM.curve_caption(label, n_seeds, rows_used,
+                                    lookalike_words=None if lookalike is None else W.lookalike_words(
+                                        lookalike, W.unit_params(ds).get("max_contributions")),
+                                    person_rows=W.unit_params(ds).get("max_contributions")))
         for c in curves:
             for e_fail, msg in c.failures.items():
-                st.caption(f"{names[c.algorithm]} could not run at ε = {e_fail:g}: {msg}")
+                st.caption(f"{names[c.algorithm]} could not run at ε = {fmt_epsilon(e_fail)}: {msg}")
         with st.expander("Numbers"):
             st.dataframe(frame.round(4), hide_index=True)
     elif not on and not large:   # on a large source the sentence above says why it is off
@@ -185,7 +189,8 @@ def compare_part():
     # -- raw facts, with the Su et al. advisor: it needs the true dataset size, so it is a raw fact too --------
     if sees_raw:
         n = W.exact_rows(ds)   # the advisor's input: exact, so it stays inside the raw-facts panel
-        facts = W.raw_facts(ds, fit=drawn[0][1] if drawn else None, lines=[
+        recorded = [f for _, f in drawn if getattr(f, "release_id", None) is not None]
+        facts = W.raw_facts(ds, fit=recorded[0] if recorded else None, lines=[
             f"**What the advisor says** from the true N = {n:,}, d = {d}, k = {k}: the calibrated ranking of every "
             "centre-releasing algorithm (measured cost ratios to non-private k-means), and Su et al.'s formulas "
             "(2016, §6: Eqs. 7, 12, 13 and Inequality 15) beside it. Its figures are functions of the exact N: "
@@ -198,7 +203,7 @@ def compare_part():
             else:
                 # Person level: every sensitivity is L times one row's, so the advice is at ε / L (issue 23).
                 adv = E.advise(n, d, k, eps, max_contributions=W.unit_params(ds).get("max_contributions") or 1)
-                st.metric(f"Predicted best at ε = {eps:g}", short_name(adv.best))
+                st.metric(f"Predicted best at ε = {fmt_epsilon(eps)}", short_name(adv.best))
                 st.caption(adv.reason)
                 st.dataframe(ranking_frame(adv).drop(columns="key"), hide_index=True)
                 for key, reg in adv.regime.items():

@@ -4,10 +4,12 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import explain as X
-from dpcore.glossary import GLOSSARY
+from dpcore.glossary import GLOSSARY, help_for
 from ui import figures as F
 from ui import widgets as W
 from ui.advice import explain_markdown
+from ui.models import explain as XM
+from ui.models.shared import fmt_epsilon
 
 W.page_setup(__file__)
 st.title("What does ε mean for the people in the data?")
@@ -26,24 +28,18 @@ W.set_url(epsilon=eps, delta=delta or None)
 
 statements = X.epsilon_statements(eps, delta, prior=prior)
 cols = st.columns(3)
-for col, s in zip(cols, statements[:3]):
-    # A metric cuts a long value ("62.2% (fro…", issue 56): the bound as the figure, its context in the label.
-    value, _, context = s.value.partition(" (")
-    col.metric(s.title + (f" ({context}" if context else ""), value.replace("at most ", "≤ "))
+for col, m in zip(cols, XM.top_metrics(statements)):
+    col.metric(m.label, m.value)
 for s in statements:
     st.markdown(f"**{s.title}: {s.value}.** {s.sentence}  \n<small>Formula: `{s.formula}`</small>",
                 unsafe_allow_html=True)
 lv = X.level_for(eps)
-st.info(f"**ε = {eps:g}, {lv.name}**: {lv.guidance}")
+st.info(f"**ε = {fmt_epsilon(eps)}, {lv.name}**: {lv.guidance}")
 st.subheader("This ε beside real deployments")
 W.reference_strip({"the ε chosen here": eps})
 
 st.subheader("Each ε on the slider, in numbers")
-table = pd.DataFrame([{"ε": ", ".join(f"{e:g}" for e in r["epsilons"]), "odds change at most": r["name"].removeprefix("odds "),
-                       "attacker's advantage at most": f"{r['advantage']:.1%}",
-                       "belief from 50 % at most": f"{r['posterior']:.1%}",
-                       "beside real deployments": X.deployments_sentence(max(r["epsilons"]))}
-                      for r in X.levels_table()])
+table = pd.DataFrame(XM.levels_rows())
 st.table(table.set_index("ε"))   # a static table wraps its text; a data frame cut the deployments column (issue 56)
 st.caption("Each row is one point of the slider. Above ε = 5 an attacker's advantage can exceed 98 % and odds can "
            "change more than 148-fold; the deployments column places each ε beside published uses and their units.")
@@ -70,17 +66,10 @@ st.subheader("Several releases add up")
 def several_releases(eps: float) -> None:
     """A fragment (issue 56): changing the number of releases redraws this sentence only, not the page's figures."""
     n_rel = int(st.number_input("Releases of the same data at this ε", 1, 50, 3, key="n_releases"))
-    tot, _ = X.sequential_total([eps] * n_rel)
-    st.markdown(f"{n_rel} release(s) at ε = {eps:g} together give ε = **{tot:g}** (sequential composition): odds "
-                f"can change by at most {X.odds_ratio_bound(tot):.3g}× and belief from 50 % can reach "
-                f"{X.posterior_bound(tot):.1%}. Looking at many ε or draws on the real data and picking one counts "
-                "too. The Release page keeps this account per dataset.")
+    st.markdown(XM.several_releases(eps, n_rel), help=help_for("sequential composition"))
 
 
 several_releases(eps)
 
 st.subheader("What is not private")
-st.markdown(f"Some figures in this app are computed on the raw data to help the data owner judge a release: "
-            f"non-private centres, raw points, NICV, cost and UD figures, the privacy–utility curves and the "
-            f"advisor's use of the true number of rows. Each is labelled **“{X.NOT_PRIVATE}”**. They are never "
-            "part of a published release.")
+st.markdown(XM.NOT_PRIVATE_TEXT)

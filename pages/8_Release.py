@@ -5,12 +5,11 @@ import streamlit as st
 import dpcore
 from dpcore import release as R
 from dpcore.evaluation import noise_effect
-from dpcore.explain import level_for
-from dpcore.release import guarantee_sentence
 from ui import figures as F
 from ui import widgets as W
 from ui.code_downloads import code_downloads
 from ui.marks import THINNED_WORDS, is_thinned
+from ui.models import release as RM
 
 W.page_setup(__file__)
 st.title("Publish a release")
@@ -28,6 +27,8 @@ teach = W.teach_toggle(ds)   # "Explain as I go" on every page that draws (issue
 def release_part():
     eps = W.epsilon_controls(ds, algorithm, k)
     W.set_url(dataset=ds.name, algorithm=algorithm, k=k, epsilon=eps)
+    plain = st.empty()      # the plain-language line (issue 65), at the top; with the odds once a draw is shown
+    plain.markdown(RM.plain_line(ds.title, W.unit_word(ds)))
     if not W.publishable(ds):
         st.error("This data has no public bounds, so no release of it is private (the range would be read from the data). "
                  "Enter bounds known in advance in the sidebar to publish.")
@@ -40,13 +41,16 @@ def release_part():
         fits = W.draw_on_click(ds, fp, algorithm, eps, who="Release page", preview=False, n_clusters=k, **delta)
     with right:  # shown even after a refusal, so the data owner can set or raise the total
         W.account_panel(ds, fingerprint=fp)
-    if fits is None:   # refused (the refusal is shown, nothing of the new draw), or not drawn yet (the button is)
+    if fits is None:   # refused with no earlier draw (the refusal is shown), or not drawn yet (the button is)
         st.stop()
-    fit = fits[0]
+    fit = fits[0]       # after a refused new draw, the last draw: it stays on screen with its downloads
     rel = fit.release
+    model = RM.release_model(rel, title=ds.title, algorithm_name=dpcore.ALGORITHMS[algorithm].display_name, k=k,
+                             release_id=fit.release_id)
+    plain.markdown(model.plain)
     with left:
-        st.subheader(f"{dpcore.ALGORITHMS[algorithm].display_name} · k = {k} · ε = {eps:g} ({level_for(eps).name})")
-        st.markdown(f"**Guarantee:** {guarantee_sentence(rel)}, in *{ds.title}*.")
+        st.subheader(model.heading)
+        st.markdown(model.guarantee, help=model.guarantee_help)
         total = W.account_caption(ds, fit=fit, strip=True)
         shown, d = F.published_view_kwargs(fit), len(ds.columns)
         if ds.geo and d == 2:
@@ -69,16 +73,15 @@ def release_part():
                    + (" and the noisy synopsis" if fit.synopsis_ is not None else "") + ".")
         if teach and W.sees_raw(ds):   # compares with the non-private centres: public data only, not published
             base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
-            st.info(noise_effect(fit, base.cluster_centers_) + " (Teaching only: not part of the release.)", icon="🎓")
+            st.info(noise_effect(fit, base.cluster_centers_, geo=bool(ds.geo) and len(ds.columns) == 2) + " (Teaching only: not part of the release.)", icon="🎓")
         st.markdown("**Private centres**")
         st.dataframe(pd.DataFrame(rel["centroids"], columns=ds.columns), width="stretch")
-        syn = rel["synopsis"]
-        if syn is not None:
-            st.caption(f"Also released: the private synopsis ({syn['kind']}), in full in the JSON and CSV files.")
+        if model.synopsis:
+            st.caption(model.synopsis)
         W.show_ledger(fit)
-        W.draw_controls(fit)
+        W.draw_controls(fit, ds)
         st.subheader("Download")
-        stem = f"{ds.name}_{algorithm}_k{k}_eps{eps:g}_release{fit.release_id}"
+        stem = model.stem
         st.caption(f"Release #{fit.release_id} as recorded in the store: downloading it again costs nothing more.")
         st.download_button("Download JSON", R.to_json(rel), file_name=f"{stem}.json", mime="application/json",
                            key="dl_json")

@@ -55,7 +55,8 @@ def test_an_upload_at_person_level_names_its_person_in_the_sidebar_as_on_the_pag
     data = ("user_id,longitude,latitude\n" + rows + "\n").encode()
     at = upload_in_apptest(_app(dataset="s1_like", epsilon="10.0"), data, "trips.csv",
                            columns=["longitude", "latitude"], bounds="-74.0, -73.95\n40.7, 40.8")
-    assert "one trip can change" in _odds_caption(at)         # row level (a map upload: trips) until a person column
+    # Row level until a person column is chosen: a "record" (issue 65: a check-ins upload was spoken of as trips).
+    assert "one record can change" in _odds_caption(at)
     at.selectbox(key="dataset_unit").set_value("user_id").run()
     assert not at.exception, [e.value for e in at.exception]
     assert "one user can change" in _odds_caption(at)

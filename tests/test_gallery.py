@@ -59,12 +59,16 @@ def _run(**kw) -> AppTest:
 
 def test_gallery_shows_the_taxi_release_with_a_map(store_url, releases):
     at = _run()
-    assert at.sidebar.selectbox[0].options == ["blobs", "nyc taxi"]
+    # Data sets by their titles, never by their store keys (issue 65, point 9); the choice is still the key.
+    assert at.sidebar.selectbox[0].options == ["blobs", "NYC taxi pickups, 2009-2015 sample"]
     at.sidebar.selectbox[0].select("nyc taxi").run()
+    assert at.sidebar.selectbox[0].value == "nyc taxi"
+    assert "NYC taxi pickups, 2009-2015 sample" in [h.value for h in at.header]
     assert not at.exception
     assert [m.value for m in at.metric] == ["1", "1", "3"]  # releases, ε spent, cap
     hist = at.dataframe[0].value
-    assert list(hist["drawn by"]) == ["ana"] and list(hist["algorithm"]) == ["eugkm"] and list(hist["cap ε"]) == ["3"]
+    assert list(hist["drawn by"]) == ["ana"] and list(hist["algorithm"]) == ["eugkm"] and list(hist["total ε"]) == ["3"]
+    assert list(hist.columns[:4]) == ["release", "ε", "ε so far", "total ε"]      # the budget first (issue 65)
     assert any("every hash-chain link intact" in c.value for c in at.caption)
     assert "Release #1: EUGkM" in [s.value for s in at.subheader]
     assert any("1-differential privacy" in m.value for m in at.markdown)
@@ -103,7 +107,7 @@ def test_the_gallery_opens_on_the_newest_publication(store_url, releases):
         newest = store.record("nyc taxi", releases[0], who="ana")
         store.publish(newest, who="ana")                            # after the blobs' publication
     at = _run()
-    assert at.sidebar.selectbox[0].options == ["nyc taxi", "blobs"]
+    assert at.sidebar.selectbox[0].options == ["NYC taxi pickups, 2009-2015 sample", "blobs"]
     assert at.sidebar.selectbox[0].value == "nyc taxi"
     assert at.selectbox(key="release").value == newest
     assert f"Release #{newest}: EUGkM" in [s.value for s in at.subheader]
@@ -114,7 +118,7 @@ def test_gallery_draws_a_scatter_for_other_data(store_url):
     at.sidebar.selectbox[0].select("blobs").run()
     assert not at.exception
     assert len(at.get("plotly_chart")) == 1 and len(at.get("deck_gl_json_chart")) == 0
-    assert [m.value for m in at.metric][2] == "no cap set"
+    assert [m.value for m in at.metric][2] == "no total set"          # never Python's None (issue 65)
 
 
 def test_gallery_reports_a_tampered_store(store_url):
@@ -239,6 +243,7 @@ def test_the_gallery_map_has_its_colour_legend_and_the_report_its_running_total(
     assert any("noisy count per cell" in h.proto.body for h in at.get("html"))
     html = next(v for k, v in captured.items() if k.endswith("_eugkm.html"))     # the taxi release's report
     html = html.decode() if isinstance(html, bytes) else html
-    assert "All releases of this data together" in html and "so far on this data: <b>1</b> (cap 3, 2 left)" in html
+    from dpcore.explain import cap_words
+    assert "All releases of this data together" in html and f"so far on this data: <b>1</b> ({cap_words(1, 3)})" in html
     # one unit name (issue 56): the report's total speaks of trips, as its guarantee does, not of records
     assert "for every trip (one row)" in html and "odds about one trip at most" in html and "one record" not in html

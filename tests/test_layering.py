@@ -4,7 +4,8 @@ The imports are read from the source with ``ast`` (module-level and function-lev
 imports alike: a lazy import inside a function is still a dependency, and a cycle
 hidden behind it is still a cycle).  Layers, bottom up (docs/ARCHITECTURE.md):
 
-    0  exceptions, synopsis, explain, glossary, _version   the ground floor: import nothing of dpcore
+    0  exceptions, synopsis, explain, glossary, _version   the ground floor: import nothing of dpcore but
+       formatting                                    the one formatter of figures (imports nothing at all)
     1  utils/                                        validation, Domain, nearest-centre kernels
     2  privacy/ | sources/ | preprocessing           noise + ledger | exact aggregates | scalers
     3  advisor/                                      calibration table + model, separation read, plans, advice
@@ -17,7 +18,7 @@ hidden behind it is still a cycle).  Layers, bottom up (docs/ARCHITECTURE.md):
     10 dpcore/__init__ (the face) and the contract's re-export paths dpcore.regime, dpcore.session_budget;
        beside it the command line, dpcore/cli/ and dpcore/__main__ (issue 67): a caller of the library
        like the app, importing any layer below but not the face, and no Streamlit
-    11 ui/
+    11 ui/                                           ui/models/: the page models, no Streamlit (issue 65)
 
 A module may import from a lower layer, or from its own package (``algorithms``
 modules from each other).  The advisor sits beneath the algorithms: it imports no
@@ -38,6 +39,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 GROUND = {"dpcore.exceptions", "dpcore.synopsis", "dpcore.explain", "dpcore.glossary", "dpcore._version"}
+#: Beneath the ground floor: the one formatter of figures (issue 65), which the ground floor's sentences use too.
+BASEMENT = {"dpcore.formatting"}
 RANK = {"utils": 1, "privacy": 2, "sources": 2, "preprocessing": 2, "advisor": 3, "algorithms": 4, "metrics": 5,
         "datasets": 6, "release": 7, "store": 8, "evaluation": 9}
 FACE_RANK, UI_RANK = 10, 11
@@ -116,6 +119,8 @@ def rank(module: str) -> tuple[int, str]:
         return FACE_RANK, "face"
     if module in CLI_MODULES or module.startswith("dpcore.cli."):
         return FACE_RANK, "cli"
+    if module in BASEMENT:
+        return -1, module
     if module in GROUND:
         return 0, module
     top = module.split(".")[1]
@@ -222,3 +227,34 @@ def test_no_module_over_600_lines():
     long = {str(p.relative_to(ROOT)): n for p in list((ROOT / "dpcore").rglob("*.py")) + list((ROOT / "ui").rglob("*.py"))
             if (n := len(p.read_text().splitlines())) > 600 and str(p.relative_to(ROOT)) not in exceptions}
     assert not long, f"modules over 600 lines: {long}"
+
+
+def _imports_streamlit(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        if any(n == "streamlit" or n.startswith("streamlit.") for n in names):
+            return True
+    return False
+
+
+def test_page_models_import_no_streamlit():
+    """ui/models/ computes what a page shows and is tested without Streamlit (issue 65): neither a model nor
+    any ui module it imports (lazily or not) may import Streamlit."""
+    known = modules()
+    graph = imports(known)
+    models = [m for m in known if m == "ui.models" or m.startswith("ui.models.")]
+    assert "ui.models.shared" in models
+    bad = {}
+    for m in models:
+        seen, todo = set(), [m]
+        while todo:
+            v = todo.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            todo.extend(graph.get(v, ()))
+        hits = sorted(v for v in seen if v.startswith("ui") and _imports_streamlit(known[v]))
+        if hits:
+            bad[m] = hits
+    assert not bad, f"page models reaching Streamlit (model -> modules importing streamlit): {bad}"

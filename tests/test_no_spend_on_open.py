@@ -6,6 +6,7 @@ draws once and records who drew.  Two sessions that draw the same settings recor
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,8 @@ def test_a_walk_of_every_page_on_private_data_spends_nothing(shared_data, monkey
         draws = [b for b in at.button if str(b.label).startswith("Draw")]
         if page != "7_Explain.py":       # the Explain page draws nothing at all
             assert draws, f"{page} offers no Draw button"
-            assert "spends ε" in draws[0].label or "spend ε" in draws[0].label
+            # The cost from the draw's budget plan (issue 65): "at most" where only the noisy size will tell.
+            assert re.search(r"spends? (at most )?ε = ", draws[0].label), draws[0].label
     assert ReleaseStore().spent(GOWALLA) == (0.0, 0.0)
 
 

@@ -12,6 +12,7 @@ import dpcore
 from dpcore import release as R
 from dpcore.exceptions import BudgetExceededError
 from dpcore.explain import attacker_advantage_bound, epsilon_statements, levels_table, posterior_bound
+from dpcore.formatting import fmt_delta, fmt_odds, fmt_share
 from dpcore.store import ReleaseStore
 from dpcore.store.session_budget import SessionBudget
 
@@ -199,13 +200,13 @@ def test_session_budget_is_the_stores_memory_mode(fitted):
 def test_explain_numbers():
     for eps in (0.1, 1.0, 5.0):
         st = {s.title: s for s in epsilon_statements(eps)}
-        assert f"{math.exp(eps):.3g}" in st["Odds ratio"].value
+        assert fmt_odds(eps) in st["Odds ratio"].value
         adv = (math.exp(eps) - 1) / (math.exp(eps) + 1)
         assert attacker_advantage_bound(eps) == pytest.approx(adv)
-        assert f"{adv:.1%}" in st["Attacker's advantage"].value
+        assert fmt_share(adv) in st["Attacker's advantage"].value
         assert posterior_bound(eps, 0.5) == pytest.approx(math.exp(eps) / (1 + math.exp(eps)))
         assert "δ = 0" in st["What δ adds"].value
-    assert "1e-06" in epsilon_statements(1.0, 1e-6)[-1].value
+    assert fmt_delta(1e-6) in epsilon_statements(1.0, 1e-6)[-1].value
     rows = levels_table()
     assert [r["name"] for r in rows][0] == "odds ≤ 1.01×" and rows[-1]["odds_ratio"] > 1e4
     assert all(a["advantage"] < b["advantage"] for a, b in zip(rows, rows[1:]))

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from dpcore import datasets
+from dpcore.explain import NOT_PRIVATE
 from dpcore.sources.config import read_config
 
 # On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
@@ -107,7 +108,7 @@ def test_explorer_draws_a_recorded_release_of_a_large_source(big_source):
     at.checkbox(key="show_raw").check()
     at.run()
     assert not at.exception and not at.error
-    assert any("EXACT density" in c.value and "NOT private" in c.value for c in at.caption)
+    assert any("EXACT density" in c.value and NOT_PRIVATE in c.value for c in at.caption)
     assert "exact count (not private)" in _deck_json(at)
     assert len(ReleaseStore(None).history("big_taxi")) == 1      # the overlay spent nothing
 

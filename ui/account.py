@@ -8,11 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.explain import DEPLOYMENTS, running_total, unit_words
+from dpcore.formatting import fmt_delta, fmt_epsilon
+from dpcore.glossary import help_for
 from dpcore.release import protected_unit
 from dpcore.store.keys import former_digests
 
 from .figures import ledger_frame, reference_strip_figure
 from .identity import may, who
+from .models.shared import page_words, person_words, totals
 from .not_private import csv_bytes
 from .releases import person_level_everywhere, publishable, recorded_person_unit, release_store
 
@@ -71,8 +74,9 @@ def account_caption(ds, *, fit=None, where=None, strip: bool = False) -> str | N
     sentence = running_total(release_eps, e, cap[0] if cap else None, unit=unit, total_unit=total_unit,
                              group_caveat=not person_total)
     where.markdown(sentence)
-    where.caption((f"δ spent so far: {dl:.3g}. " if dl else "") + "Every draw in this app (every page, published "
-                  "or not) is recorded in the release store before it is shown; the Release page has the history.")
+    where.caption((f"δ spent so far: {fmt_delta(dl)}. " if dl else "") + "Every draw in this app (every page, "
+                  "published or not) is recorded in the release store before it is shown; the Release page has the "
+                  "history.")
     if strip:
         marks = {f"this release (per {unit})": release_eps, f"this data's total so far (per {total_unit})": e,
                  "the total set for this data": cap[0] if cap else None}
@@ -92,9 +96,9 @@ def reference_strip(marks: dict, *, where=None) -> None:
 
 
 #: Display names of :meth:`dpcore.store.ReleaseStore.history`'s columns.
-HISTORY_COLUMNS = {"id": "release", "time": "time (UTC)", "who": "drawn by · page", "algorithm": "algorithm",
+HISTORY_COLUMNS = {"id": "release", "time": "time (UTC)", "who": "drawn by", "page": "page", "algorithm": "algorithm",
                    "epsilon": "ε", "delta": "δ", "total_epsilon": "ε total", "total_delta": "δ total",
-                   "cap_epsilon": "ε cap", "cap_delta": "δ cap", "simulation": "simulation"}
+                   "cap_epsilon": "ε total set", "cap_delta": "δ total set", "simulation": "simulation"}
 
 
 def account_panel(ds, *, fingerprint: str | None = None, where=None) -> None:
@@ -112,17 +116,16 @@ def account_panel(ds, *, fingerprint: str | None = None, where=None) -> None:
     where.subheader("Budget account for this data")
     where.warning("Every release of the same data adds up (sequential composition). Every private result shown in "
                   "this app (Explorer, Compare, Release, ...) is recorded here before it is shown.", icon="⚠️")
-    spent_e, spent_d = store.spent(name)
-    cap = store.cap(name)
+    acc = totals(store, name, title=getattr(ds, "title", None))
+    cap = None if acc.cap_epsilon is None else (acc.cap_epsilon, acc.cap_delta)
     c1, c2 = where.columns(2)
     # A short label: in the Release page's narrow column "(every draw)" was cut to "(every d…" (issue 56).
-    c1.metric("ε spent so far", f"{spent_e:.4g}", help="Every draw counts, published or not.")
-    if spent_d:
-        c1.caption(f"δ spent so far: {spent_d:.3g}")
+    c1.metric("ε spent so far", fmt_epsilon(acc.spent_epsilon), help="Every draw counts, published or not.")
+    if acc.spent_delta:
+        c1.caption(f"δ spent so far: {fmt_delta(acc.spent_delta)}")
     if cap:
-        left = store.remaining(name)
-        c2.metric("ε left", f"{left[0]:.4g}")
-        c2.caption(f"of a total of ε = {cap[0]:.4g}")     # a caption: a metric's delta arrow reads as "went up"
+        c2.metric("ε left", fmt_epsilon(acc.left_epsilon))
+        c2.caption(f"of a total of ε = {fmt_epsilon(acc.cap_epsilon)}")   # a caption: a delta arrow reads "went up"
     else:
         c2.metric("Total ε", "none set")
     if may("cap"):
@@ -138,11 +141,11 @@ def account_panel(ds, *, fingerprint: str | None = None, where=None) -> None:
             frame = frame.drop(columns=[c for c in ("delta", "total_delta", "cap_delta") if c in frame])
         if "time" in frame:
             frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.strftime("%Y-%m-%d %H:%M:%S")
-        frame = frame.rename(columns=HISTORY_COLUMNS)
+        frame = history_table(frame)
         where.markdown(f"**History** ({len(frame)} release(s) recorded on *{ds.title}*)")
         # The budget first: in the Release page's narrow column the ε columns were off to the right (issue 56).
         first = [HISTORY_COLUMNS[c] for c in ("id", "epsilon", "total_epsilon", "cap_epsilon", "delta", "total_delta",
-                                              "cap_delta", "algorithm")]
+                                              "cap_delta", "algorithm", "who", "page")]
         order = [c for c in first if c in frame] + [c for c in frame if c not in first]
         where.dataframe(frame, hide_index=True, width="stretch", key="history", column_order=order,
                         column_config={c: st.column_config.Column(width="small") for c in first[:7] if c in frame})
@@ -152,10 +155,29 @@ def account_panel(ds, *, fingerprint: str | None = None, where=None) -> None:
     if caps:
         frame = pd.DataFrame(caps)
         frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.strftime("%Y-%m-%d %H:%M:%S")
-        frame["epsilon"] = frame["epsilon"].map(lambda v: "no total" if v is None or pd.isna(v) else f"{v:.4g}")
+        frame["epsilon"] = frame["epsilon"].map(lambda v: "no total" if v is None or pd.isna(v) else fmt_epsilon(v))
+        frame["delta"] = frame["delta"].map(lambda v: "" if v is None or pd.isna(v) else fmt_delta(v))
+        frame["who"] = frame["who"].map(person_words)
         where.markdown(f"**Changes of the total** ({len(frame)}; who set each one)")
         where.dataframe(frame.rename(columns={"time": "time (UTC)", "who": "set by", "epsilon": "total ε",
                                               "delta": "total δ"}), hide_index=True, width="stretch", key="cap_changes")
+
+
+def history_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """:meth:`~dpcore.store.ReleaseStore.history` rows as people read them: ε and δ in the one rounding, no
+    ``None`` (an unset total reads "none"), the person and the page apart (issue 65: "root@vm (local mode) ·
+    Explorer"), the columns named by :data:`HISTORY_COLUMNS`."""
+    out = frame.copy()
+    for c in ("epsilon", "total_epsilon", "cap_epsilon"):
+        if c in out:
+            out[c] = out[c].map(lambda v: "none" if v is None or pd.isna(v) else fmt_epsilon(v))
+    for c in ("delta", "total_delta", "cap_delta"):
+        if c in out:
+            out[c] = out[c].map(lambda v: "none" if v is None or pd.isna(v) else fmt_delta(v))
+    if "who" in out:
+        out["page"] = out["who"].map(page_words)
+        out["who"] = out["who"].map(person_words)
+    return out.rename(columns=HISTORY_COLUMNS)
 
 
 def _cap_form(store, ds, fingerprint: str | None, cap, where) -> None:
@@ -204,8 +226,9 @@ def show_ledger(est, *, where=None) -> None:
     eps, dl = ledger.total()
     spent = ("**Privacy budget of this draw, if recorded** (a preview is not in the account): it would spend"
              if getattr(est, "preview", False) else "**Privacy budget of this draw:** spent")
-    where.markdown(f"{spent} ε = {eps:.4g} of {ledger.epsilon:.4g} granted to it"
-                   + (f", δ = {dl:.3g} of {ledger.delta:.3g}" if ledger.delta else ""))
+    where.markdown(f"{spent} ε = {fmt_epsilon(eps)} of {fmt_epsilon(ledger.epsilon)} granted to it"
+                   + (f", δ = {fmt_delta(dl)} of {fmt_delta(ledger.delta)}" if ledger.delta else ""),
+                   help=help_for("budget ledger", "sequential composition"))
     frame = ledger_frame(ledger)
     # In a page's narrow right-hand column (~260 px at 1280×720) six columns needed a sideways scroll
     # (issue 56): the table keeps what each step spent, and the mechanisms and sensitivities, often the same for
@@ -215,7 +238,15 @@ def show_ledger(est, *, where=None) -> None:
     # counts" was clipped at the column's edge; here a long step name wraps and the numbers keep their width.
     shown = frame[LEDGER_COLUMNS_DELTA if "δ" in frame else LEDGER_COLUMNS]
     where.table(shown.style.set_table_styles(_LEDGER_CSS), hide_index=True, border="horizontal")
-    where.caption(noise_sentence(frame))
+    sentence = noise_sentence(frame)
+    where.caption(sentence, help=noise_help(sentence))
+
+
+def noise_help(sentence: str) -> str:
+    """The glossary's words for the terms a noise sentence uses (a tooltip: "discrete laplace, sensitivity 1" stood
+    unexplained, issue 65)."""
+    terms = [t for t, word in (("discrete Laplace", "laplace"), ("zCDP", "gaussian")) if word in sentence.lower()]
+    return help_for(*terms, "sensitivity")
 
 
 def noise_sentence(frame: pd.DataFrame) -> str:

@@ -20,17 +20,11 @@ import numpy as np
 import streamlit as st
 
 from dpcore.algorithms.registry import releasable
-from dpcore.evaluation import (
-    ACCURACY_EPSILONS,
-    epsilon_for_accuracy,
-    epsilon_for_accuracy_from_release,
-    lookalike_source,
-    release_preview,
-)
-from dpcore.evaluation.accuracy import quantity
+from dpcore.evaluation import ACCURACY_EPSILONS, epsilon_for_accuracy_from_release, lookalike_source
 
 from .charts import accuracy_figure
 from .identity import may
+from .models.shared import ErrorSetting, accuracy_answer, expected_error, fmt_epsilon, preview_answer, preview_band
 from .not_private import NOT_PRIVATE
 from .page import set_url
 
@@ -56,37 +50,36 @@ LOOKALIKE_SHARE = 0.1
 #: What the look-alike for previews is: the sanitized point synopsis (dpcore.algorithms.sanitize, PrivTree).
 LOOKALIKE_ALGORITHM = "sanitize"
 
-#: Simulated releases behind a preview's band, and bootstrap rounds for its own uncertainty.
-PREVIEW_RELEASES, PREVIEW_CHECKS = 12, 2
-
-
 def _unit(ds) -> tuple[bool, str]:
     geo = bool(getattr(ds, "geo", False)) and len(ds.columns) == 2
     return geo, ("m" if geo else "data units")
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _answer(algorithm: str, target: float, lower: tuple, upper: tuple, k: int, geo: bool, params: tuple,
-            key: str, epsilons: tuple, source: str | None, _X=None, _ids=None):
-    """Cached simulations on the data: ``key`` is the data's name and fingerprint (the unit is in ``params``)."""
-    return epsilon_for_accuracy(algorithm, target, bounds=(np.asarray(lower), np.asarray(upper)), n_clusters=k,
-                                X=_X, geo=geo, params=dict(params), epsilons=epsilons, source=source,
-                                privacy_id=_ids)
+def error_setting(ds, fp: str, algorithm: str, k: int, params: dict):
+    """The expected-error setting of a page's draw on data it may simulate on (public data, the owner's raw data),
+    and the rows to simulate on (called only when the shared cache does not hold the simulation).
 
+    At the page's unit, as a draw (:func:`ui.data_picker.unit_params`: at person level the data set's real
+    persons, bounded to L rows each; issue 56).  The parameters are the estimator's full set
+    (``get_params``), so the Explorer (which passes its algorithm settings) and Compare (which passes none)
+    name one setting and share one simulation (issue 65, point 5).
 
-def _simulate(ds, fp, algorithm, k, params, target, *, epsilons=ACCURACY_EPSILONS):
-    """Simulations on the data themselves: public data, or the raw data for the data owner (not private).
-
-    At the page's unit, as a draw: at person level the data set's real persons, bounded to L rows each
-    (:func:`ui.data_picker.unit_params`; issue 56: it was row level, so the ε read was too small).
+    Returns
+    -------
+    (ErrorSetting, callable () -> (X, privacy_id or None))
     """
     from .data_picker import unit_params
     geo, _ = _unit(ds)
-    lower, upper = (tuple(np.ravel(b).tolist()) for b in ds.bounds)
-    source = "this public data" if getattr(ds, "public", False) else None
     unit = unit_params(ds, algorithm)
-    return _answer(algorithm, float(target), lower, upper, int(k), geo, tuple(sorted({**params, **unit}.items())),
-                   f"data:{ds.name}:{fp}", tuple(epsilons), source, _X=ds.X, _ids=ds.units if unit else None)
+    cls = releasable(algorithm)
+    p = {name: v for name, v in cls(**{**params, **unit}).get_params(deep=False).items()
+         if name not in ("n_clusters", "epsilon", "bounds", "random_state")}
+    d = ds.X.shape[1]
+    lower, upper = (tuple(np.broadcast_to(np.asarray(b, dtype=float), (d,)).tolist()) for b in ds.bounds)
+    public = bool(getattr(ds, "public", False))
+    setting = ErrorSetting(f"data:{ds.name}:{fp}", algorithm, int(k), tuple(sorted(p.items())), lower, upper, geo,
+                           "this public data" if public else "raw data")
+    return setting, (lambda: (ds.X, ds.units if unit else None))
 
 
 def recorded(fit) -> bool:
@@ -101,19 +94,11 @@ def _release_key(fit, shape=None) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _preview(key: str, eps: float, geo: bool, _release=None, _lookalike=None):
-    """Cached :func:`release_preview`: ``key`` names the recorded draw and its look-alike (:func:`_release_key`)."""
-    return release_preview(_release, eps, lookalike=_lookalike, geo=geo, n_releases=PREVIEW_RELEASES,
-                           n_checks=PREVIEW_CHECKS)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _answer_from_release(key: str, target: float, geo: bool, epsilons: tuple, setting: tuple = (), _release=None,
-                         _lookalike=None):
-    """Cached :func:`epsilon_for_accuracy_from_release`; ``setting`` = (algorithm, k, parameters) or the release's."""
-    algorithm, k, params = setting or (None, None, ())
-    return epsilon_for_accuracy_from_release(_release, target, lookalike=_lookalike, algorithm=algorithm,
-                                             n_clusters=k, params=dict(params) or None, geo=geo, epsilons=epsilons)
+def _answer_from_release(key: str, target: float, geo: bool, epsilons: tuple, setting: tuple, _release=None):
+    """Cached :func:`epsilon_for_accuracy_from_release` for a setting not drawn yet, on the data's recorded synopsis."""
+    algorithm, k, params = setting
+    return epsilon_for_accuracy_from_release(_release, target, algorithm=algorithm, n_clusters=k,
+                                             params=dict(params) or None, geo=geo, epsilons=epsilons)
 
 
 def lookalike_for(ds, fit):
@@ -135,11 +120,14 @@ def lookalike_offer(ds, fp: str, fit, *, where=None, key: str = "lookalike") -> 
     button is pressed, and recorded in the data's account before anything is computed from it
     (:func:`ui.releases.private_releases`: the cap, the role and reserve-before-reveal apply).
     """
+    from .draws import button_for
     from .releases import private_releases
     where = where or st
-    eps = float(f"{LOOKALIKE_SHARE * float(fit.release['privacy']['epsilon']):.3g}")
+    eps = float(fmt_epsilon(LOOKALIKE_SHARE * float(fit.release['privacy']['epsilon'])))
     where.caption(NO_SYNOPSIS.format(share=LOOKALIKE_SHARE, eps=eps).replace("%", " %"))
-    if where.button(f"Draw a look-alike for previews: spends ε = {eps:g}", key=key,
+    # The button's cost and whether it fits under the total, from the draw's model (issue 65).
+    button = button_for(ds, LOOKALIKE_ALGORITHM, {"epsilon": eps}, what="Draw a look-alike for previews")
+    if where.button(button.label, key=key, disabled=not button.enabled,
                     help="A sanitized database of this data (PrivTree), recorded in its account as a release of its "
                          "own. Only its noisy synopsis is used for previews: post-processing, no further ε."):
         # Bounded as the draw it previews (weighted or sampled persons: lookalike_source prefers the same).
@@ -147,6 +135,8 @@ def lookalike_offer(ds, fp: str, fit, *, where=None, key: str = "lookalike") -> 
         private_releases(ds, fp, LOOKALIKE_ALGORITHM, [eps], who="Look-alike for previews",
                          **({"contribution_bounding": how} if how else {}))
         st.rerun()
+    if not button.enabled and button.why_not:
+        where.caption(f"Cannot be drawn now: {button.why_not}")
 
 
 def lookalike_words(shape, max_contributions: int | None) -> str:
@@ -154,7 +144,7 @@ def lookalike_words(shape, max_contributions: int | None) -> str:
     kind = "sanitized database" if shape.release["algorithm"]["key"] == "sanitize" else "release"
     who = f", persons of at most {max_contributions} rows" if max_contributions else ""
     return (f"points drawn from the synopsis of release #{shape.release_id} (a recorded {kind} of this data at "
-            f"ε = {float(shape.release['privacy']['epsilon']):g}), at its noisy size{who}; post-processing, it "
+            f"ε = {fmt_epsilon(shape.release['privacy']['epsilon'])}), at its noisy size{who}; post-processing, it "
             "costs no ε")
 
 
@@ -178,21 +168,16 @@ def expected_error_caption(ds, fp, algorithm: str, k: int, eps: float, params: d
             return
         try:
             with where.spinner("Running… simulating releases from a recorded synopsis for the expected error"):
-                pv = _preview(_release_key(fit, shape), float(eps), geo, _release=fit,
-                              _lookalike=None if shape is fit or shape.release is fit.release else shape)
+                pv = preview_band(fit, shape if shape.release is not fit.release else fit, float(eps), geo=geo)
         except ValueError as err:    # e.g. a noisy size below k: say why there is no figure
             where.caption(f"No expected error for this draw: {err}.")
         else:
             where.caption(pv.sentence())
         return
+    setting, points = error_setting(ds, fp, algorithm, k, params)
     with where.spinner("Running… simulating releases for the expected error"):
-        ans = _simulate(ds, fp, algorithm, k, params, 1.0, epsilons=(float(eps),))
-    if np.isnan(ans.band[0][1]):
-        return
-    lo, mid, hi = (quantity(v) for v in ans.band[0])
-    where.caption(f"Expected error at ε = {eps:g}: the private centres sit {lo}–{hi} {unit} from the "
-                  f"non-private ones in 80 % of releases (median {mid} {unit}; {ans.n_releases} simulated "
-                  f"releases on {ans.source}).")
+        band = expected_error(setting, float(eps), points)     # the one simulation Compare's chart shows too
+    where.caption(band.sentence())
 
 
 def _source_fit(ds, fits):
@@ -252,7 +237,7 @@ def accuracy_section(ds, fp, algorithm: str, k: int, params: dict, *, fits=()) -
     punit = (setting.release.get("privacy_unit") or {}) if private else {}
     where = ("this public data" if public else "the raw data" if on_raw else
              lookalike_words(shape, punit.get("max_contributions") if punit.get("person_level") else None)
-             + (f", for the setting of the recorded draw at ε = {float(source.release['privacy']['epsilon']):g}"
+             + (f", for the setting of the recorded draw at ε = {fmt_epsilon(source.release['privacy']['epsilon'])}"
                 if source is not None else
                 f", for this page's setting ({releasable(algorithm).display_name or algorithm}, k = {k}; none of its "
                 "draws is recorded yet)"))
@@ -262,15 +247,15 @@ def accuracy_section(ds, fp, algorithm: str, k: int, params: dict, *, fits=()) -
         return
     try:
         with st.spinner("Running… simulating releases at each ε"):
-            if not private:
-                ans = _simulate(ds, fp, algorithm, k, params, target)     # public data, or the owner's raw data
+            if not private:     # public data, or the owner's raw data: the simulations under every draw
+                setting, points = error_setting(ds, fp, algorithm, k, params)
+                ans = accuracy_answer(setting, float(target), points, epsilons=tuple(ACCURACY_EPSILONS))
             elif source is None:     # the page's setting on the data's recorded synopsis
                 ans = _answer_from_release(_release_key(shape), float(target), geo, tuple(ACCURACY_EPSILONS),
                                            (algorithm, int(k), tuple(sorted(params.items()))), _release=shape)
-            else:
-                ans = _answer_from_release(_release_key(source, shape), float(target), geo,
-                                           tuple(ACCURACY_EPSILONS), _release=source,
-                                           _lookalike=None if own else shape)
+            else:                    # the previews under the recorded draw, at every ε
+                ans = preview_answer(source, source if own else shape, float(target), geo=geo,
+                                     epsilons=tuple(ACCURACY_EPSILONS))
     except ValueError as err:     # e.g. a recorded draw whose noisy size is below k
         st.warning(f"No answer from {where}: {err}.")
         return
@@ -293,7 +278,7 @@ def accuracy_section(ds, fp, algorithm: str, k: int, params: dict, *, fits=()) -
                    "depends on every person, and the guarantee does not cover it. Untick the raw-data box to get "
                    "the answer from a recorded draw (it costs no ε), or set ε yourself.")
         return
-    st.button(f"Use ε = {ans.epsilon:g}", key="acc_use", on_click=_use, args=(ans.epsilon,))
+    st.button(f"Use ε = {fmt_epsilon(ans.epsilon)}", key="acc_use", on_click=_use, args=(ans.epsilon,))
 
 
 def _use(epsilon: float) -> None:

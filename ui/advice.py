@@ -116,37 +116,6 @@ def advisor_panel(ds, algorithm: str, k: int, eps: float, *, sidebar: bool = Tru
 
 
 def explain_markdown() -> str:
-    """What the advisor and Auto read and spend, in plain words (the Explain page's section)."""
-    return (
-        "**The advisor reads only public inputs and spends nothing.** It takes a size (a published total, your "
-        "own estimate, or a count already released with noise), the number of columns d, k, ε, δ and how many "
-        "rows one person may have (L). From these it predicts each algorithm's k-means cost against "
-        "non-private k-means, from measurements shipped with the package (Gaussian mixtures and real public "
-        "sets fitted once at each ε). It never looks at your data, so its advice costs no privacy.\n\n"
-        "**How separated your clusters are is not public**, and it decides between algorithms: DPM wins on "
-        "far-apart clusters, zCDP-Lloyd where they overlap. **Nor is whether your clusters hold about the "
-        "same number of points**: on far-apart clusters of equal sizes DPM wins by far, on unequal ones "
-        "much less, and where a few heavy clusters stand among many light ones (skewed sizes, like pickups "
-        "around a few hubs) it loses the light ones and the grid algorithms win. Where one algorithm holds "
-        "up whatever the separation and sizes, the advisor picks the one predicted best on data like yours, "
-        "unless on some kind of clusters it could be more than three times worse than the safest single "
-        "choice, then that one. Where that pick could be more than twice as bad as the best answer and "
-        "Auto's read of the separation (below) is predicted to cut that risk to less than half, it picks "
-        "**Auto**; where none holds up, **Auto** too. The measurements run "
-        "from overlapping clusters (separation c = 1: neighbouring centres about one cluster radius apart) "
-        "to far-apart ones (c = 16). Points packed more "
-        "tightly still around far-apart centres favour DPM more than the advisor predicts (DPM's "
-        "own 10-d benchmark, 100,000 points in 64 tight clusters: DPM 1.3× "
-        "non-private k-means at ε = 1, the advisor's pick 1.8×): if you know your data are like that, "
-        "try DPM.\n\n"
-        "**Auto spends the whole ε you give it, and says how before it draws:** about 2 % for a noisy count "
-        f"(nothing if you give a public size), {100 * E.auto_separation_share():g} % of the rest on two noisy "
-        "histograms that tell roughly how separated your clusters are and whether their sizes could be "
-        "equal (they narrow which kinds of clusters the candidates must hedge against; where no reading "
-        "could change the candidates, Auto skips them and the candidates get that share too), "
-        "then a share for each candidate algorithm (up to three, "
-        "named from public inputs and that read; equal shares, or 2:1 or 3:1 between two where one loses more "
-        "as ε falls), "
-        "and 5 % of the rest to choose one of them privately by its clipped "
-        "k-means cost (with a single candidate, it gets the rest and nothing is spent on a "
-        "choice). Only the chosen centres are published; the release's ledger lists every share.")
+    """What the advisor and Auto read and spend, in plain words (the Explain page's section, from its model)."""
+    from .models.explain import advisor_markdown
+    return advisor_markdown(E.auto_separation_share())

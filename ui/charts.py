@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import dpcore
+from dpcore.formatting import fmt_epsilon, fmt_number
 
 from .maps import CLUSTER_PALETTE, NOT_PRIVATE
 from .marks import MAX_MARKS, REST, thin_points
@@ -171,8 +172,10 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
                                  name="private centres",
                                  marker=dict(size=10, color="rgb(230,85,13)", line=dict(width=1.5, color="black"))),
                       row=1, col=i)
+        # Two ticks inside each panel: ticks at the box's edges ran into the next panel's ("−73.974.1", issue 65).
+        inner = [lo[0] + 0.25 * (hi[0] - lo[0]), lo[0] + 0.75 * (hi[0] - lo[0])]
         fig.update_xaxes(range=[lo[0], hi[0]], title_text=columns[0], row=1, col=i, showgrid=False,
-                         constrain="domain", nticks=3)
+                         constrain="domain", tickvals=inner, ticktext=[f"{v:.3g}" for v in inner])
         yaxis = dict(range=[lo[1], hi[1]], showgrid=False, row=1, col=i, constrain="domain")
         if geo:
             aspect = 1 / math.cos(math.radians((lo[1] + hi[1]) / 2))
@@ -218,27 +221,57 @@ def _band(fig: go.Figure, x, lo, mid, hi, *, n, colour: str, label: str = "", gr
                                            "%{customdata[1]:.4g}<br>%{customdata[2]} releases<extra></extra>"))
 
 
+def log_ticks(lo: float, hi: float, unit: str = "") -> dict:
+    """Tick values and full labels for a log axis from ``lo`` to ``hi``: 1, 2, 5 × 10^k, each with its unit.
+
+    Plotly labels a log axis's minor ticks with a bare digit ("2, 1000, 5, 2, 100, 5", issue 65); these read
+    "20 m, 50 m, 100 m, …".  Returns ``dict(tickvals=..., ticktext=...)`` for ``update_yaxes``/``update_xaxes``.
+    """
+    lo, hi = max(float(lo), 1e-12), max(float(hi), float(lo) * 1.0001)
+    vals = [m * 10.0 ** k for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+            for m in (1, 2, 5)]
+    vals = [v for v in vals if lo / 1.0001 <= v <= hi * 1.0001]
+    if len(vals) > 9:        # a wide range: decades only
+        vals = [v for v in vals if math.isclose(v, 10.0 ** round(math.log10(v)))]
+    if len(vals) < 2:        # a narrow range: its two ends
+        vals = [lo, hi]
+    return dict(tickvals=vals, ticktext=[fmt_number(v) + (f" {unit}" if unit else "") for v in vals])
+
+
+def epsilon_axis(epsilons) -> dict:
+    """An ε axis on a log scale, ticked at the ε values shown with the app's one rounding (:func:`fmt_epsilon`)."""
+    ticks = sorted({float(e) for e in epsilons})
+    return dict(type="log", tickvals=ticks, ticktext=[fmt_epsilon(t) for t in ticks])
+
+
 def accuracy_figure(ans) -> go.Figure | None:
     """The centre error of simulated releases against ε (log-log): median, 10-90 % band, the target.
 
     ``ans``: :class:`dpcore.evaluation.AccuracyAnswer`; its chosen ε, if any, is marked.  Only finite,
-    positive bands are drawn, on a y-range set from them and the target; None when there are none.
+    positive bands are drawn, on a y-range set from them and the target; None when there are none.  Both axes
+    are ticked with full labels, the y axis in the answer's unit (metres on a map); the target is a labelled
+    line in the legend (its annotation used to sit under the legend, issue 65).
     """
     ok = np.isfinite(ans.band).all(axis=1) & (ans.band > 0).all(axis=1)   # refused or zero: nothing on a log axis
     if not ok.any():
         return None        # issue 56: a log axis of NaN and inf read "1, 10^52 … NaN×10^Infinity"; words say it
     fig = go.Figure()
     band = ans.band[ok]
-    _band(fig, ans.epsilons[ok], band[:, 0], band[:, 1], band[:, 2], n=np.full(ok.sum(), ans.n_releases),
-          colour="#e6550d")
-    fig.add_hline(y=ans.target, line_dash="dash", annotation_text=f"your target: {ans.target:,.4g} {ans.unit}")
+    x = ans.epsilons[ok]
+    _band(fig, x, band[:, 0], band[:, 1], band[:, 2], n=np.full(ok.sum(), ans.n_releases), colour="#e6550d")
+    fig.add_trace(go.Scatter(x=[x.min(), x.max()], y=[ans.target, ans.target], mode="lines",
+                             line=dict(color="black", dash="dash", width=1.5), hoverinfo="skip",
+                             name=f"your target: {fmt_number(ans.target)} {ans.unit}"))
     if ans.epsilon is not None:
-        fig.add_vline(x=ans.epsilon, line_dash="dot")
-    fig.update_xaxes(type="log", title="ε")
+        fig.add_vline(x=ans.epsilon, line_dash="dot", annotation_text=f"smallest ε: {fmt_epsilon(ans.epsilon)}",
+                      annotation_position="bottom right")
+    fig.update_xaxes(title="ε (log scale)", **epsilon_axis(x))
     ys = np.r_[band.ravel(), ans.target]
-    fig.update_yaxes(type="log", title=f"centre error ({ans.unit})",
-                     range=[np.log10(ys.min()) - 0.1, np.log10(ys.max()) + 0.1])
-    fig.update_layout(height=340, margin=dict(l=10, r=10, t=20, b=10), legend=dict(orientation="h", y=1.1))
+    lo, hi = ys.min() / 1.25, ys.max() * 1.25
+    fig.update_yaxes(type="log", title=f"centre error ({ans.unit})", range=[math.log10(lo), math.log10(hi)],
+                     **log_ticks(lo, hi, ans.unit if ans.unit == "m" else ""))
+    fig.update_layout(height=360, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.15),
+                      plot_bgcolor="white")
     return fig
 
 
@@ -264,28 +297,33 @@ def utility_curve_figure(frame: pd.DataFrame, *, measure: str, reference_line: f
             continue
         _band(fig, g["epsilon"], g["q10"], g["median"], g["q90"], n=g["n"], colour=algorithm_colour(algorithm),
               label=f"{names.get(algorithm, algorithm)}: ", group=algorithm)
-    fig.add_hline(y=reference_line, line=dict(color="rgb(8,48,107)", dash="dash", width=2),
-                  annotation_text="non-private k-means" if measure != "UD" else "non-private WaveCluster",
-                  annotation_position="top left")
+    centre_error = measure.startswith("centre error")
+    if not centre_error:       # the centre error of the non-private centres is 0: no line on a log axis
+        fig.add_hline(y=reference_line, line=dict(color="rgb(8,48,107)", dash="dash", width=2),
+                      annotation_text="non-private k-means" if measure != "UD" else "non-private WaveCluster",
+                      annotation_position="top left")
     if chosen_epsilon is not None:
         fig.add_vline(x=float(chosen_epsilon), line=dict(color="black", dash="dot", width=1.5),
-                      annotation_text=f"chosen ε = {float(chosen_epsilon):g}", annotation_position="top")
+                      annotation_text=f"chosen ε = {fmt_epsilon(float(chosen_epsilon))}", annotation_position="top")
     if log_y is None:
-        log_y = measure == "NICV ratio"
+        log_y = measure == "NICV ratio" or centre_error
     ticks = sorted(set(frame["epsilon"].astype(float)) | ({float(chosen_epsilon)} if chosen_epsilon else set()))
-    yrange = None
+    yaxis: dict = dict(type="log" if log_y else "linear", gridcolor="#eee")
     vals = frame[["q10", "median", "q90"]].to_numpy(dtype=float)
     vals = vals[np.isfinite(vals)]
     if log_y and vals.size and (vals > 0).all():
-        lo_y, hi_y = min(vals.min(), reference_line), max(vals.max(), reference_line)
-        yrange = [math.log10(lo_y) - 0.02, math.log10(hi_y) + 0.05]
+        lo_y, hi_y = (vals.min(), vals.max()) if centre_error else (min(vals.min(), reference_line),
+                                                                   max(vals.max(), reference_line))
+        lo_y, hi_y = lo_y / 1.1, hi_y * 1.15
+        unit = "m" if measure.endswith("(m)") else ""
+        yaxis.update(range=[math.log10(lo_y), math.log10(hi_y)], **log_ticks(lo_y, hi_y, unit))
+    yaxis["title"] = measure + (" (private / non-private; 1 = as good)" if measure == "NICV ratio" else
+                                " from the non-private centres (0 = as good)" if centre_error else
+                                " (0 = as good as non-private)")
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white",
-                      xaxis=dict(type="log", title="privacy budget ε (log scale; left = more private)",
-                                 gridcolor="#eee", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks]),
-                      yaxis=dict(type="log" if log_y else "linear", gridcolor="#eee", range=yrange,
-                                 title=measure + (" (private / non-private; 1 = as good)" if measure == "NICV ratio"
-                                                  else " (0 = as good as non-private)")),
-                      legend=dict(orientation="h", y=-0.25))
+                      xaxis=dict(title="privacy budget ε (log scale; left = more private)", gridcolor="#eee",
+                                 **epsilon_axis(ticks)),
+                      yaxis=yaxis, legend=dict(orientation="h", y=-0.25))
     return fig
 
 
@@ -453,7 +491,8 @@ def reference_strip_figure(marks: dict, deployments, *, height: int = 400) -> go
         fig.add_vline(x=float(eps), line=dict(color=colour, width=3, dash="solid" if colour != colours[2] else "dash"))
         fig.add_trace(go.Scatter(x=[float(eps)], y=[0], mode="markers", name=f"{label}: ε = {float(eps):.3g}",
                                  marker=dict(size=14, color=colour)))
-    fig.update_xaxes(type="log", range=[-2.2, 2.2], title="ε (log scale)", showgrid=True)
+    fig.update_xaxes(type="log", range=[-2.2, 2.2], title="ε (log scale)", showgrid=True,
+                     **log_ticks(10 ** -2.2, 10 ** 2.2))      # full labels, not "0.01, 2, 5, 0.1, …" (issue 65)
     fig.update_yaxes(visible=False, range=[-2.0, 2.0])
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=40), plot_bgcolor="white",
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
@@ -462,4 +501,5 @@ def reference_strip_figure(marks: dict, deployments, *, height: int = 400) -> go
 
 __all__ = ["rest_heatmap", "scatter_figure", "ledger_frame", "label_grid_figure", "small_multiples_figure",
            "algorithm_colour", "utility_curve_figure", "accuracy_figure", "advice_figure", "privacy_bounds_figure",
-           "center_images", "center_images_figure", "inertia_reference_figure", "reference_strip_figure"]
+           "center_images", "center_images_figure", "inertia_reference_figure", "reference_strip_figure", "log_ticks",
+           "epsilon_axis"]

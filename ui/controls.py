@@ -9,18 +9,17 @@ import streamlit as st
 import dpcore
 from dpcore.explain import (
     PRIVACY_LEVELS,
-    cap_words,
     guidance_sentence,
     large_epsilon_warning,
     level_for,
-    odds_words,
     unit_words,
 )
 from dpcore.glossary import help_for
 
 from .advice import advisor_panel
 from .data_picker import bounding_note, dataset_picker, is_large, unit_params
-from .page import kept_widget, url_default
+from .models.shared import WorkingSet, dataset_title, fmt_epsilon, fmt_odds, totals
+from .page import kept_widget, set_url, url_default
 from .store import release_store
 
 EPSILON_VALUES = [lv.epsilon for lv in PRIVACY_LEVELS]
@@ -30,13 +29,13 @@ DELTA_VALUES = [1e-10, 1e-8, 1e-6, 1e-5]
 
 # -- inputs -------------------------------------------------------------------
 def epsilon_label(eps: float) -> str:
-    return f"ε = {eps:g} · {level_for(eps).name}"
+    return f"ε = {fmt_epsilon(eps)} · {level_for(eps).name}"
 
 
 def _slider_value(eps: float) -> str:
     # Short: the slider prints its two end values under the track, where "ε = 10 · odds ≤ 22,026×" ran over
     # the caption (issue 56); the odds are the caption's first words.
-    return f"ε = {eps:g}"
+    return f"ε = {fmt_epsilon(eps)}"
 
 
 def unit_word(ds) -> str:
@@ -50,6 +49,19 @@ def unit_word(ds) -> str:
     L = unit_params(ds).get("max_contributions")
     person = {"unit": getattr(ds, "unit_column", None), "max_contributions": L} if L is not None else None
     return unit_words(person, kind).one
+
+
+def working_set(ds, *, algorithm: str | None = None, k: int | None = None, epsilon: float | None = None,
+                delta: float | None = None) -> WorkingSet:
+    """The page's working set for its model (:class:`ui.models.shared.WorkingSet`): public facts about ``ds``, the
+    choices made in the sidebar, the privacy unit and whether raw figures may be shown."""
+    from .identity import sees_raw
+    cols = tuple(str(c) for c in ds.columns)
+    return WorkingSet(ds.name, getattr(ds, "title", None) or dataset_title(ds.name), cols,
+                      geo=bool(getattr(ds, "geo", False)) and len(cols) == 2, public=bool(getattr(ds, "public", False)),
+                      bounded=ds.bounds is not None, large=is_large(ds), algorithm=algorithm, k=k, epsilon=epsilon,
+                      delta=delta, unit=unit_word(ds), max_contributions=unit_params(ds).get("max_contributions"),
+                      sees_raw=sees_raw(ds))
 
 
 def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", default: float = 1.0,
@@ -183,6 +195,81 @@ def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:
     return k
 
 
+# -- "Analyse a publication" vs "draw from the data" (issue 57) ------------------------------------------------
+#: The two inputs a centre-releasing page offers when the store holds a published sanitized database of its data.
+INPUTS = {"draw": "Draw from the data (spends ε)", "publication": "Analyse a publication (no spend)"}
+
+
+def published_synopses(name: str) -> list:
+    """The publications of data set ``name`` that are sanitized databases (synopsis kind ``"points"``), oldest first.
+
+    Read from the release store: every one was drawn, charged and published by its author, so
+    anything computed from it alone is post-processing (Dwork & Roth 2014, Prop. 2.1).
+
+    Returns
+    -------
+    list of :class:`dpcore.store.records.StoredRelease`
+    """
+    return [s for s in release_store().published(name) if (s.release.get("synopsis") or {}).get("kind") == "points"]
+
+
+def input_choice(ds, *, key: str = "input"):
+    """The sidebar's choice of input: draw from the data, or analyse a published sanitized database of it.
+
+    Offered only when the data have public bounds and the store holds at least one published point
+    synopsis of this data set (:func:`published_synopses`); otherwise nothing is shown and the page
+    draws from the data as before.
+
+    Returns
+    -------
+    StoredRelease or None: the publication chosen, or None to draw from the data.
+    """
+    if ds.bounds is None:        # no public bounds: nothing of it is recorded, so nothing of it is published
+        return None
+    pubs = published_synopses(ds.name)
+    if not pubs:
+        return None
+    choice = st.sidebar.radio("Input", list(INPUTS), format_func=INPUTS.get, key=key,
+                              help="A published sanitized database of this data can be analysed at no cost: "
+                                   "k-means for any k on its points and weights reads nothing else, so no ε is "
+                                   "spent and nothing is recorded.")
+    if choice != "publication":
+        return None
+    labels = {s.id: f"#{s.id} · ε = {fmt_epsilon(s.epsilon)} · {len(s.release['synopsis']['weights'])} points · "
+                    f"published {s.published_at:%Y-%m-%d}" for s in pubs}
+    rid = st.sidebar.selectbox("Publication", list(reversed(list(labels))), format_func=labels.get,
+                               key=f"{key}_release", help="The published sanitized databases of this data, newest "
+                                                          "first (the public gallery lists the same).")
+    return next(s for s in pubs if s.id == rid)
+
+
+
+
+def analysis_controls(*, default_algorithm: str = "eugkm", allow_large: bool = False):
+    """The sidebar of a page that may also analyse a publication (the Explorer, Compare): the data set, the input,
+    then what that input reads.
+
+    The input comes before the algorithm and ε (issue 65, point 2): analysing a published sanitized database
+    spends nothing and depends only on k, so in that mode the algorithm and ε are not shown (they did
+    nothing), and k goes into the URL as every other setting does.
+
+    Returns
+    -------
+    (Dataset, fingerprint, algorithm key or None, k, publication or None)
+        The algorithm is None when a publication is analysed.
+    """
+    ds, fp = dataset_picker(allow_large=allow_large)
+    if ds is None:
+        st.stop()
+    publication = input_choice(ds)
+    if publication is not None:
+        k = n_clusters_input(ds)
+        set_url(dataset=ds.name, k=k)
+        return ds, fp, None, k, publication
+    algorithm = algorithm_picker(default=default_algorithm, scalable_only=is_large(ds))
+    return ds, fp, algorithm, n_clusters_input(ds), None
+
+
 def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algorithm: str = "eugkm",
                      allow_large: bool = False, epsilon: bool = True):
     """The sidebar every centroid page shares: dataset, algorithm, k, ε (all in the URL).
@@ -247,8 +334,6 @@ def refresh_sidebar_total() -> None:
 
 
 def _show_total(slot, name: str) -> None:
-    store = release_store()
-    spent = store.spent(name)[0]
-    cap = store.cap(name)
-    slot.markdown(f"**ε spent so far:** {spent:.3g} ({cap_words(spent, cap[0] if cap else None)}), every draw on "
-                  f"this data, published or not (odds ≤ {odds_words(spent)}).")
+    acc = totals(release_store(), name)
+    slot.markdown(f"**{acc.words()}**, every draw on this data, published or not (odds ≤ "
+                  f"{fmt_odds(acc.spent_epsilon)}).")

@@ -41,15 +41,15 @@ def _curve_cache() -> dict:
     return {"lock": threading.Lock(), "items": OrderedDict()}
 
 
-def _compute(X, algorithms: tuple, epsilons: tuple, n_seeds: int, n_clusters, params: tuple, max_rows, bounds,
-             progress, on_partial=None, max_contributions=None, privacy_id=None):
+def _compute(X, algorithms: tuple, epsilons: tuple, n_seeds: int, n_clusters, params: tuple, max_rows, measure,
+             geo, bounds, progress, on_partial=None, max_contributions=None, privacy_id=None):
     from dpcore.evaluation import compare_curves
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         return compare_curves(X, bounds, list(algorithms), epsilons=list(epsilons), n_seeds=n_seeds,
                               n_clusters=n_clusters, params=dict(params), max_rows=max_rows, progress=progress,
                               random_state=None, on_partial=on_partial, max_contributions=max_contributions,
-                              privacy_id=privacy_id)
+                              privacy_id=privacy_id, measure=measure, geo=geo)
 
 
 def curve_lookalike(ds):
@@ -79,7 +79,7 @@ def curve_lookalike(ds):
 
 
 def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, n_clusters=None, params=None,
-                   max_rows=None, progress=None, lookalike=None, on_partial=None):
+                   max_rows=None, progress=None, lookalike=None, on_partial=None, measure=None, geo=False):
     """Privacy-utility curves (``dpcore.evaluation.compare_curves``), cached on data fingerprint,
     algorithms, ε grid, releases per ε, k, parameters and row limit.
 
@@ -97,6 +97,9 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
     ``progress(fraction, message)`` may return False to cancel; a cancelled
     computation is not cached.  ``on_partial(curves)`` is called as each ε is measured (not on a
     cache hit), so the page can draw the first ε at once.  Returns ``(curves, complete)``.
+
+    ``measure`` and ``geo``: :func:`dpcore.evaluation.compare_curves`'s (Compare passes the centre error, in
+    metres on a map: the unit of its expected error and accuracy answer, issue 65).
 
     On the raw data the curve protects the page's unit as a draw does: at person level
     (:func:`ui.data_picker.unit_params`) every simulated release bounds the data set's real persons
@@ -116,7 +119,7 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
         if lookalike is None:
             ids = ds.units
     args = (tuple(algorithms), tuple(float(e) for e in epsilons), int(n_seeds), n_clusters,
-            tuple(sorted(params.items())), max_rows)
+            tuple(sorted(params.items())), max_rows, measure, bool(geo))
     if lookalike is not None:
         from dpcore.evaluation.preview import cell_noise_scale, synopsis_points
 

@@ -266,11 +266,9 @@ def _open_large(where, name: str, meta: dict):
 
 
 def columns_words(ds, *, most: int = 8) -> str:
-    """``"2 column(s): longitude, latitude"``; past ``most`` columns the count and the first few only."""
-    cols = list(ds.columns)
-    if len(cols) <= most:
-        return f"{len(cols)} column(s): {', '.join(cols)}"
-    return f"{len(cols)} columns ({', '.join(cols[:3])}, …, {cols[-1]})"
+    """``"2 columns: longitude, latitude"`` (:func:`ui.models.shared.columns_words`: the pages' one form)."""
+    from .models.shared import columns_words as words
+    return words(ds.columns, most)
 
 
 def is_large(ds) -> bool:
@@ -513,9 +511,9 @@ def _bounds_inputs(where, cols, key):
         help="Bounds must be known without looking at the data (e.g. a city's bounding box). "
              "Reading them from the data leaks its extremes.")
     if not text.strip():
-        st.warning("No public bounds given: they will be read from the data, which is NOT private for the "
-                   "extreme records (anyone who sees the result can learn the data's range). Enter bounds "
-                   "known in advance to get the full guarantee.")
+        # One sentence here, by the box; the page's one warning says what it means (issue 65: two warnings stood
+        # one above the other).
+        where.caption("No bounds yet: enter the range each column can take, known without looking at the data.")
         return None
     lows, highs = [], []
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]

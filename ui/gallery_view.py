@@ -179,28 +179,16 @@ def _high_dimensional_view(release: dict):
     return fig
 
 
-def history_frame(rows: list[dict]) -> pd.DataFrame:
-    """:meth:`ReleaseStore.history` rows as a display table (running total and cap side by side)."""
-    if not rows:
-        return pd.DataFrame(columns=["release", "drawn (UTC)", "drawn by", "algorithm", "ε", "δ", "ε so far", "cap ε"])
-    df = pd.DataFrame(rows)
-    out = pd.DataFrame({"release": df["id"], "drawn (UTC)": df["time"].str.slice(0, 19).str.replace("T", " "),
-                        "drawn by": df["who"], "algorithm": df["algorithm"], "ε": df["epsilon"].map("{:.4g}".format),
-                        "δ": df["delta"].map("{:.3g}".format), "ε so far": df["total_epsilon"].map("{:.4g}".format),
-                        "cap ε": df["cap_epsilon"].map(lambda c: "none" if c is None or pd.isna(c) else f"{c:.4g}")})
-    if df["simulation"].any():
-        out["simulation"] = df["simulation"].map({True: "yes (not private)", False: ""})
-    return out
-
-
 def ledger_table(release: dict) -> pd.DataFrame:
-    """The release's own budget ledger: one row per noisy step."""
+    """The release's own budget ledger: one row per noisy step, what it spent next to its name (the ε column
+    was off-screen to the right of the mechanisms in the gallery's half-width column, issue 65)."""
+    from dpcore.formatting import fmt_delta, fmt_epsilon
     df = pd.DataFrame(release["ledger"], columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
-    out = pd.DataFrame({"step": df["name"], "mechanism": df["mechanism"],
-                        "sensitivity": df["sensitivity"].map(lambda s: "" if s is None or pd.isna(s) else f"{s:.4g}"),
-                        "ε": df["epsilon"].map("{:.4g}".format)})
+    out = pd.DataFrame({"step": df["name"], "ε": df["epsilon"].map(fmt_epsilon)})
     if (df["delta"] > 0).any():
-        out["δ"] = df["delta"].map("{:.3g}".format)
+        out["δ"] = df["delta"].map(fmt_delta)
+    out["mechanism"] = df["mechanism"]
+    out["sensitivity"] = df["sensitivity"].map(lambda s: "" if s is None or pd.isna(s) else f"{s:.4g}")
     return out
 
 

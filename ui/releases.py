@@ -20,15 +20,15 @@ import dpcore
 from dpcore.algorithms.regime import RegimeWarning
 from dpcore.algorithms.registry import bounding_for, releasable
 from dpcore.exceptions import BudgetExceededError
-from dpcore.explain import cap_words
 from dpcore.release.view import ReleasedFit
 from dpcore.store import draw as D
 from dpcore.store.keys import former_digests
 
 from .controls import refresh_sidebar_total
 from .data_picker import _on_source, exact_rows, fit_data, is_large, pass_progress, privacy_id, unit_params
-from .identity import draw_refusal, may
+from .identity import draw_refusal
 from .identity import who as identity_who
+from .models.shared import Cost, totals
 from .page import friendly_errors
 from .preview_cache import KEPT_ON_DISK, kept_fit
 from .store import release_store
@@ -42,6 +42,24 @@ def publishable(ds) -> bool:
 def _settings(ds, fingerprint: str, algorithm: str, params: dict) -> D.Settings:
     """The library's name for one release setting on ``ds`` (:func:`dpcore.store.draw.settings`)."""
     return D.settings(ds.name, fingerprint, algorithm, params, bounds=ds.bounds, d=ds.X.shape[1])
+
+
+def draw_params(ds, algorithm: str, params: dict) -> dict:
+    """The parameters a draw of ``algorithm`` on ``ds`` runs with: the page's, no seed, and the privacy unit's
+    (person level on data with a person column, issue 23)."""
+    out = {k: v for k, v in params.items() if k != "random_state"}
+    if releasable(algorithm).private:
+        unit = unit_params(ds, algorithm)     # person level on data with a person column (issue 23)
+        if unit and out.get("contribution_bounding"):
+            # A bounding asked for (a look-alike bounded as the draw it previews), where this algorithm can run it.
+            unit["contribution_bounding"] = bounding_for(algorithm, out["contribution_bounding"])
+        out.update(unit)
+    return out
+
+
+def draw_key(ds, fingerprint: str, algorithm: str, params: dict) -> str:
+    """The key a draw of these settings is kept (and asked for again, :func:`request_new_draw`) under."""
+    return _settings(ds, fingerprint, algorithm, draw_params(ds, algorithm, params)).key
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -164,42 +182,49 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
     Returns
     -------
     list of ReleasedFit (or fitted estimators, for data without public bounds), one per ε;
-    or None when the store refused: the refusal is then shown and nothing of the new draws is.
+    or None when the store refused: the refusal is then shown and nothing of the new draws is.  A
+    refused *new* draw of settings drawn before leaves that last draw in the list (issue 65, point 8:
+    the release and its downloads stayed off screen until the page was left); None only when a refused
+    setting had no draw before.
     """
-    params = {k: v for k, v in params.items() if k != "random_state"}
-    if releasable(algorithm).private:
-        unit = unit_params(ds, algorithm)     # person level on data with a person column (issue 23)
-        if unit and params.get("contribution_bounding"):
-            # A bounding asked for (a look-alike bounded as the draw it previews), where this algorithm can run it.
-            unit["contribution_bounding"] = bounding_for(algorithm, params["contribution_bounding"])
-        params.update(unit)
+    params = draw_params(ds, algorithm, params)
     kept, fresh = _kept(), st.session_state.setdefault("_dp_new_draw", set())
     store = release_store() if publishable(ds) else None
-    out, todo = [], []
+    out, todo, previous, keys = [], [], {}, []
     for e in epsilons:
         p = dict(params, epsilon=float(e))
         sett = _settings(ds, fingerprint, algorithm, p)
         key = sett.key
-        hit = None
-        if key not in fresh:
-            hit = kept.get(key)
-            if hit is None and store is not None:
-                recs = _recorded(store, sett)
-                if recs:   # kept across reloads and restarts: the store's latest draw of these settings
-                    hit = ReleasedFit(recs[-1].release, recs[-1].id, draw=len(recs), key=key)
-                    kept[key] = hit
+        keys.append(key)
+        hit = kept.get(key)
+        if hit is None and store is not None:
+            recs = _recorded(store, sett)
+            if recs:   # kept across reloads and restarts: the store's latest draw of these settings
+                hit = ReleasedFit(recs[-1].release, recs[-1].id, draw=len(recs), key=key)
+                kept[key] = hit
+        if key in fresh:       # "New draw" pressed: drawn again; the last draw stays on screen if it is refused
+            previous[key], hit = hit, None
         out.append(hit)
         if hit is None:
             todo.append((len(out) - 1, key, sett, p))
     if draw_missing == "asked":     # only the settings whose "New draw" was pressed: a click, never a page open
         todo = [t for t in todo if t[1] in fresh]
-    if not todo or not draw_missing:
+    if not draw_missing:           # only looking: a draw asked for again is still the one on screen
+        return [previous.get(k) if f is None else f for k, f in zip(keys, out)]
+    if not todo:
         return out
+
+    def refused():
+        """After a refusal: the draws pressed again stay on screen (issue 65, point 8); None when one has none."""
+        fresh.difference_update(k for _, k, *_ in todo)
+        for i, k, *_ in todo:
+            out[i] = previous.get(k)
+        return out if all(out[i] is not None for i, *_ in todo) else None
+
     why = draw_refusal(store, ds.name) if store is not None else None
     if why is not None:    # the role, asked before any fit: a refused draw never touches the data
-        fresh.difference_update(k for _, k, *_ in todo)
         st.warning(f"Not drawn: {why}")
-        return None
+        return refused()
     if store is not None:
         need_e = math.fsum(p["epsilon"] for *_, p in todo)
         need_d = math.fsum(float(p.get("delta") or 0.0) for *_, p in todo)
@@ -212,19 +237,14 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
                 return out
             need_e = math.fsum(p["epsilon"] for *_, p in todo)
             need_d = math.fsum(float(p.get("delta") or 0.0) for *_, p in todo)
-        if left is not None and (need_e > left[0] * (1 + 1e-9) + 1e-12 or need_d > left[1] * (1 + 1e-9) + 1e-15):
+        account = totals(store, ds.name, title=getattr(ds, "title", None))
+        asked = Cost(need_e, need_d, need_e, need_d)
+        if not account.fits(asked):
             # Checked before fitting (with the ε granted, which a release spends at most): no fit, nothing
-            # kept, nothing shown.  The store's own check at record time is the one that counts.
-            fresh.difference_update(k for _, k, *_ in todo)
-            if len(todo) == 1:
-                why = store.refusal(ds.name, need_e, need_d) or ""
-            else:
-                why = (f"these {len(todo)} releases together (sequential composition) would spend ε = {need_e:.4g}"
-                       + (f", δ = {need_d:.3g}" if need_d else "") + f", but only ε = {left[0]:.4g}"
-                       + (f", δ = {left[1]:.3g}" if need_d else "") + " of the total set for this dataset is left. "
-                       "Choose fewer or smaller ε, or raise the total on the Release page.")
-            _refuse(why or f"only ε = {left[0]:.4g} of the total set for this dataset is left.")
-            return None
+            # new kept or shown.  The store's own check at record time is the one that counts.
+            what = "This draw" if len(todo) == 1 else f"These {len(todo)} draws together (sequential composition)"
+            _refuse(account.why_not(asked, what=what) or "")
+            return refused()
     former = () if store is None else former_digests(ds.X, ds.units)    # finds an account made before issue 68
     for i, key, sett, p in todo:
         with st.spinner(f"Running… drawing a private release at ε = {p['epsilon']:g}"):
@@ -243,11 +263,11 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
                                     description=ds.title, kind=getattr(ds, "kind", "points"), new_draw=key in fresh,
                                     former=former)
         except BudgetExceededError as exc:
-            fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
             if what_fits:     # another session spent meanwhile: keep what was drawn, the rest stay None
+                fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
                 return out
             _refuse(str(exc))
-            return None
+            return refused()
         except Exception as exc:   # the store's own errors (locked, unreachable, other content, ...) are sentences
             fresh.difference_update(k for _, k, *_ in todo)
             hint = ""
@@ -257,7 +277,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
                         "new releases add to the old ones' privacy cost: give the entry a new name in "
                         "dpcore_sources.toml and set that dataset's total on the Release page with this in mind.")
             st.error(f"The release could not be recorded, so it is not shown: {exc}{hint}")
-            return None
+            return refused()
         del est   # from here on only the release dict exists: what the store accepted is what is shown
         fresh.discard(key)
         refresh_sidebar_total()
@@ -282,52 +302,6 @@ def _fitting(todo: list, left: tuple[float, float]) -> list:
 def is_public(ds) -> bool:
     """True for data that is already public (embedded samples, teaching sets): a page may draw on opening."""
     return bool(getattr(ds, "public", False))
-
-
-def draw_on_click(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: str, preview: bool = True,
-                  **params):
-    """The kept draw of these settings, or the cost and a "Draw" button first (issue 24, issue 56).
-
-    Nothing is drawn into the account when a page opens, on any data: without a kept draw the page
-    says what a draw costs and records one only in the run where the person pressed "Draw" (or "New
-    draw").  On data that is already public (embedded samples, teaching sets) and with ``preview``,
-    the page shows a *preview* meanwhile: a fit with fresh noise kept in this session only, never
-    recorded, never counted in the account and never published (:func:`public_preview`).
-
-    Returns
-    -------
-    list of one fit (a recorded draw, or a preview with ``fit.preview`` True); or None (refused,
-    shown; or not drawn yet, the button is shown).
-    """
-    fits = private_releases(ds, fingerprint, algorithm, [epsilon], who=who, draw_missing="asked", **params)
-    if fits is None or fits[0] is not None:
-        return fits
-    delta = float(params.get("delta") or 0.0)
-    cost = f"ε = {float(epsilon):.4g}" + (f", δ = {delta:.3g}" if delta else "")
-    left = release_store().remaining(ds.name) if publishable(ds) else None
-    shows_preview = preview and is_public(ds)
-    # In one container, cleared once pressed: in the run that draws, "nothing has been drawn" is no longer true.
-    box = st.empty()
-    offer = box.container()
-    if shows_preview:
-        offer.info(f"**Preview, not in the account.** *{getattr(ds, 'title', ds.name)}* is public, so this page "
-                   "shows a preview at once: a fit with fresh noise, kept for this session only, not recorded, "
-                   "not counted in this data's ε and never published. “Draw” records a draw of these settings "
-                   f"(fresh noise), which spends {cost}"
-                   + (f" of the ε = {left[0]:.4g} left" if left is not None else "")
-                   + " and can then be published.")
-    else:
-        offer.info(f"Nothing has been drawn from *{getattr(ds, 'title', ds.name)}* with these settings yet. A draw "
-                   f"spends {cost} of this data's privacy budget"
-                   + (f" (ε = {left[0]:.4g} of its total is left)" if left is not None else "")
-                   + (" and is recorded in its account before it is shown." if publishable(ds) else
-                      "; without public bounds it is not private and is kept for this session only."))
-    if not offer.button(f"Draw: spends {cost}", type="primary", key=f"draw_{who}"):
-        if shows_preview:
-            return [public_preview(ds, fingerprint, algorithm, dict(params, epsilon=float(epsilon)))]
-        return None
-    box.empty()
-    return private_releases(ds, fingerprint, algorithm, [epsilon], who=who, **params)
 
 
 #: Previews a session keeps (public data only; each is a fit, not a release).
@@ -370,19 +344,6 @@ def _shared_preview(key: str, _ds, algorithm: str, _params: dict):
         est = _fit_private(_ds, algorithm, _params)
     est.preview, est.release_id, est.draw, est.key = True, None, 0, key
     return est
-
-
-def private_release(ds, fingerprint: str, algorithm: str, *, who: str, **params):
-    """One private release (:func:`draw_on_click`); stops the page after a refusal or until "Draw" is pressed."""
-    fits = draw_on_click(ds, fingerprint, algorithm, params.pop("epsilon"), who=who, **params)
-    if fits is None:
-        st.stop()
-    regime = getattr(fits[0], "regime_", None)     # the public-input check the estimator ran (dpcore.algorithms.regime)
-    if regime is not None:      # with the advisor's measurements and pick: the fit's check does not plan
-        regime = regime.advised()
-    if regime is not None and not regime.ok:
-        st.warning(f"Outside the paper's regime for these inputs: {regime.reason}")
-    return fits[0]
 
 
 def private_refit(fit, ds, fingerprint: str, rows, algorithm: str, **params):
@@ -460,146 +421,3 @@ def baseline(ds, fingerprint: str, algorithm: str, **params):
                           lambda: _baseline_fit(ds.data_source, algorithm, items, ds.bounds))
     with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm):
         return _fit_baseline(ds.X, f"{ds.name}:{fingerprint}", algorithm, items, _bounds=ds.bounds)
-
-
-def release(ds, fingerprint: str, algorithm: str, *, who: str = "", **params):
-    """A private release (recorded before it is shown) or a non-private baseline, by the algorithm's kind."""
-    if dpcore.ALGORITHMS[algorithm].private:
-        return private_release(ds, fingerprint, algorithm, who=who, **params)
-    return baseline(ds, fingerprint, algorithm, **params)
-
-
-def compare_panels(ds, fingerprint: str, algorithm: str, epsilons, *, who: str, **params):
-    """The releases of one setting at several ε for side-by-side panels, drawn only after the person agrees.
-
-    Each panel is its own draw with fresh, unpredictable noise (a shared
-    draw scaled by 1/ε would let ``ε_b·y_b − ε_a·y_a`` cancel it), and seeing
-    them together costs the sum of their ε (sequential composition).  Panels
-    already drawn (on this page or another, e.g. the Explorer's release at the
-    chosen ε) are shown again at no cost; the others are drawn and recorded
-    only when the person presses the button that states their cost.
-
-    Under a cap (issue 31): the panels that fit in what is left are drawn, in the order shown; the
-    panels already drawn stay visible; the ones that do not fit are named with what they would cost.
-
-    Returns
-    -------
-    list with one fit or None (not drawn) per ε.
-    """
-    epsilons = [float(e) for e in epsilons]
-    fits = private_releases(ds, fingerprint, algorithm, epsilons, who=who, draw_missing=False, **params)
-    delta = float(params.get("delta") or 0.0)
-    total = math.fsum(epsilons)
-    together = (f"Seen together these {len(epsilons)} panels cost ε = {total:.4g}"
-                + (f", δ = {delta * len(epsilons):.3g}" if delta else "")
-                + " on this dataset (sequential composition: the sum of their ε).")
-    missing = [e for e, f in zip(epsilons, fits) if f is None]
-    left = release_store().remaining(ds.name) if publishable(ds) and missing else None
-    fitting = missing if left is None else [
-        p["epsilon"] for *_, p in _fitting([(None, {"epsilon": e, "delta": delta}) for e in missing], left)]
-    beyond = missing[len(fitting):]
-    if beyond:
-        st.warning(f"Only ε = {left[0]:.4g} of this data's total is left, so {len(beyond)} panel(s) cannot be drawn: "
-                   + ", ".join(f"ε = {e:g}" for e in beyond)
-                   + f" (ε = {math.fsum(beyond):.4g} together). "
-                   + ("The panels that fit are drawn in the order shown. " if fitting else "")
-                   + "Choose smaller ε, fewer panels, or ask the data owner to raise the total.")
-    if fitting:
-        new = math.fsum(fitting)
-        ask = st.empty()   # the question goes away once answered
-        with ask.container():
-            st.info(together + f" {len(fitting)} of them can be drawn now: that spends ε = {new:.4g}"
-                    + (" and records each in the dataset's account before it is shown." if publishable(ds) else
-                       " (kept for this session only: without public bounds they are not private).")
-                    + " Panels are previews for choosing ε, not the release you publish.")
-            pressed = st.button(f"Draw {len(fitting)} panel(s): spend ε = {new:.4g}", key="draw_panels",
-                                type="primary")
-        if pressed:
-            ask.empty()
-            drawn = private_releases(ds, fingerprint, algorithm, epsilons, who=who, what_fits=True, **params)
-            if drawn is not None:
-                fits = drawn
-                if any(f is None for f in fits):   # the total moved meanwhile (another session): say so
-                    st.rerun()
-    if all(f is not None for f in fits):
-        st.caption(together + " Each panel is its own recorded draw with fresh, unpredictable noise; they are "
-                              "previews for choosing ε, not the release you publish.")
-    if any(f is not None for f in fits) and st.button("New draws of these panels (spends again)",
-                                                      key="redraw_panels"):
-        for f in fits:
-            if f is not None:
-                request_new_draw(f.key)
-        st.rerun()
-    return fits
-
-
-def draw_controls(fit, *, where=None, key: str = "new_draw") -> None:
-    """Which draw is shown, where it is recorded, and the "New draw" button (spends again)."""
-    where = where or st
-    eps = fit.budget_.total()[0]
-    if getattr(fit, "preview", False):
-        where.caption(f"Preview on public data (ε = {eps:.4g}, fresh noise): not recorded, not counted in this "
-                      "data's account, and not publishable. Press “Draw” above to record a draw.")
-        return
-    if getattr(fit, "release_id", None) is not None:
-        where.caption(f"Draw {fit.draw} of these settings on this dataset · release #{fit.release_id} in the "
-                      "release store, recorded before it was shown. Reruns, page switches, reloads and restarts "
-                      "show this same draw.")
-    else:
-        where.caption(f"Draw {getattr(fit, 'draw', 1)} of these settings, kept for this session only: "
-                      "without public bounds it is not private and is never recorded or published.")
-    where.button(f"New draw (fresh noise: spends ε = {eps:.4g} again)", key=key,
-                 on_click=request_new_draw, args=(fit.key,),
-                 help="Draws these settings again with fresh, unpredictable noise and records it in the "
-                      "dataset's account. Drawing until a result looks good is itself a use of the data.")
-    publish_control(fit, where=where, key=f"{key}_publish")
-
-
-def publish_control(fit, *, where=None, key: str = "publish") -> None:
-    """"Publish this release…": a recorded draw enters the public gallery (costs nothing; issue 31).
-
-    A draw is a use of the data and was charged when it was recorded; publishing it is a separate,
-    deliberate act, recorded with who published it.  Leaving it unpublished refunds nothing.
-    """
-    where = where or st
-    rid = getattr(fit, "release_id", None)
-    if rid is None:
-        return
-    store = release_store()
-    done = store.publication(rid)
-    if done is not None:
-        where.caption(f"Published by {done[0]} on {done[1]:%Y-%m-%d %H:%M} UTC: it is in the public gallery.")
-        return
-    if not may("publish"):
-        where.caption("Not published. Publishing needs the owner's role, or the owner's permission for analysts "
-                      "([dpcore] analysts_may_publish); the owner can publish this draw from the Release page.")
-        return
-    asking = st.session_state.get("_dp_publish_ask") == rid
-    if not asking:
-        if where.button("Publish this release…", key=key,
-                        help="Asks first: what becomes public, by whom, with this data's total. Publishing costs "
-                             "no ε (the draw was already charged); leaving it unpublished refunds nothing."):
-            st.session_state["_dp_publish_ask"] = rid
-            st.rerun()
-        return
-    # Publishing is a decision (issue 56): say what becomes public, under whose name, and the total it adds to.
-    name = getattr(fit, "release", {}).get("dataset", {}).get("name") if hasattr(fit, "release") else None
-    eps = float(fit.budget_.total()[0])
-    spent = store.spent(name)[0] if name else None
-    cap = store.cap(name) if name else None
-    publisher = identity_who("publish")
-    box = where.container(border=True)
-    box.warning(f"**Publish release #{rid}?** Anyone who can open the public gallery will see its private centres"
-                + (", its noisy synopsis" if getattr(fit, "synopsis_", None) is not None else "")
-                + f", its ε = {eps:.4g} and budget ledger, the data set's name and its account, published under "
-                f"the name “{publisher}”. It cannot be unpublished."
-                + (f" ε spent so far on this data (every draw, published or not): {spent:.4g} "
-                   f"({cap_words(spent, cap[0] if cap else None)})." if spent is not None else ""))
-    yes, no = box.columns(2)
-    if yes.button("Publish it", key=f"{key}_confirm", type="primary"):
-        st.session_state.pop("_dp_publish_ask", None)
-        store.publish(rid, who=publisher)
-        st.rerun()
-    if no.button("Cancel", key=f"{key}_cancel"):
-        st.session_state.pop("_dp_publish_ask", None)
-        st.rerun()

@@ -15,10 +15,15 @@ import streamlit as st
 
 from dpcore.synopsis import PointSynopsis
 
-from .releases import draw_on_click, is_public, public_preview
+from .controls import INPUTS, input_choice, published_synopses  # noqa: F401  (re-exported: the pages' S.input_choice)
+from .draws import draw_on_click
+from .models.shared import fmt_epsilon
+from .releases import is_public, public_preview
 
 #: The registry-like key a synopsis release is recorded under (``dpcore.algorithms.registry.releasable``).
 ALGORITHM = "sanitize"
+#: Who a draw of the sanitized database on the coreset page is recorded as (the page).
+WHO = "Private coresets (sanitized database)"
 #: k at which the page states the cost error on public data (the issue's benchmark k).
 ERROR_KS = (3, 5, 10, 20)
 
@@ -97,14 +102,14 @@ def cost_errors(X: np.ndarray, syn: PointSynopsis, key: str, ks=ERROR_KS) -> pd.
 
 
 def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, sees_raw: bool,
-            height: int = 600, who: str = "Private coresets (sanitized database)") -> None:
+            height: int = 600, who: str = WHO) -> None:
     """The sanitized database at ``epsilon`` under the coreset: map, size, ledger, errors, Draw and Publish.
 
     The centres drawn on it are k-means on the synopsis (post-processing: any k at no cost).  Error
     figures computed on the raw data appear only where the page may show raw figures (``sees_raw``).  On public
     data, before a draw, a preview is offered in a box that computes it when opened.
     """
-    st.subheader(f"The sanitized database at ε = {epsilon:g}")
+    st.subheader(f"The sanitized database at ε = {fmt_epsilon(epsilon)}")
     st.caption("dpcore.sanitize (PrivTree, Zhang, Xiao & Xie 2016): a noisy adaptive decomposition of the public "
                "box, published as weighted points that anyone can analyse afterwards (k-means for any k, counts "
                "in any rectangle) at no further cost. This is the \"private sanitized database\" of Feldman et al. "
@@ -131,9 +136,9 @@ def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees
     ledger, Draw and Publish; a preview (``fit`` None) is labelled one.  Its cost errors on the raw data when
     ``sees_raw``."""
     from .account import show_ledger
+    from .draws import draw_controls
     from .maps import map_deck, noisy_cluster_sizes
     from .marks import THINNED_WORDS, is_thinned
-    from .releases import draw_controls
 
     is_preview = fit is None
     if is_preview:
@@ -155,7 +160,7 @@ def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees
                 "function of public inputs and released noisy values only.")
     if not is_preview:
         show_ledger(fit, where=side)
-        draw_controls(fit, where=side, key="new_draw_synopsis")
+        draw_controls(fit, ds, where=side, key="new_draw_synopsis")
     if sees_raw:
         # Computed when opened (issue 56, speed): four k-means on the synopsis and their costs on every raw row
         # took ~1.5-4 s of the page's first render on a cold server.
@@ -170,56 +175,7 @@ def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees
             box.dataframe(errs[["k", "relative error"]].style.format({"relative error": "{:.1%}"}), hide_index=True)
 
 
-# -- "Analyse a publication" vs "draw from the data" (issue 57) ------------------------------------------------
-#: The two inputs a centre-releasing page offers when the store holds a published sanitized database of its data.
-INPUTS = {"draw": "Draw from the data (spends ε)", "publication": "Analyse a publication (no spend)"}
-
-
-def published_synopses(name: str) -> list:
-    """The publications of data set ``name`` that are sanitized databases (synopsis kind ``"points"``), oldest first.
-
-    Read from the release store: every one was drawn, charged and published by its author, so
-    anything computed from it alone is post-processing (Dwork & Roth 2014, Prop. 2.1).
-
-    Returns
-    -------
-    list of :class:`dpcore.store.records.StoredRelease`
-    """
-    from .store import release_store
-    return [s for s in release_store().published(name) if (s.release.get("synopsis") or {}).get("kind") == "points"]
-
-
-def input_choice(ds, *, key: str = "input"):
-    """The sidebar's choice of input: draw from the data, or analyse a published sanitized database of it.
-
-    Offered only when the data have public bounds and the store holds at least one published point
-    synopsis of this data set (:func:`published_synopses`); otherwise nothing is shown and the page
-    draws from the data as before.
-
-    Returns
-    -------
-    StoredRelease or None: the publication chosen, or None to draw from the data.
-    """
-    from .releases import publishable
-    if not publishable(ds):
-        return None
-    pubs = published_synopses(ds.name)
-    if not pubs:
-        return None
-    choice = st.sidebar.radio("Input", list(INPUTS), format_func=INPUTS.get, key=key,
-                              help="A published sanitized database of this data can be analysed at no cost: "
-                                   "k-means for any k on its points and weights reads nothing else, so no ε is "
-                                   "spent and nothing is recorded.")
-    if choice != "publication":
-        return None
-    labels = {s.id: f"#{s.id} · ε = {s.epsilon:.4g} · {len(s.release['synopsis']['weights'])} points · "
-                    f"published {s.published_at:%Y-%m-%d}" for s in pubs}
-    rid = st.sidebar.selectbox("Publication", list(reversed(list(labels))), format_func=labels.get,
-                               key=f"{key}_release", help="The published sanitized databases of this data, newest "
-                                                          "first (the public gallery lists the same).")
-    return next(s for s in pubs if s.id == rid)
-
-
+# -- "Analyse a publication" (issue 57): the sidebar's choice lives in ui.controls (INPUTS, input_choice, re-exported)
 def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, height: int = 600) -> None:
     """k-means with ``n_clusters`` on a published point synopsis, drawn where the page draws a release.
 
@@ -237,8 +193,8 @@ def analyse_publication(ds, fingerprint: str, publication, n_clusters: int, *, h
     rel = publication.release
     centres = synopsis_centres(rel, n_clusters)      # the gallery's: the same centres for the same k
     st.info(f"**Analysing publication #{publication.id}** (a sanitized database drawn at ε = "
-            f"{publication.epsilon:.4g}): k-means with k = {n_clusters} on its published points and weights is "
-            "post-processing. No ε is spent and nothing is recorded, whatever k you choose.")
+            f"{fmt_epsilon(publication.epsilon)}): k-means with k = {n_clusters} on its published points and weights "
+            "is post-processing. No ε is spent and nothing is recorded, whatever k you choose.")
     view, side = st.columns([2, 1], gap="medium")
     kind, fig = release_view(rel, centres=centres)
     if kind == "map":

@@ -9,7 +9,8 @@ Exact facts about the raw data go in the one :func:`raw_facts` panel.
 
 Where things live: :mod:`ui.page` (frame, errors, URL), :mod:`ui.data_picker` (data, uploads,
 bounds, large sources), :mod:`ui.controls` (sidebar controls), :mod:`ui.releases` (private draws
-and references), :mod:`ui.account` (the store account, downloads, ledger), :mod:`ui.not_private`
+and references), :mod:`ui.draws` (the buttons that spend, from their models, :mod:`ui.models`),
+:mod:`ui.account` (the store account, downloads, ledger), :mod:`ui.not_private`
 (exact figures for the data owner, the raw-facts panel), :mod:`ui.curves` (privacy-utility curves).
 """
 from dpcore.release.view import ReleasedFit
@@ -21,6 +22,7 @@ from .controls import (
     EPSILON_VALUES,
     algorithm_picker,
     algorithm_settings,
+    analysis_controls,
     delta_input,
     epsilon_controls,
     epsilon_label,
@@ -29,6 +31,8 @@ from .controls import (
     release_controls,
     sidebar_total,
     teach_toggle,
+    unit_word,
+    working_set,
 )
 from .curves import NO_CURVE_YET, curve_lookalike, utility_curves
 from .data_picker import (
@@ -43,23 +47,34 @@ from .data_picker import (
     pass_progress,
     unit_params,
 )
+from .draws import (
+    account_of,
+    ask_for_panels,
+    button_for,
+    compare_panels,
+    cost_of,
+    draw_controls,
+    draw_on_click,
+    draw_requested,
+    private_release,
+    publish_control,
+    redraw_panels,
+    release,
+    show_button,
+)
 from .identity import OWNER_ONLY, sees_raw
+from .models.shared import NO_BOUNDS, fmt_epsilon
 from .not_private import RAW_FACTS, csv_bytes, data_nicv, exact_density, not_private_caption, raw_facts
 from .page import friendly_errors, page_setup, set_url, url_default
 from .releases import (
     MAX_KEPT,
     baseline,
-    compare_panels,
-    draw_controls,
-    draw_on_click,
+    draw_key,
     is_public,
     private_refit,
-    private_release,
     private_releases,
     public_preview,
-    publish_control,
     publishable,
-    release,
     request_new_draw,
     rows_subset,
     unit_phrase,
@@ -84,4 +99,5 @@ __all__ = ["DEFAULT_PUBLIC_N", "accuracy_section", "expected_error_caption", "Re
            "set_url", "url_default", "MAX_KEPT", "baseline", "compare_panels", "draw_controls",
            "draw_on_click", "is_public", "private_refit", "public_preview", "publish_control",
            "private_release", "private_releases", "publishable", "release", "release_store", "request_new_draw",
-           "rows_subset"]
+           "rows_subset", "analysis_controls", "account_of", "ask_for_panels", "button_for", "cost_of", "draw_key",
+           "redraw_panels", "show_button", "working_set", "NO_BOUNDS", "draw_requested", "fmt_epsilon", "unit_word"]

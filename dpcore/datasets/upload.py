@@ -383,5 +383,6 @@ def dataset_from_frame(df, columns, *, bounds=None, geo=None, name: str = "uploa
     return Dataset(name=name, X=X, columns=[str(c) for c in columns], bounds=lohi, geo=geo,
                    title=title or "Uploaded data", description=desc, labels=None, n_clusters_hint=None,
                    n_dropped=n_dropped, source=name, notes=notes + ([note] if note else []), units=units,
-                   unit_column=unit_column, kind="check-ins" if geo and units is not None else
-                   ("trips" if geo else "points"))
+                   # An upload's rows are check-ins once a person column is known; before that nothing says what a
+                   # row is, so a "record", not a "trip" (issue 65: a check-ins file was spoken of as trips).
+                   unit_column=unit_column, kind="check-ins" if geo and units is not None else "points")

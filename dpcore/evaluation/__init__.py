@@ -22,6 +22,7 @@ from .advisor import (
     auto_separation_share,
 )
 from .curves import (
+    CENTRE_ERROR,
     DEFAULT_EPSILONS,
     DEFAULT_SEEDS,
     Reference,
@@ -47,7 +48,7 @@ from .preview import (
 
 __all__ = ["noise_effect", "TRIVIAL",
            "Advice", "advice_frame", "advice_name", "advise", "auto_separation_share",
-           "DEFAULT_EPSILONS", "DEFAULT_SEEDS", "Reference",
+           "CENTRE_ERROR", "DEFAULT_EPSILONS", "DEFAULT_SEEDS", "Reference",
            "UtilityCurve", "baseline_key", "compare_curves", "curves_frame", "fit_reference", "measure_for",
            "measured_best", "privacy_utility_curve", "subsample", "utility", "ACCURACY_EPSILONS", "AccuracyAnswer",
            "centre_error", "epsilon_for_accuracy", "lookalike", "ReleasePreview", "epsilon_for_accuracy_from_release",

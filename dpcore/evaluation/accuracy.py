@@ -73,23 +73,25 @@ class AccuracyAnswer:
     source: str
 
     def sentence(self) -> str:
-        """The answer in one sentence, with the band at the answer's ε."""
-        what = f"centres within {self.target:,.4g} {self.unit} of the non-private ones"
+        """The answer in one sentence, with the band at the answer's ε (a unit on every figure)."""
+        from ..formatting import fmt_distance, fmt_epsilon, fmt_range, fmt_share
+        what = f"centres within {fmt_distance(self.target, self.unit)} of the non-private ones"
         where = self.source if self.source.startswith("this ") else f"the {self.source}"
         on = f"({self.n_releases} simulated releases per ε on {where})"
         if self.epsilon is None:
-            return (f"No ε up to {self.epsilons[-1]:g} puts the {what} in {self.confidence:.0%} of releases {on}: "
-                    "accept a larger error, a smaller k, or more data.")
+            return (f"No ε up to {fmt_epsilon(self.epsilons[-1])} puts the {what} in {fmt_share(self.confidence)} of "
+                    f"releases {on}: accept a larger error, a smaller k, or more data.")
         i = int(np.flatnonzero(self.epsilons == self.epsilon)[0])
-        lo, mid, hi = (quantity(v) for v in self.band[i])
-        return (f"ε = {self.epsilon:g} is the smallest ε tried that puts the {what} in at least "
-                f"{self.confidence:.0%} of releases {on}; at ε = {self.epsilon:g} the error is "
-                f"{lo}–{hi} {self.unit} in 80 % of them (median {mid}).")
+        lo, mid, hi = self.band[i]
+        return (f"ε = {fmt_epsilon(self.epsilon)} is the smallest ε tried that puts the {what} in at least "
+                f"{fmt_share(self.confidence)} of releases {on}; at ε = {fmt_epsilon(self.epsilon)} the error is "
+                f"{fmt_range(lo, hi, self.unit)} in 80 % of them (median {fmt_distance(mid, self.unit)}).")
 
 
 def quantity(v: float) -> str:
-    """A distance as people read it: ``"1,780"``, ``"373"``, ``"0.0123"`` (no scientific notation above 100)."""
-    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+    """A distance as people read it: ``"1,780"``, ``"373"``, ``"0.0123"`` (:func:`dpcore.formatting.fmt_number`)."""
+    from ..formatting import fmt_number
+    return fmt_number(v)
 
 
 def lookalike(bounds, n: int, k: int, *, random_state=0) -> np.ndarray:
@@ -144,7 +146,7 @@ def centre_error(private_centers, reference_centers, *, geo: bool = False, bound
     return matched_center_distance(P, R)
 
 
-def noise_effect(est, baseline_centers, *, true_counts=None) -> str:
+def noise_effect(est, baseline_centers, *, true_counts=None, geo: bool = False) -> str:
     """One sentence on what the noise did to a release, for teaching on public data (issue 31).
 
     Parameters
@@ -153,11 +155,14 @@ def noise_effect(est, baseline_centers, *, true_counts=None) -> str:
     baseline_centers : ndarray (k, d), the non-private centres on the same data
     true_counts : ndarray or None
         The exact counts of the release's grid cells (public data only), to compare the noise with.
+    geo : bool
+        Longitude/latitude: the distance in metres, as the expected error under the same draw says it.
 
     Returns
     -------
     str: how far the private centres sit from the non-private ones (matched one to one, Hungarian
-    method, as a share of the bounds' diagonal) and, for a grid synopsis, the typical size of the
+    method), in metres on a map or data units otherwise, and as a share of the bounds' diagonal (the
+    expected error's unit beside the teaching sentence's, issue 65), and, for a grid synopsis, the typical size of the
     noise on one cell (the Laplace scale ``sensitivity / ε`` of the cell counts' ledger entry)
     against the points a non-empty cell holds.
 
@@ -166,12 +171,15 @@ def noise_effect(est, baseline_centers, *, true_counts=None) -> str:
     **Not private**: it compares with the non-private result and may read exact counts.  The app
     shows it only in teaching mode, on data that is already public.
     """
+    from ..formatting import fmt_distance, fmt_epsilon, fmt_share
     lo, hi = np.asarray(est.bounds_.lower, dtype=float), np.asarray(est.bounds_.upper, dtype=float)
     diag = float(np.linalg.norm(hi - lo)) or 1.0
     moved = matched_center_distance(est.cluster_centers_, baseline_centers) / diag
     eps = float(est.budget_.total()[0])
-    text = (f"At ε = {eps:.3g} the private centres sit on average {moved:.1%} of the domain's diagonal from the "
-            "non-private ones (matched one to one).")
+    far = centre_error(est.cluster_centers_, baseline_centers, geo=geo, bounds=(lo, hi))
+    text = (f"At ε = {fmt_epsilon(eps)} the private centres sit on average "
+            f"{fmt_distance(far, 'm' if geo else 'data units')} ({fmt_share(moved)} of the domain's diagonal) from "
+            "the non-private ones (matched one to one).")
     grid = [e for e in est.budget_ if e.name == "grid cell counts" and e.epsilon > 0]
     if grid and getattr(getattr(est, "synopsis_", None), "kind", None) == "grid":
         scale = float(grid[-1].sensitivity or 1.0) / float(grid[-1].epsilon)
@@ -258,8 +266,6 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
     nothing.  With ``X`` the raw data, nothing here is private.  Simulated releases are seeded only
     when ``random_state`` is given, and none of them is ever a release.
     """
-    from sklearn.cluster import KMeans
-
     from ..algorithms.registry import ALGORITHMS
     target = check_target(target, confidence, n_releases)
     if algorithm not in ALGORITHMS or not ALGORITHMS[algorithm].private:
@@ -279,36 +285,103 @@ def epsilon_for_accuracy(algorithm: str, target: float, *, bounds, n_clusters: i
                              "person may contribute")
         if ids.shape != (X.shape[0],):
             raise ValueError(f"privacy_id must hold one id per row of X: shape ({X.shape[0]},), got {ids.shape}")
-    if max_rows is not None and X.shape[0] > int(max_rows):
-        keep = np.random.default_rng(0).permutation(X.shape[0])[:int(max_rows)]
-        X, ids = X[keep], None if ids is None else ids[keep]
-    fit_kw = {} if ids is None else {"privacy_id": ids}
-    k = int(n_clusters)
-    reference = KMeans(n_clusters=k, n_init=3, random_state=0).fit(X).cluster_centers_
+    X, ids = sample_rows(X, ids, max_rows)
+    reference = reference_centres(X, int(n_clusters))
     eps = np.asarray(sorted(float(e) for e in epsilons))
-    cls = ALGORITHMS[algorithm]
     errors = np.full((eps.size, int(n_releases)), np.nan)
-    total = errors.size
+    for i, e in enumerate(eps):
+        seed = None if random_state is None else int(random_state) + 1000 * i
+        done = (lambda f, i=i: progress((i + f) / eps.size)) if progress is not None else None
+        errors[i] = simulate_errors(algorithm, float(e), X=X, bounds=bounds, n_clusters=n_clusters,
+                                    reference=reference, geo=geo, params=params, n_releases=n_releases,
+                                    random_state=seed, privacy_id=ids, progress=done)
+    return answer_from_errors(errors, eps, target, confidence=confidence, geo=geo,
+                              source=source if label is None else label)
+
+
+def sample_rows(X: np.ndarray, privacy_id=None, max_rows: int | None = 20_000):
+    """A uniform sample of at most ``max_rows`` rows of ``X`` (and their persons), the same one every time.
+
+    Returns
+    -------
+    (ndarray (m, d), ndarray (m,) or None)
+        All rows when there are no more than ``max_rows`` (or ``max_rows`` is None).  The sample is seeded:
+        it chooses which rows a simulation runs on, never noise.
+    """
+    X = np.asarray(X, dtype=float)
+    if max_rows is None or X.shape[0] <= int(max_rows):
+        return X, privacy_id
+    keep = np.random.default_rng(0).permutation(X.shape[0])[:int(max_rows)]
+    return X[keep], None if privacy_id is None else np.asarray(privacy_id)[keep]
+
+
+def reference_centres(X: np.ndarray, n_clusters: int) -> np.ndarray:
+    """The non-private k-means centres simulated releases are compared with (k-means++, 3 starts, seed 0).
+
+    Returns
+    -------
+    ndarray (n_clusters, d), data units.  **Not private**: computed on ``X`` as it is.
+    """
+    from sklearn.cluster import KMeans
+    return KMeans(n_clusters=int(n_clusters), n_init=3, random_state=0).fit(np.asarray(X, dtype=float)).cluster_centers_
+
+
+def simulate_errors(algorithm: str, epsilon: float, *, X, bounds, n_clusters: int, reference, geo: bool = False,
+                    params: dict | None = None, n_releases: int = 50, random_state=None, privacy_id=None,
+                    progress=None) -> np.ndarray:
+    """Centre errors of ``n_releases`` releases simulated on ``X`` at one ε, each with fresh noise.
+
+    Parameters
+    ----------
+    algorithm : str, a private key of ``dpcore.ALGORITHMS``
+    epsilon : float > 0
+    X : ndarray (n, d), the points simulated on (a public data set, or the raw data for its owner)
+    bounds : (lower, upper), the public bounds
+    n_clusters : int
+    reference : ndarray (k, d), the non-private centres on ``X`` (:func:`reference_centres`)
+    geo : bool, longitude/latitude: errors in metres
+    params : dict or None, further estimator parameters (``delta``, ``max_contributions``, ...)
+    n_releases : int >= 1, default 50
+    random_state : int or None
+        None: fresh, unpredictable noise for every release.  An int: release ``s`` is seeded ``random_state + s``
+        (tests).
+    privacy_id : ndarray (n,) or None, the person of every row (with ``params["max_contributions"]``)
+    progress : callable (fraction) -> None, or None
+
+    Returns
+    -------
+    ndarray (n_releases,)
+        :func:`centre_error` of each release against ``reference`` (metres when ``geo``, else data units); NaN
+        from the first release the algorithm refused (:class:`~dpcore.exceptions.InfeasibleBudgetError`) on.
+
+    Notes
+    -----
+    **Not a release**: the simulations run on ``X`` and are never recorded.  On the raw data every figure they
+    give is not private (the data owner's eyes only).
+    """
+    from ..algorithms.registry import ALGORITHMS
+    cls = ALGORITHMS[algorithm]
+    fit_kw = {} if privacy_id is None else {"privacy_id": privacy_id}
+    out = np.full(int(n_releases), np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")        # regime and seeded-simulation warnings: these are simulations
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        for i, e in enumerate(eps):
-            def release(s, i=i, e=e):
-                seed = None if random_state is None else int(random_state) + 1000 * i + s
-                return cls(n_clusters=k, epsilon=float(e), bounds=bounds, random_state=seed,
-                           **dict(params or {})).fit(X, **fit_kw)
 
-            # The releases of one ε side by side on the cores (their fits release the GIL), read in order.
-            for s, fitted in enumerate(ordered_map(release, range(int(n_releases)))):
-                try:
-                    est = fitted.result()
-                except InfeasibleBudgetError:
-                    break
-                errors[i, s] = centre_error(est.cluster_centers_, reference, geo=geo, bounds=bounds)
-                if progress is not None:
-                    progress((i * errors.shape[1] + s + 1) / total)
-    return answer_from_errors(errors, eps, target, confidence=confidence, geo=geo,
-                              source=source if label is None else label)
+        def release(s):
+            seed = None if random_state is None else int(random_state) + s
+            return cls(n_clusters=int(n_clusters), epsilon=float(epsilon), bounds=bounds, random_state=seed,
+                       **dict(params or {})).fit(X, **fit_kw)
+
+        # The releases side by side on the cores (their fits release the GIL), read in order.
+        for s, fitted in enumerate(ordered_map(release, range(int(n_releases)))):
+            try:
+                est = fitted.result()
+            except InfeasibleBudgetError:
+                break
+            out[s] = centre_error(est.cluster_centers_, reference, geo=geo, bounds=bounds)
+            if progress is not None:
+                progress((s + 1) / out.size)
+    return out
 
 
 def answer_from_errors(errors: np.ndarray, eps: np.ndarray, target: float, *, confidence: float, geo: bool,

@@ -57,6 +57,12 @@ Progress = Callable[[float, str], "bool | None"]
 
 
 # -- measures --------------------------------------------------------------------------------------
+#: The centre error as a curve's measure (issue 65): the distance of the private centres from the non-private
+#: ones, matched one to one (:func:`~dpcore.evaluation.accuracy.centre_error`), in metres on longitude/latitude
+#: data, else in data units: the unit of the expected error and of "ε from the accuracy you need".
+CENTRE_ERROR = "centre error"
+
+
 def measure_for(algorithm: str) -> str:
     """The family's own utility measure: ``"NICV ratio"``, ``"relative cost error"`` or ``"UD"``."""
     from ..algorithms.registry import ALGORITHMS
@@ -86,13 +92,17 @@ class Reference:
 
     measure: str
     estimator: Any
-    value: float          # NICV, cost (normalised domain) or 0 for UD
+    value: float          # NICV, cost (normalised domain) or 0 for UD and the centre error
     line: float           # where the non-private line is drawn on the measure's axis (1 or 0)
+    geo: bool = False     # the centre error in metres (longitude/latitude data)
 
 
 def fit_reference(X, bounds, algorithm: str, *, n_clusters: int | None = None, params: dict | None = None,
-                  random_state: int = 0) -> Reference:
+                  random_state: int = 0, measure: str | None = None, geo: bool = False) -> Reference:
     """Fit the non-private reference for ``algorithm``'s measure on X (not private).
+
+    ``measure``: the family's own (:func:`measure_for`) by default, or :data:`CENTRE_ERROR` for an algorithm
+    that releases centres (``geo``: in metres).
 
     Returns
     -------
@@ -100,10 +110,15 @@ def fit_reference(X, bounds, algorithm: str, *, n_clusters: int | None = None, p
     """
     from ..algorithms.registry import ALGORITHMS
     params = dict(params or {})
-    measure = measure_for(algorithm)
+    measure = measure or measure_for(algorithm)
     key = baseline_key(algorithm)
     cls = ALGORITHMS[key]
     kw = _filter_params(cls, params)
+    if measure == CENTRE_ERROR:
+        if key != "kmeans":
+            raise ValueError(f"the centre error measures algorithms that release centres, not {algorithm!r}")
+        est = cls(n_clusters=n_clusters, epsilon=None, bounds=bounds, random_state=random_state).fit(X)
+        return Reference(measure, est, 0.0, 0.0, bool(geo))
     if key == "kmeans":
         est = cls(n_clusters=n_clusters, epsilon=None, bounds=bounds, random_state=random_state).fit(X)
         Z, C = _normalised(X, est.cluster_centers_, bounds)
@@ -124,8 +139,13 @@ def utility(est, X, bounds, reference: Reference) -> float:
 
     Returns
     -------
-    float: NICV ratio (1 = non-private), relative cost error (0 = non-private) or UD (0 = identical).
+    float: NICV ratio (1 = non-private), relative cost error (0 = non-private), UD (0 = identical) or the
+    centre error (metres or data units; 0 = non-private).
     """
+    if reference.measure == CENTRE_ERROR:
+        from .accuracy import centre_error
+        return centre_error(est.cluster_centers_, reference.estimator.cluster_centers_, geo=reference.geo,
+                            bounds=bounds)
     if reference.measure == "UD":
         from ..metrics.wavecluster import ud
         return float(ud(reference.estimator.synopsis_.labels, est.synopsis_.labels))
@@ -204,7 +224,7 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
                           sample_seed: int = 0, reference: Reference | None = None,
                           progress: Progress | None = None, random_state: int | None = None,
                           on_epsilon=None, max_contributions: int | None = None, privacy_id=None, _done: int = 0,
-                          _total: int | None = None) -> UtilityCurve:
+                          _total: int | None = None, measure: str | None = None, geo: bool = False) -> UtilityCurve:
     """Utility against epsilon of one algorithm over ``n_seeds`` seeded releases per epsilon.
 
     Parameters
@@ -249,6 +269,10 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
         scales its noise to that per-person sensitivity, as the real draw does (the data owner's
         curve on the raw data, issue 56).  Subsampled with X by ``max_rows``.  Needs
         ``max_contributions``.
+    measure : str or None
+        The family's own measure (:func:`measure_for`) by default; :data:`CENTRE_ERROR` measures how far the
+        private centres sit from the non-private ones (``geo``: in metres, longitude/latitude data).
+    geo : bool, default False
 
     Returns
     -------
@@ -279,7 +303,7 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     Xs, ids = _subsample_rows(X, privacy_id, max_rows, sample_seed)
     cls = ALGORITHMS[algorithm]
     if reference is None:
-        reference = fit_reference(Xs, bounds, algorithm, n_clusters=n_clusters, params=params)
+        reference = fit_reference(Xs, bounds, algorithm, n_clusters=n_clusters, params=params, measure=measure, geo=geo)
     kw = dict(params)
     if cls.family != "grid clusters":
         kw["n_clusters"] = n_clusters
@@ -335,8 +359,11 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
                    n_clusters: int | None = None, params: dict | None = None, max_rows: int | None = None,
                    sample_seed: int = 0, progress: Progress | None = None,
                    random_state: int | None = None, on_partial=None,
-                   max_contributions: int | None = None, privacy_id=None) -> list[UtilityCurve]:
+                   max_contributions: int | None = None, privacy_id=None, measure: str | None = None,
+                   geo: bool = False) -> list[UtilityCurve]:
     """:func:`privacy_utility_curve` for several algorithms, sharing the reference and one progress bar.
+
+    ``measure`` and ``geo``: as :func:`privacy_utility_curve` (one measure for every algorithm).
 
     ``max_contributions``: person-level simulations, as :func:`privacy_utility_curve`.
     ``privacy_id`` (array-like (n,) or None): the real person of every row of X, with
@@ -357,9 +384,9 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
     refs: dict[tuple[str, str], Reference] = {}
     out: list[UtilityCurve] = []
     for j, a in enumerate(algorithms):
-        bkey = (baseline_key(a), measure_for(a))
+        bkey = (baseline_key(a), measure or measure_for(a))
         if bkey not in refs:
-            refs[bkey] = fit_reference(Xs, bounds, a, n_clusters=n_clusters, params=params)
+            refs[bkey] = fit_reference(Xs, bounds, a, n_clusters=n_clusters, params=params, measure=measure, geo=geo)
         def partial(c, done=tuple(out)):
             on_partial([*done, c])
 

@@ -103,6 +103,9 @@ class ReleasePreview:
     checked : bool
         Whether previews like this one are checked against real draws: a :func:`checked_keys` algorithm on
         its own synopsis or a sanitized database's; the sentence says so when they are not.
+    errors : ndarray (n_releases,) or None
+        The simulated releases' centre errors behind ``simulated`` (NaN where the algorithm refused): what
+        an answer's share of releases within a target is counted on.
     """
 
     epsilon: float
@@ -115,6 +118,7 @@ class ReleasePreview:
     max_contributions: int | None
     source: str
     checked: bool = True
+    errors: np.ndarray | None = None
 
     def covers(self, errors) -> np.ndarray:
         """Which of ``errors`` (real draws' centre errors, same unit) fall inside the 80 % band."""
@@ -470,7 +474,7 @@ def release_preview(release, epsilon: float | None = None, *, lookalike=None, al
     band = np.array([simulated[0] / u, simulated[1], simulated[2] * u])
     return ReleasePreview(eps, band, simulated, "m" if geo else "data units", uncertainty,
                           int(np.isfinite(errors).sum()), int(size), L, _describe(fit, shape),
-                          _checked(algorithm or fit.release["algorithm"]["key"], fit, shape))
+                          _checked(algorithm or fit.release["algorithm"]["key"], fit, shape), errors)
 
 
 def _band(errors) -> np.ndarray:

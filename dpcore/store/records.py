@@ -20,8 +20,20 @@ MAX_RELEASE_BYTES = 16 * 1024 * 1024
 _REL_TOL = 1e-9
 
 
-def _over(spent: float, extra: float, cap: float) -> bool:
+def exceeds_cap(spent: float, extra: float, cap: float) -> bool:
+    """True when ``spent + extra`` is over ``cap``, with the float slack the store allows (its own test on record).
+
+    Interfaces ask it before offering a draw (``ui.models.shared.Totals.fits``), so that a button says
+    before it is pressed what :meth:`~dpcore.store.ReleaseStore.record` would refuse.
+
+    Returns
+    -------
+    bool
+    """
     return spent + extra > cap * (1 + _REL_TOL) + 1e-15
+
+
+_over = exceeds_cap
 
 
 def _is_simulation(release: dict) -> bool:

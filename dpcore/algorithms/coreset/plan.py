@@ -155,7 +155,9 @@ def plan_coreset(n: float, k: int, d: int, epsilon: float, delta: float, *, beta
         loop stops at ``t_min`` much earlier.  ``"schedule"``: the schedule is
         data-independent, so the budget is divided by the number of rounds
         that actually run: the smallest R whose plan at ``eps / R`` stops
-        within R rounds (same guarantee, more budget per round).
+        within R rounds; when it stops after r < R rounds, the plan at
+        ``eps / r`` (same r rounds, more budget each): the whole budget is spent
+        on the rounds that run (same guarantee).
     n_rounds : int, optional
         Internal: plan with ``eps' = eps / n_rounds`` (and delta, beta likewise).
     box_factor : float, default 2
@@ -219,6 +221,12 @@ def plan_coreset(n: float, k: int, d: int, epsilon: float, delta: float, *, beta
             plan = plan_coreset(n, k, d, epsilon, delta, beta=beta, split=split, radius_growth=radius_growth,
                                 n_rounds=R, box_factor=box_factor, constants=constants)
             if plan.uncapped_rounds <= R or R == r_max:
+                if 0 < plan.n_rounds < R:
+                    # Fewer rounds run than the budget was divided by: the rounds that run share all of it
+                    # (issue 65: 0.0392 of ε = 1 was never spent).  More budget per round only lowers t_min,
+                    # so at eps / r all r rounds still run, and the cap at r stops the schedule there.
+                    plan = plan_coreset(n, k, d, epsilon, delta, beta=beta, split=split, radius_growth=radius_growth,
+                                        n_rounds=plan.n_rounds, box_factor=box_factor, constants=constants)
                 return plan
     side = grid_side(n, d)
     denom = 8.0 * k * log_n / 3.0 if n_rounds is None else float(n_rounds)
