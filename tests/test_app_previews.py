@@ -161,7 +161,9 @@ def test_the_curve_for_an_analyst_on_private_data_is_simulated_on_a_recorded_syn
     _click(run("1_Explorer.py", OWNER, algorithm="eugkm"), "draw_Explorer")
     grid = ReleaseStore().releases(TAXI)[-1]
     at = run("6_Compare.py", ANALYST, algorithm="dplloyd", curve="1")
-    at.multiselect(key="curve_eps").set_value([0.5, 5.0])
+    # Far apart: between 0.5 and 5 DPLloyd's median centre error on these points sits near its floor (different
+    # local optima of k-means, about 1.1-1.5 km here), and the two medians of 20 releases came out either way.
+    at.multiselect(key="curve_eps").set_value([0.05, 5.0])
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     said = [c.value for c in at.caption if "points drawn from the synopsis of release" in c.value]

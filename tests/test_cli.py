@@ -21,6 +21,7 @@ import pytest
 
 from dpcore import datasets
 from dpcore.cli import main
+from dpcore.explain import cap_words
 from dpcore.release import build_release
 from dpcore.store import ReleaseStore
 from dpcore.store.draw import matches, settings
@@ -82,7 +83,7 @@ def test_every_subcommand(files, store_url, tmp_path):
     printed = [line for line in out.splitlines() if line.count(",") == 1 and line[0] in "-0123456789"]
     np.testing.assert_allclose(np.array([list(map(float, p.split(","))) for p in printed]),
                                rec.release["centroids"], rtol=1e-9)
-    assert "1-differential privacy for every trip" in out and "ε spent so far on this data: 1" in out
+    assert "1-differential privacy for every record" in out and "ε spent so far on this data: 1" in out
 
     # cap: a total; over it, exit 3 and nothing recorded
     assert run("cap", name, "--epsilon", 1.5)[0] == 0
@@ -112,7 +113,7 @@ def test_every_subcommand(files, store_url, tmp_path):
     assert status == 0
     lines = out.splitlines()
     assert [ln.split()[0] for ln in lines[1:3]] == [f"#{rec.id}", f"#{san.id}"]
-    assert "no" in lines[1].split() and "(command line)" in lines[2] and "cap 1.5, nothing left" in out
+    assert "no" in lines[1].split() and "(command line)" in lines[2] and cap_words(1.5, 1.5) in out
 
     # analyse at k = 10: post-processing, nothing recorded
     before = account(store_url, name)

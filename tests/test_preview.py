@@ -393,18 +393,14 @@ def test_the_owners_accuracy_answer_on_gowalla_is_person_level(gowalla_people):
         epsilon_for_accuracy("dplloyd", 1000.0, params={"max_contributions": L}, privacy_id=ids[1:], **kw)
 
 
-def test_the_apps_accuracy_answer_on_raw_data_takes_the_upload_s_person_column(upload_like, monkeypatch):
+def test_the_apps_accuracy_answer_on_raw_data_takes_the_upload_s_person_column(upload_like):
+    """ui.accuracy.error_setting (the one setting behind the Explorer's band and Compare's answer): the page's unit
+    (person level by default, L) in its parameters, and the data set's own person ids with the rows it simulates on."""
     from ui import accuracy
-    seen = {}
-
-    def spy(*a, **kw):
-        seen.update(kw)
-        raise ValueError("spied")
-    monkeypatch.setattr(accuracy, "epsilon_for_accuracy", spy)
-    with pytest.raises(ValueError, match="spied"):
-        accuracy._simulate(upload_like, "fp-spy", "dplloyd", K, {}, 300.0)
-    assert seen["params"]["max_contributions"] == DEFAULT_MAX_CONTRIBUTIONS
-    assert np.array_equal(np.asarray(seen["privacy_id"]), np.asarray(upload_like.units))
+    setting, points = accuracy.error_setting(upload_like, "fp-spy", "dplloyd", K, {})
+    assert dict(setting.params)["max_contributions"] == DEFAULT_MAX_CONTRIBUTIONS
+    X, ids = points()
+    assert X is upload_like.X and np.array_equal(np.asarray(ids), np.asarray(upload_like.units))
 
 
 def test_the_apps_curve_on_raw_data_is_simulated_on_the_upload_s_person_column(upload_like, monkeypatch):
