@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 from browser_util import BROWSER_MARKS, canvas_spread, chromium, no_errors, settled, streamlit_server
 
+from dpcore.explain import NOT_PRIVATE
 from dpcore.store import ReleaseStore
 
 NAME = "big_taxi"
@@ -97,7 +98,7 @@ def test_explorer_on_a_large_source_draws_the_release_and_the_exact_density(sour
         caption.wait_for()
         settled(page, RENDER_S)
         no_errors(page, log_path)
-        assert "NOT private" in caption.inner_text()
+        assert NOT_PRIVATE in caption.inner_text()
         assert page.get_by_text(re.compile("noisy grid synopsis the algorithm published")).count() == 0
         std, frac, _ = canvas_spread(page, page.locator(f"{MAIN} #deckgl-overlay").first)
         assert std > 2.0 and frac > 0.01, f"the density map looks blank: std {std:.2f}, {frac:.3%}"
