@@ -152,3 +152,31 @@ def test_many_weighted_points_heaviest_as_discs_the_rest_as_one_image(monkeypatc
     few = _layers(maps.map_deck(bounds=BOX, coreset_points=pts[:20], coreset_weights=w[:20]))
     assert "coreset-rest" not in few and len(few["coreset"]["data"]) == 20 and not is_thinned(
         maps.map_deck(bounds=BOX, coreset_points=pts[:20], coreset_weights=w[:20]))
+
+
+@pytest.mark.parametrize("lo, hi", [(23.9, 1080.0), (0.004, 0.3), (5.0, 5.5), (1.0, 1e6)])
+def test_a_log_axis_reads_in_full_labels_with_its_unit(lo, hi):
+    """Issue 65, point 10: plotly's minor ticks read "2, 1000, 5, 2, 100, 5"; every tick now carries its number
+    and unit, in order, inside the range, and a wide range keeps to decades."""
+    from ui.charts import log_ticks
+    t = log_ticks(lo, hi, "m")
+    vals, text = t["tickvals"], t["ticktext"]
+    assert len(vals) >= 2 and vals == sorted(vals) and len(set(text)) == len(text)
+    assert all(lo / 1.001 <= v <= hi * 1.001 for v in vals)
+    assert all(s.endswith(" m") and s[0].isdigit() for s in text)
+    assert len(vals) <= 9
+
+
+def test_the_accuracy_chart_names_its_target_and_ticks_both_axes():
+    """The target is a labelled line in the legend with its unit; both axes have full tick labels."""
+    from dpcore.evaluation.accuracy import AccuracyAnswer
+    from ui.charts import accuracy_figure
+    eps = np.array([0.5, 1.0, 2.0, 5.0])
+    band = np.array([[400.0, 900.0, 2000.0], [200.0, 450.0, 1000.0], [90.0, 200.0, 500.0], [30.0, 70.0, 150.0]])
+    ans = AccuracyAnswer(epsilon=2.0, target=300.0, unit="m", epsilons=eps, band=band,
+                         within=np.array([0.0, 0.2, 0.95, 1.0]), confidence=0.9, n_releases=50, source="raw data")
+    fig = accuracy_figure(ans)
+    names = [tr.name or "" for tr in fig.data]
+    assert any(n.startswith("your target: 300") and n.endswith(" m") for n in names)
+    assert fig.layout.xaxis.ticktext and fig.layout.yaxis.ticktext
+    assert all(s.endswith(" m") for s in fig.layout.yaxis.ticktext)
