@@ -294,3 +294,43 @@ def test_a_total_for_new_data_is_tied_to_its_rows(files, monkeypatch, tmp_path):
     assert store.dataset_for_fingerprint(_fingerprint(ds)) == "taxi-2025-01"
     status, out, _ = run("draw", files / "taxi.parquet", *EUGKM, "--epsilon", 1)     # no --name: found by its rows
     assert status == 0 and " on taxi-2025-01" in out.splitlines()[0]
+
+
+def test_person_level_draws_bound_as_the_app_and_renamed_ids_reach_one_account(files, monkeypatch, tmp_path):
+    """Issue 68 on the command line: weighting by default where the algorithm can weight (as the app), a clear usage
+    error where it cannot, and the same people under new ids in the account that a cap already closed."""
+    monkeypatch.setenv("DPCORE_STORE", f"sqlite:///{tmp_path / 'people.db'}")
+    df = pd.read_csv(files / "taxi.csv")
+    df["user_id"] = np.arange(len(df)) % 400
+    df.to_csv(tmp_path / "people.csv", index=False)
+    renamed = df.assign(user_id="u" + (df["user_id"] + 10_000_000).astype(str)).iloc[::-1]
+    renamed.to_csv(tmp_path / "renamed.csv", index=False)
+    people = [*EUGKM, "--privacy-id", "user_id"]
+    status, _, err = run("draw", tmp_path / "people.csv", *people, "--epsilon", 1)
+    assert status == 0, err
+    store = ReleaseStore()
+    (rec,) = store.releases()
+    assert rec.release["privacy_unit"]["bounding"] == "weight"
+    status, _, err = run("draw", tmp_path / "people.csv", "--columns", "longitude,latitude", *BOUNDS,
+                         "--algorithm", "gkm", "--n-clusters", "5", "--epsilon", 1, "--privacy-id", "user_id",
+                         "--bounding", "weight")
+    assert status == 2 and "--bounding sample" in err and len(store.releases()) == 1
+    name = rec.dataset if hasattr(rec, "dataset") else store.datasets()[0]
+    assert run("cap", name, "--epsilon", 1)[0] == 0
+    status, _, err = run("draw", tmp_path / "renamed.csv", *people, "--epsilon", 1)
+    assert status == 3 and len(store.releases()) == 1 and store.datasets() == [name]
+
+
+def test_an_account_registered_before_issue_68_is_found(files, monkeypatch, tmp_path):
+    """Person data registered under the former digest (ids' names hashed) is the same account on the command line."""
+    from dpcore.store.keys import former_digests
+    monkeypatch.setenv("DPCORE_STORE", f"sqlite:///{tmp_path / 'former.db'}")
+    df = pd.read_csv(files / "taxi.csv")
+    df["user_id"] = np.arange(len(df)) % 300
+    df.to_csv(tmp_path / "people.csv", index=False)
+    (old,) = former_digests(df[["longitude", "latitude"]].to_numpy(float), df["user_id"].to_numpy())
+    store = ReleaseStore()
+    store.register_dataset("checkins-2025", fingerprint=old, bounds=([-74.1, 40.7], [-73.9, 40.9]))
+    status, _, err = run("draw", tmp_path / "people.csv", *EUGKM, "--privacy-id", "user_id", "--epsilon", 1)
+    assert status == 0 and "already registered as 'checkins-2025'" in err, err
+    assert store.datasets() == ["checkins-2025"] and len(store.releases("checkins-2025")) == 1

@@ -111,7 +111,7 @@ def _account_name(store, data, requested: str | None, err) -> str:
     name = requested or data.name
     if store.actor is not None and store.role(store.actor)[0] != "owner":
         return name
-    known = store.dataset_for_fingerprint(data.fingerprint.split(":")[0])
+    known = store.dataset_for_fingerprint(data.fingerprint.split(":")[0], former=data.former)
     if known is None or known == name:
         return name
     if requested:
@@ -122,14 +122,19 @@ def _account_name(store, data, requested: str | None, err) -> str:
     return known
 
 
-def _unit(args, data, params: dict):
+def _unit(args, data, params: dict, key: str):
     """Person level (the app's default when the data say whose each row is): L and the rows' persons."""
     if data.unit_column is None or args.row_level:
         if args.max_contributions is not None:
             raise Usage("--max-contributions needs a person column: add --privacy-id COL")
         return None
     params["max_contributions"] = args.max_contributions or DEFAULT_MAX_CONTRIBUTIONS
-    params["contribution_bounding"] = args.bounding or "sample"
+    # As the app: the registry's default (weighting) where this algorithm can weight, else sampling (issue 68).
+    from ..algorithms.registry import bounding_for
+    params["contribution_bounding"] = bounding_for(key, args.bounding)
+    if args.bounding and params["contribution_bounding"] != args.bounding:
+        raise Usage(f"{_algorithm(key).display_name} cannot weight a person's rows (it needs whole rows): "
+                    "use --bounding sample, or leave --bounding out")
     if data.is_source:
         return data.unit_column
     import pandas as pd
@@ -169,7 +174,7 @@ def draw(args, out, err, *, algorithm: str | None = None) -> int:
     why = draw_refusal(store, name, register_hint=" (an owner's first draw on it, or cap)")
     if why:
         raise Refused(why + " Nothing was recorded.")
-    privacy_id = _unit(args, data, params)
+    privacy_id = _unit(args, data, params, key)
     why = store.refusal(name, params["epsilon"], params.get("delta") or 0.0)
     if why:          # the cap, asked before the fit with the ε granted (a draw spends at most that)
         raise Refused(why)
@@ -187,7 +192,7 @@ def draw(args, out, err, *, algorithm: str | None = None) -> int:
             est = D.fit_private(s, data.X, bounds=bounds, privacy_id=privacy_id)
     except Exception as exc:
         bar.close()
-        rid = D.record_refusal(store, s, exc, who=who, description=data.title)
+        rid = D.record_refusal(store, s, exc, who=who, description=data.title, former=data.former)
         ledger = getattr(exc, "spent_budget", None)     # what the fit spent before it stopped (dpcore.store.draw)
         spent = (f" The fit had spent ε = {ledger.total()[0]:.4g} before it stopped: recorded as #{rid}."
                  if rid is not None and ledger is not None else " Nothing was recorded.")
@@ -204,7 +209,7 @@ def draw(args, out, err, *, algorithm: str | None = None) -> int:
             err.write(f"Note: {w.message}\n")
     try:
         rid, rel = D.record_fit(store, s, est, who=who, columns=data.columns, description=data.title,
-                                kind=data.kind, new_draw=True)
+                                kind=data.kind, new_draw=True, former=data.former)
     except (BudgetExceededError, AccessDeniedError) as exc:
         raise Refused(str(exc)) from None
     except StoreError:
@@ -249,7 +254,7 @@ def cap(args, out, err) -> int:
         name = _account_name(store, data, args.name, err)
         try:
             store.register_dataset(name, fingerprint=data.fingerprint.split(":")[0], bounds=data.bounds,
-                                   description=data.title)
+                                   description=data.title, former=data.former)
         except (ValueError, AccessDeniedError) as exc:
             raise Refused(f"the data set cannot be registered: {exc}") from None
     if args.epsilon is not None:

@@ -72,6 +72,15 @@ class Data:
         """True when the rows stay where they lie (a DataSource): the draw runs there."""
         return not isinstance(self.X, np.ndarray)
 
+    @property
+    def former(self) -> tuple:
+        """The rows' digests under former canonical forms (:func:`dpcore.store.keys.former_digests`), so that an
+        account registered before issue 68 (ids' names hashed) is still found; ``()`` for a source."""
+        if self.is_source:
+            return ()
+        from ..store.keys import former_digests
+        return former_digests(self.X, None if isinstance(self.units, str) else self.units)
+
 
 def _split(text: str | None) -> list[str] | None:
     return None if text is None else [t.strip() for t in str(text).split(",") if t.strip()]

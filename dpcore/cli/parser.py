@@ -65,7 +65,8 @@ def _data_options(p, *, algorithm: bool) -> None:
     p.add_argument("--max-contributions", type=positive_int, metavar="L",
                    help="L: at most L rows per person (person level; default 5, as the app)")
     p.add_argument("--bounding", choices=("sample", "weight"), default=None,
-                   help="how a person's rows are bounded to L: a secret keyed sample (default) or weights")
+                   help="how a person's rows are bounded to L: every row weighted min(1, L/m) (the default where "
+                        "the algorithm can weight, as the app) or a secret keyed sample of L rows")
     p.add_argument("--row-level", action="store_true",
                    help="protect single rows even when a listed data set has a person column")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
