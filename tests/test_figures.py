@@ -180,3 +180,12 @@ def test_the_accuracy_chart_names_its_target_and_ticks_both_axes():
     assert any(n.startswith("your target: 300") and n.endswith(" m") for n in names)
     assert fig.layout.xaxis.ticktext and fig.layout.yaxis.ticktext
     assert all(s.endswith(" m") for s in fig.layout.yaxis.ticktext)
+
+
+@pytest.mark.parametrize("lo, hi", [(-74.1, -73.9), (40.7, 40.9), (-10.0, 10.0), (0.0, 1.0), (-1e-4, 1e-4)])
+def test_the_panels_ticks_read_apart(lo, hi):
+    """Compare's small multiples: the two ticks inside a panel never read alike ("-74, -74" at the taxi box)."""
+    from ui.charts import _tick_labels
+    inner = [lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)]
+    text = _tick_labels(inner)
+    assert len(set(text)) == 2 and all(abs(float(t) - v) <= 0.1 * (inner[1] - inner[0]) for t, v in zip(text, inner))

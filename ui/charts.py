@@ -113,6 +113,17 @@ def _signed_log(v: np.ndarray) -> np.ndarray:
     return np.sign(v) * np.log10(1.0 + np.abs(v))
 
 
+def _tick_labels(values) -> list[str]:
+    """The fewest decimals that tell the ticks apart and put each label within a tenth of their spacing of its
+    tick (``:.3g`` wrote "-74, -74" for -74.05 and -73.95, issue 65)."""
+    spacing = min((abs(b - a) for a, b in zip(values, values[1:])), default=1.0) or 1.0
+    for decimals in range(0, 8):
+        text = [f"{v:.{decimals}f}" for v in values]
+        if len(set(text)) == len(text) and all(abs(float(t) - v) <= 0.1 * spacing for t, v in zip(text, values)):
+            return text
+    return [f"{v:g}" for v in values]
+
+
 def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseline_centers=None,
                            height: int = 480) -> go.Figure:
     """The same view of several releases side by side: same axes, same colour scale.
@@ -175,7 +186,7 @@ def small_multiples_figure(panels, *, bounds, columns, geo: bool = False, baseli
         # Two ticks inside each panel: ticks at the box's edges ran into the next panel's ("−73.974.1", issue 65).
         inner = [lo[0] + 0.25 * (hi[0] - lo[0]), lo[0] + 0.75 * (hi[0] - lo[0])]
         fig.update_xaxes(range=[lo[0], hi[0]], title_text=columns[0], row=1, col=i, showgrid=False,
-                         constrain="domain", tickvals=inner, ticktext=[f"{v:.3g}" for v in inner])
+                         constrain="domain", tickvals=inner, ticktext=_tick_labels(inner))
         yaxis = dict(range=[lo[1], hi[1]], showgrid=False, row=1, col=i, constrain="domain")
         if geo:
             aspect = 1 / math.cos(math.radians((lo[1] + hi[1]) / 2))
