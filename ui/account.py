@@ -114,8 +114,10 @@ def account_panel(ds, *, fingerprint: str | None = None, where=None) -> None:
     store = release_store()
     name = ds.name
     where.subheader("Budget account for this data")
-    where.warning("Every release of the same data adds up (sequential composition). Every private result shown in "
-                  "this app (Explorer, Compare, Release, ...) is recorded here before it is shown.", icon="⚠️")
+    # In plain words, not the term "sequential composition" (issue 65, point 9); the glossary has the term.
+    where.warning("Every release of the same data adds up: two releases at ε = 1 protect each person only as much "
+                  "as one at ε = 2. Every private result shown in this app (Explorer, Compare, Release, ...) is "
+                  "recorded here before it is shown.", icon="⚠️")
     acc = totals(store, name, title=getattr(ds, "title", None))
     cap = None if acc.cap_epsilon is None else (acc.cap_epsilon, acc.cap_delta)
     c1, c2 = where.columns(2)
