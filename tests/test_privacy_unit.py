@@ -152,6 +152,20 @@ def test_a_fit_on_a_source_equals_the_fit_in_memory(people_parquet, bounding):
     np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
 
 
+@pytest.mark.parametrize("bounding", ["weight", "sample"])
+def test_the_sanitized_database_on_a_source_equals_the_one_in_memory(people_parquet, bounding):
+    """The synopsis reads a source once (issue 66) but a weighted source keeps its weighted histogram: the same
+    seed gives the same points and weights on DuckDB as on the array (an unweighted one-pass profile would not)."""
+    from dpcore.algorithms import Sanitizer
+    X, ids, path = people_parquet
+    make = lambda: Sanitizer(epsilon=1.0, bounds=BOUNDS, max_contributions=3, random_state=5,  # noqa: E731
+                             contribution_bounding=bounding)
+    a = make().fit(X, privacy_id=ids.astype(str))
+    b = make().fit(sources.from_files(path, columns=["x", "y"]), privacy_id="user")
+    np.testing.assert_array_equal(a.synopsis_.points, b.synopsis_.points)
+    np.testing.assert_array_equal(a.synopsis_.weights, b.synopsis_.weights)
+
+
 def _unit_kwargs(key: str) -> dict:
     """Fast, valid parameters of one private registry key for the unit tests."""
     cls = dpcore.ALGORITHMS[key]
