@@ -69,3 +69,27 @@ def test_draw_spends_once_and_a_second_session_sees_the_same_draw(shared_data, m
     assert not [b for b in other.button if str(b.key).startswith("draw_")]
     assert any(f"release #{rec.id}" in c.value for c in other.caption)
     assert len(ReleaseStore().releases(GOWALLA)) == 1
+
+
+def test_two_sessions_pressing_draw_on_one_setting_spend_once(shared_data, monkeypatch):
+    """Issue 24 (CI of stop 70): both sessions opened before either drew; both press "Draw".
+
+    The second press finds the first session's draw (the store's settings key) and shows it, free;
+    only "New draw" records a draw beside an existing one.
+    """
+    monkeypatch.setenv("DPCORE_DATA", str(shared_data))
+    first = _open("1_Explorer.py", GOWALLA, k="4", epsilon="1.0")
+    second = _open("1_Explorer.py", GOWALLA, k="4", epsilon="1.0")
+    first = first.button(key="draw_Explorer").click().run()
+    second = second.button(key="draw_Explorer").click().run()
+    assert not first.exception and not second.exception
+    (rec,) = ReleaseStore().releases(GOWALLA)
+    assert ReleaseStore().spent(GOWALLA)[0] == pytest.approx(1.0)
+    for at in (first, second):
+        assert any(f"release #{rec.id}" in c.value for c in at.caption)
+    # "New draw" in the second session records a second draw and spends again.
+    (again,) = [b for b in second.button if str(b.label).startswith("New draw")]
+    second = again.click().run()
+    assert not second.exception
+    assert len(ReleaseStore().releases(GOWALLA)) == 2
+    assert ReleaseStore().spent(GOWALLA)[0] == pytest.approx(2.0)

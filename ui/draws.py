@@ -3,7 +3,8 @@
 Every button states the exact ε its draw records (:func:`ui.models.shared.draw_cost`, from the estimator's
 budget plan) and, when the draw cannot fit under the data's total or the person's role forbids it, is shown
 disabled with the sentence saying why, before anyone presses it.  A press only asks for the draw
-(:func:`ui.releases.request_new_draw`, an ``on_click`` callback); the draw itself happens at the start of
+(:func:`ui.releases.request_draw` or, for "New draw", :func:`ui.releases.request_new_draw`: ``on_click``
+callbacks); the draw itself happens at the start of
 the next run (:func:`ui.releases.private_releases`), before the page draws anything that depends on it, so
 every total on the page includes it.  A refused new draw leaves the last draw, with its downloads, on screen.
 """
@@ -34,6 +35,7 @@ from .releases import (
     private_releases,
     public_preview,
     publishable,
+    request_draw,
     request_new_draw,
 )
 from .store import release_store
@@ -97,7 +99,7 @@ def draw_on_click(ds, fingerprint: str, algorithm: str, epsilon: float, *, who: 
     shows_preview = preview and is_public(ds)
     offer = st.container()
     offer.info(offer_words(_title(ds), button, account_of(ds), preview=shows_preview))
-    show_button(button, key=f"draw_{who}", on_click=request_new_draw, args=(draw_key(ds, fingerprint, algorithm, p),),
+    show_button(button, key=f"draw_{who}", on_click=request_draw, args=(draw_key(ds, fingerprint, algorithm, p),),
                 where=offer, primary=True)
     if shows_preview:
         return [public_preview(ds, fingerprint, algorithm, p)]

@@ -126,8 +126,28 @@ def _kept() -> dict:
 
 
 def request_new_draw(key: str) -> None:
-    """Button callback: the next run draws these settings afresh (and spends again)."""
-    st.session_state.setdefault("_dp_new_draw", set()).add(key)
+    """Button callback ("New draw"): the next run draws these settings afresh (and spends again)."""
+    _pressed()[key] = True
+
+
+def request_draw(key: str) -> None:
+    """Button callback (the first "Draw"): the next run draws these settings unless a draw of them exists.
+
+    Another session may record a draw of the same settings between this press and the next run; the
+    press then shows that draw and spends nothing (issue 24: sessions drawing one setting at once cost
+    one draw).  Only "New draw" (:func:`request_new_draw`) records a draw beside an existing one.
+    """
+    _pressed().setdefault(key, False)
+
+
+def _pressed() -> dict:
+    """The draws asked for by a press in this session: settings key -> True for "New draw", False for "Draw"."""
+    return st.session_state.setdefault("_dp_new_draw", {})
+
+
+def _forget(fresh: dict, keys) -> None:
+    for k in keys:
+        fresh.pop(k, None)
 
 
 def _refuse(why: str) -> None:
@@ -188,7 +208,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
     setting had no draw before.
     """
     params = draw_params(ds, algorithm, params)
-    kept, fresh = _kept(), st.session_state.setdefault("_dp_new_draw", set())
+    kept, fresh = _kept(), _pressed()
     store = release_store() if publishable(ds) else None
     out, todo, previous, keys = [], [], {}, []
     for e in epsilons:
@@ -202,8 +222,10 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             if recs:   # kept across reloads and restarts: the store's latest draw of these settings
                 hit = ReleasedFit(recs[-1].release, recs[-1].id, draw=len(recs), key=key)
                 kept[key] = hit
-        if key in fresh:       # "New draw" pressed: drawn again; the last draw stays on screen if it is refused
+        if fresh.get(key):     # "New draw" pressed: drawn again; the last draw stays on screen if it is refused
             previous[key], hit = hit, None
+        elif key in fresh and hit is not None:   # "Draw" pressed, and a draw of these settings exists: shown, free
+            fresh.pop(key)
         out.append(hit)
         if hit is None:
             todo.append((len(out) - 1, key, sett, p))
@@ -216,7 +238,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
 
     def refused():
         """After a refusal: the draws pressed again stay on screen (issue 65, point 8); None when one has none."""
-        fresh.difference_update(k for _, k, *_ in todo)
+        _forget(fresh, [k for _, k, *_ in todo])
         for i, k, *_ in todo:
             out[i] = previous.get(k)
         return out if all(out[i] is not None for i, *_ in todo) else None
@@ -231,7 +253,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
         left = store.remaining(ds.name)
         if what_fits and left is not None:
             fits_in = _fitting(todo, left)    # in the order given, while they fit; the rest stay None
-            fresh.difference_update(k for _, k, *_ in todo[len(fits_in):])
+            _forget(fresh, [k for _, k, *_ in todo[len(fits_in):]])
             todo = fits_in
             if not todo:
                 return out
@@ -250,7 +272,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
         with st.spinner(f"Running… drawing a private release at ε = {p['epsilon']:g}"):
             est = _fit_private(ds, algorithm, p, account=None if store is None else (store, sett, identity_who(who)))
         if store is None:
-            fresh.discard(key)
+            fresh.pop(key, None)
             prev = kept.get(key)
             est.draw, est.key, est.release_id = (getattr(prev, "draw", 0) + 1), key, None
             kept[key] = out[i] = est
@@ -260,16 +282,16 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             # record_draw: a draw another session recorded meanwhile for these settings comes back instead
             # (this fit is dropped unseen and uncharged); "New draw" always records its own.
             rid, rel = D.record_fit(store, sett, est, who=identity_who(who), columns=ds.columns,
-                                    description=ds.title, kind=getattr(ds, "kind", "points"), new_draw=key in fresh,
-                                    former=former)
+                                    description=ds.title, kind=getattr(ds, "kind", "points"),
+                                    new_draw=fresh.get(key, False), former=former)
         except BudgetExceededError as exc:
             if what_fits:     # another session spent meanwhile: keep what was drawn, the rest stay None
-                fresh.difference_update(k for _, k, *_ in todo)   # one click, one attempt
+                _forget(fresh, [k for _, k, *_ in todo])   # one click, one attempt
                 return out
             _refuse(str(exc))
             return refused()
         except Exception as exc:   # the store's own errors (locked, unreachable, other content, ...) are sentences
-            fresh.difference_update(k for _, k, *_ in todo)
+            _forget(fresh, [k for _, k, *_ in todo])
             hint = ""
             if is_large(ds) and "another fingerprint" in str(exc):
                 hint = (" For a configured source the key is its list of files with their sizes and modification "
@@ -279,7 +301,7 @@ def private_releases(ds, fingerprint: str, algorithm: str, epsilons, *, who: str
             st.error(f"The release could not be recorded, so it is not shown: {exc}{hint}")
             return refused()
         del est   # from here on only the release dict exists: what the store accepted is what is shown
-        fresh.discard(key)
+        fresh.pop(key, None)
         refresh_sidebar_total()
         # The draw before this one was kept (a new draw) or there was none in the session or the store.
         kept[key] = out[i] = ReleasedFit(rel, rid, draw=getattr(kept.get(key), "draw", 0) + 1, key=key)

@@ -75,6 +75,7 @@ from .releases import (
     private_releases,
     public_preview,
     publishable,
+    request_draw,
     request_new_draw,
     rows_subset,
     unit_phrase,
@@ -98,6 +99,7 @@ __all__ = ["DEFAULT_PUBLIC_N", "accuracy_section", "expected_error_caption", "Re
            "friendly_errors", "page_setup",
            "set_url", "url_default", "MAX_KEPT", "baseline", "compare_panels", "draw_controls",
            "draw_on_click", "is_public", "private_refit", "public_preview", "publish_control",
-           "private_release", "private_releases", "publishable", "release", "release_store", "request_new_draw",
+           "private_release", "private_releases", "publishable", "release", "release_store", "request_draw",
+           "request_new_draw",
            "rows_subset", "analysis_controls", "account_of", "ask_for_panels", "button_for", "cost_of", "draw_key",
            "redraw_panels", "show_button", "working_set", "NO_BOUNDS", "draw_requested", "fmt_epsilon", "unit_word"]
