@@ -50,7 +50,8 @@ def test_the_side_ledger_shows_every_step_name_whole_and_numbers_unbroken(blobs)
         from ui.account import show_ledger
         est = dpcore.ALGORITHMS["zcdp_lloyd"](n_clusters=3, epsilon=1.0, delta=1e-6, bounds=bounds,
                                                random_state=0).fit(X)
-        st.session_state["names"] = [r["name"] for r in est.budget_.to_records()]
+        from ui.charts import ledger_rows
+        st.session_state["names"] = list(ledger_rows(est.budget_.to_records(), grouped=True)["step"])
         _, side = st.columns([3, 1])
         show_ledger(est, where=side)
 
@@ -60,7 +61,7 @@ def test_the_side_ledger_shows_every_step_name_whole_and_numbers_unbroken(blobs)
     table = at.table[0].value
     assert list(table.columns) == ["step", "ε", "δ"]
     names = at.session_state["names"]
-    assert list(table["step"]) == names and max(map(len, names)) > 30   # long names, in full
+    assert list(table["step"]) == names and max(map(len, names)) > 30   # long names (runs of steps grouped), in full
     assert all("-" not in v for v in [*table["ε"], *table["δ"]])
     assert any("e−" in v for v in table["δ"])                              # δ's exponent, with a minus sign
     shown = [float(v.replace("−", "-")) for v in table["ε"]]                # 3 significant digits each

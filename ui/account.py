@@ -231,7 +231,7 @@ def show_ledger(est, *, where=None) -> None:
     where.markdown(f"{spent} ε = {fmt_epsilon(eps)} of {fmt_epsilon(ledger.epsilon)} granted to it"
                    + (f", δ = {fmt_delta(dl)} of {fmt_delta(ledger.delta)}" if ledger.delta else ""),
                    help=help_for("budget ledger", "sequential composition"))
-    frame = ledger_frame(ledger)
+    frame = ledger_frame(ledger, grouped=True)    # PRIVATE-K-MEAN's 30 rounds in one row, not 30
     # In a page's narrow right-hand column (~260 px at 1280×720) six columns needed a sideways scroll
     # (issue 56): the table keeps what each step spent, and the mechanisms and sensitivities, often the same for
     # every step, follow as a sentence that wraps; ε to 3 significant digits.
@@ -240,7 +240,7 @@ def show_ledger(est, *, where=None) -> None:
     # counts" was clipped at the column's edge; here a long step name wraps and the numbers keep their width.
     shown = frame[LEDGER_COLUMNS_DELTA if "δ" in frame else LEDGER_COLUMNS]
     where.table(shown.style.set_table_styles(_LEDGER_CSS), hide_index=True, border="horizontal")
-    sentence = noise_sentence(frame)
+    sentence = noise_sentence(ledger_frame(ledger))
     where.caption(sentence, help=noise_help(sentence))
 
 

@@ -180,11 +180,14 @@ def _high_dimensional_view(release: dict):
 
 
 def ledger_table(release: dict) -> pd.DataFrame:
-    """The release's own budget ledger: one row per noisy step, what it spent next to its name (the ε column
-    was off-screen to the right of the mechanisms in the gallery's half-width column, issue 65)."""
+    """The release's own budget ledger: one row per noisy step (runs of like steps in one row,
+    :func:`ui.charts.ledger_rows`), what it spent next to its name (the ε column was off-screen to the right of
+    the mechanisms in the gallery's half-width column, issue 65)."""
     from dpcore.formatting import fmt_delta, fmt_epsilon
-    df = pd.DataFrame(release["ledger"], columns=["name", "mechanism", "sensitivity", "epsilon", "delta"])
-    out = pd.DataFrame({"step": df["name"], "ε": df["epsilon"].map(fmt_epsilon)})
+
+    from .charts import ledger_rows
+    df = ledger_rows(release["ledger"], grouped=True)
+    out = pd.DataFrame({"step": df["step"], "ε": df["epsilon"].map(fmt_epsilon)})
     if (df["delta"] > 0).any():
         out["δ"] = df["delta"].map(fmt_delta)
     out["mechanism"] = df["mechanism"]
