@@ -1,36 +1,20 @@
 """dpcore public gallery: what has been published from private data, and what it cost.
 
-Run with ``streamlit run gallery.py``.  It reads only the release store (``$DPCORE_STORE``, else the
-default SQLite file, see README): the datasets, their *publications* (draws their authors chose to
-publish, issue 31) redrawn from the released values, the guarantee in words, the account of every
-draw (published or not: each spent budget) and downloads.  It cannot publish, needs no
-account, and never imports the dataset loaders: this process refuses to (see ``_NoDataLoaders``),
+Run with ``python3 -m ui.serve --gallery`` (``streamlit run gallery.py`` with its library preloaded).  It reads
+only the release store (``$DPCORE_STORE``, else the default SQLite file, see README): the datasets, their
+*publications* (draws their authors chose to publish, issue 31) redrawn from the released values, the guarantee in
+words, the account of every draw (published or not: each spent budget) and downloads.  It cannot publish, needs no
+account, and never imports the dataset loaders: this process refuses to (see ``ui.gallery_guard``),
 so not even a curator page reached by URL can open a data file here.
 """
 from __future__ import annotations
 
-import importlib.abc
-import sys
-
 import streamlit as st
 
-# Modules that read raw data.  The gallery must never import them; a page of the curator's app that
-# Streamlit might run from the pages/ folder beside this file would fail here rather than load data.
-# (dpcore.sources itself is the estimators' in-memory path and opens nothing at import; its file,
-# engine and config readers are what is refused.)  Only the data layer is named: any UI module that
-# reads data imports it (ui.data_picker -> dpcore.datasets), so the guard needs no list of UI modules.
-FORBIDDEN = ("dpcore.datasets", "dpcore.sources.config", "dpcore.sources.ibis_source")
+# First of all: this process refuses every module that reads raw data (ui.gallery_guard.FORBIDDEN).
+from ui import gallery_guard
 
-
-class _NoDataLoaders(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name in FORBIDDEN or name.startswith(tuple(f + "." for f in FORBIDDEN)):
-            raise ImportError(f"{name} reads raw data; the public gallery only reads the release store")
-        return None
-
-
-if not any(isinstance(f, _NoDataLoaders) for f in sys.meta_path):
-    sys.meta_path.insert(0, _NoDataLoaders())
+gallery_guard.install()
 
 from dpcore import release as R  # noqa: E402  (after the import guard)
 from dpcore.exceptions import StoreError  # noqa: E402

@@ -50,13 +50,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: How the README starts each app script (``ui.serve``: the library imported before the server listens).
+SERVE = {"app.py": ("ui.serve",), "gallery.py": ("ui.serve", "--gallery")}
+
+
 @contextlib.contextmanager
 def streamlit_server(script: str = "app.py", *, env: dict, log_path: Path, port: int | None = None,
                      health_timeout: float = 90, address: str | None = "127.0.0.1", args: tuple = ()):
     """`streamlit run <script>` (relative to the repository) headless on a loopback port; yields its base URL.
 
-    ``app.py`` starts as the README starts it, through ``python -m ui.serve`` (the library preloaded, then
-    ``streamlit run app.py``); other scripts (the gallery, the benchmark's floor page) with ``streamlit run``.
+    ``app.py`` and ``gallery.py`` start as the README starts them, through ``python -m ui.serve [--gallery]``
+    (the library preloaded, then ``streamlit run``); other scripts (the benchmark's floor page) with
+    ``streamlit run``.
 
     ``env`` is the server's whole environment (usage statistics are turned off on top of it).  The
     server's output is appended to ``log_path``, so a restart on the same log keeps both runs.  The
@@ -68,7 +73,7 @@ def streamlit_server(script: str = "app.py", *, env: dict, log_path: Path, port:
     env = dict(env, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     with open(log_path, "a") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", *(("ui.serve",) if script == "app.py" else ("streamlit", "run", script)),
+            [sys.executable, "-m", *SERVE.get(script, ("streamlit", "run", script)),
              "--server.headless", "true",
              "--server.port", str(port), *(["--server.address", address] if address else []),
              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *args],

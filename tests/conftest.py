@@ -106,7 +106,7 @@ def _drop_the_gallerys_import_guard():
     same worker can import the curator's modules (a lazy ``dpcore.sources.ibis_source`` import failed)."""
     import sys
     yield
-    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_NoDataLoaders"]
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "NoDataLoaders"]
 
 
 @pytest.fixture(autouse=True)

@@ -74,7 +74,7 @@ def _gallery_entries(store_url: str, monkeypatch) -> int:
     finally:
         # gallery.py installs its no-data-loaders import guard in this process for good: the rest of the
         # test run (this worker's later tests) must still import the loaders.
-        sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_NoDataLoaders"]
+        sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "NoDataLoaders"]
     assert not at.exception, [e.value for e in at.exception]
     return sum(bool(GALLERY_ENTRY.search(str(e.value))) for e in [*at.subheader, *at.markdown, *at.header])
 

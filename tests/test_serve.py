@@ -21,3 +21,14 @@ def test_preload_imports_the_library_and_none_of_the_app_modules():
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[0] == "True True True []"
     assert "No runtime found" not in out.stderr
+
+
+def test_the_gallery_preload_imports_nothing_that_reads_raw_data_and_keeps_the_guard():
+    code = ("import sys; from ui.serve import preload_gallery; from ui import gallery_guard; took = preload_gallery(); "
+            "print(took > 0, 'dpcore.store' in sys.modules, 'dpcore.release' in sys.modules, gallery_guard.loaded()); "
+            "import importlib\n"
+            "try:\n    importlib.import_module('dpcore.datasets'); print('imported')\n"
+            "except ImportError as exc:\n    print('refused' if 'reads raw data' in str(exc) else exc)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["True True True []", "refused"]

@@ -1,5 +1,8 @@
 """Start the app (``streamlit run app.py``) with the library already imported: ``python3 -m ui.serve``.
 
+``python3 -m ui.serve --gallery`` does the same for the public gallery (``streamlit run gallery.py``), importing
+only what the gallery uses: never a module that reads raw data (:mod:`ui.gallery_guard`).
+
 The first page anyone opens on a fresh server used to pay for importing dpcore and what it stands on
 (scikit-learn, SciPy, numba, pandas, pydeck, plotly: ~1.5-2.5 s on 2 cores) and for loading numba's
 compiled kernels from their cache (~0.3 s).  This launcher does both before the server starts to listen,
@@ -16,6 +19,8 @@ from pathlib import Path
 
 #: The app's entry script, beside this package.
 APP = Path(__file__).resolve().parents[1] / "app.py"
+#: The public gallery's script.
+GALLERY = APP.with_name("gallery.py")
 
 
 def preload() -> float:
@@ -48,12 +53,52 @@ def preload() -> float:
     return time.perf_counter() - t0
 
 
+def preload_gallery() -> float:
+    """Import what the public gallery imports (the release store, the release views, plotly, pydeck), nothing that
+    reads raw data; returns the seconds it took (~0.8 s of the gallery's first visit before, issue 66).
+
+    Raises
+    ------
+    RuntimeError
+        A module that reads raw data (:data:`ui.gallery_guard.FORBIDDEN`) came with the imports: the gallery's
+        guard could not refuse it later, so the gallery is not started.
+    """
+    from ui import gallery_guard
+    t0 = time.perf_counter()
+    gallery_guard.install()      # refused here too: the preload fails rather than carry one in
+    import plotly.graph_objects  # noqa: F401
+    import pydeck  # noqa: F401
+    import streamlit.delta_generator as dg
+    from streamlit.runtime.pages_manager import PagesManager
+
+    import dpcore.release
+    import dpcore.store  # noqa: F401  - what gallery.py imports, less its Streamlit-cached ui modules
+    dg._use_warning_has_been_displayed = True     # as in preload(): the first element's REPL check
+    # The curator's pages/ folder stands beside gallery.py.  Until a script calls st.navigation, Streamlit runs the
+    # page a URL names from that folder (its "pages directory" mode): on a fresh gallery server, /Explorer ran the
+    # Explorer's imports before gallery.py could refuse them.  The gallery never uses that folder: this process
+    # starts with the mode off, so every URL runs gallery.py, whose st.navigation offers the gallery alone.
+    PagesManager.uses_pages_directory = False
+    if gallery_guard.loaded():
+        raise RuntimeError(f"the gallery's preload imported {gallery_guard.loaded()}, which read raw data")
+    return time.perf_counter() - t0
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Preload, then hand over to ``streamlit run app.py`` with ``argv`` (default: this command's arguments)."""
-    took = preload()
-    print(f"dpcore: library preloaded in {took:.1f} s; starting the app", flush=True)
+    """Preload, then hand over to ``streamlit run app.py`` with ``argv`` (default: this command's arguments).
+
+    ``--gallery`` first in ``argv``: the public gallery instead (:func:`preload_gallery`, ``streamlit run
+    gallery.py``).
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    gallery = bool(args) and args[0] == "--gallery"
+    if gallery:
+        args = args[1:]
+    took = preload_gallery() if gallery else preload()
+    script = GALLERY if gallery else APP
+    print(f"dpcore: library preloaded in {took:.1f} s; starting {script.name}", flush=True)
     from streamlit.web import cli
-    sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
+    sys.argv = ["streamlit", "run", str(script), *args]
     cli.main()
 
 
