@@ -107,20 +107,13 @@ def _lloyd_candidates(cands: np.ndarray, n_groups: int, rng: np.random.Generator
         # Few public candidates and groups: one broadcast beats assign()'s chunked loop, ties to the first group.
         return ((cands[:, None, :] - c[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
 
-    last = None
     for _ in range(n_iter):
         lab = nearest(centres)
-        if last is not None and np.array_equal(lab, last):
-            # The centres are already these groups' means: every further iteration would give the same
-            # labels and centres, so stopping changes nothing (no random draw here), and saves most of
-            # the 10 iterations (this runs once per centre and step: most of SubClustering's fit).
-            return lab, centres
         # Every group's mean at once (a loop over groups was most of a fit's time on small data).
         counts = np.bincount(lab, minlength=g)
         sums = np.stack([np.bincount(lab, weights=cands[:, i], minlength=g) for i in range(cands.shape[1])], axis=1)
         kept = counts > 0
         centres[kept] = sums[kept] / counts[kept, None]
-        last = lab
     return nearest(centres), centres
 
 
