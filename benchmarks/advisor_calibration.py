@@ -492,12 +492,13 @@ def main(argv=None):
                     help="append every separation (1, 2, 4, 16) missing at an (n, d, k) of the grid, n <= 10^5")
     ap.add_argument("--add", metavar="KEY", help="measure one registry key on every data set the table holds "
                     "and append its rows (a new algorithm opting in to the calibration)")
-    ap.add_argument("--every", type=int, default=1, help="with --add: one data set in N (a quick look)")
+    ap.add_argument("--every", type=int, default=1, help="with --add or --loo: one data set in N (a quick look; "
+                    "--loo --every 16 is the check tests/test_advisor_calibrated.py made before issue 58)")
     ap.add_argument("--refit", default="", help="comma-separated keys to re-measure in place where EUGkM's "
                     "grid Lloyd runs on rows (e.g. eugkm,hybrid,dplloyd after a change to grid_kmeans)")
     args = ap.parse_args(argv)
     if args.loo:
-        return print_loo()
+        return print_loo(every=args.every)
     if args.held:
         return print_loo(args.held)
     if args.refit:
@@ -574,14 +575,18 @@ def main(argv=None):
     print(f"wrote {args.out} ({len(rows)} rows) in {time.perf_counter() - t_all:.0f} s")
 
 
-def print_loo(table: Path | None = None):
+def print_loo(table: Path | None = None, every: int = 1):
     """The leave-one-data-set-out table: per algorithm, and the first pick's quality (docs/guide/advisor.rst).
 
     With ``table`` (a CSV of rows the package table does not hold, e.g. the skewed column): the same
-    figures for those rows, predicted from the whole package table, and the silent fits listed."""
-    from benchmarks.advisor_loo import leave_one_out, loo_summary
+    figures for those rows, predicted from the whole package table, and the silent fits listed.
+    ``every``: one synthetic data set in N per separation (:func:`~benchmarks.advisor_loo.leave_one_out`);
+    every real set always.  The issue's floor (:func:`~benchmarks.advisor_loo.issue_floor`) is printed
+    with whether each line is met."""
+    from benchmarks.advisor_loo import issue_floor, leave_one_out, loo_summary
     from dpcore.advisor.plan import runnable
-    loo = leave_one_out(allowed=runnable, advisor=True, table=None if table is None else pd.read_csv(table))
+    loo = leave_one_out(allowed=runnable, advisor=True, every=every,
+                        table=None if table is None else pd.read_csv(table))
     s = loo_summary(loo)
     print(f"{'calibration' if table is None else table.name}: {s['cells']} (data set, epsilon) cells, "
           f"{s['fits']} fits that ran")
@@ -603,6 +608,11 @@ def print_loo(table: Path | None = None):
     print("\nthe docs' list-table (first_pick, leave-one-out):\n" + rst_table(loo))
     if table is not None:
         return print_held(loo)
+    floor = issue_floor(loo)
+    print(f"\nissue 25's floor (every={every}):")
+    for what, value, low, met in floor:
+        print(f"  {what:<36} {value:6.1%}  floor {low:6.1%}  {'met' if met else 'NOT MET'}")
+    print("floor met" if all(m for *_, m in floor) else "floor NOT met")
     real = loo[loo.separation == 0.0].drop_duplicates(["source", "epsilon"])
     print("\nreal sets, first pick vs best measured:")
     for r in real.itertuples():

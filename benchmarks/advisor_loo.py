@@ -211,3 +211,30 @@ def loo_summary(loo: pd.DataFrame, pick: str = "pick_measured") -> dict:
                 median_factor=float(np.median(err)), p90_factor=float(np.quantile(err, 0.9)),
                 silent_garbage=int((worse & ~warned).sum()), false_alarms=int((~worse & warned).sum()),
                 fits=len(meas))
+
+
+def issue_floor(loo: pd.DataFrame) -> list[tuple[str, float, float, bool]]:
+    """Issue 25's floor on a :func:`leave_one_out` table made with ``advisor=True``.
+
+    The checks ``tests/test_advisor_calibrated.py`` made on a sixteenth of the mixtures before the
+    full run moved here (issue 58: 150 s of CI): the first pick within 1.25x of the best answer in
+    at least 70 % of cells and within 2x in 85 %; on the real sets (each predicted from the others
+    and the mixtures) 80 % and 90 %; the advisor as shipped within two points of the first pick,
+    and on the real sets no worse within 1.25x and at least 90 % within 2x.
+
+    Returns
+    -------
+    list of ``(what, figure, floor, met)``.
+    """
+    real = loo[loo.separation == 0.0]       # leave_one_out marks a real set's separation 0
+    s, r = loo_summary(loo), loo_summary(real)
+    a, ar = loo_summary(loo, "advisor_measured"), loo_summary(real, "advisor_measured")
+    rows = [("first pick within 1.25x, all cells", s["pick_within_1_25"], 0.7),
+            ("first pick within 2x, all cells", s["pick_within_2"], 0.85),
+            ("first pick within 1.25x, real sets", r["pick_within_1_25"], 0.8),
+            ("first pick within 2x, real sets", r["pick_within_2"], 0.9),
+            ("advisor within 1.25x, all cells", a["pick_within_1_25"], s["pick_within_1_25"] - 0.02),
+            ("advisor within 2x, all cells", a["pick_within_2"], s["pick_within_2"] - 0.02),
+            ("advisor within 1.25x, real sets", ar["pick_within_1_25"], r["pick_within_1_25"]),
+            ("advisor within 2x, real sets", ar["pick_within_2"], 0.9)]
+    return [(what, float(v), float(floor), bool(v >= floor)) for what, v, floor in rows]

@@ -11,7 +11,7 @@ Run::
     DPCORE_DATA=../shared/data python -m benchmarks.browser_sessions --sessions 20 --cap 4
 
 It prints each session's time to first render (the "Draw" button shown), the draws recorded and
-what each session saw.  ``tests/test_browser_load.py`` runs the same driver with 10 sessions and
+what each session saw.  ``tests/test_browser_load.py`` runs the same driver with 6 sessions and
 asserts on it.
 """
 from __future__ import annotations

@@ -132,38 +132,30 @@ def test_more_budget_is_never_predicted_worse():
                 assert all(b <= a * (1 + 1e-12) for a, b in zip(seq, seq[1:])), (n, d, k, sep, key, seq)
 
 
-@pytest.mark.heavy
-def test_leave_one_out_figures_meet_the_issue_floor():
+def test_leave_one_out_picks_hold_on_the_real_sets():
     """The model, fitted without each calibration data set, picks well on it.
 
-    Every real set, and one in sixteen of the mixtures of each separation.  The docs' table has them all
-    (``python -m benchmarks.advisor_calibration --loo``: first_pick 83.4 % / 92.3 % within 1.25x / 2x over
-    1,698 cells, the advisor as shipped 83.9 % / 92.4 %); this test used a quarter (466 cells, 81.8 % /
-    91.0 % and 81.1 % / 90.1 %), about 400 s of CPU, re-measuring the benchmark (issue 58).  This
-    sixteenth: 206 cells, 82.0 % / 90.3 % and 82.0 % / 91.7 %; the real sets 33 and 36 of 36 (the same
-    36 cells as before, each predicted from the others and the mixtures)."""
-    from benchmarks.advisor_loo import leave_one_out, loo_summary
+    Every real set and the first mixture of each separation (60 cells).  The issue's floor over the
+    mixtures is a benchmark (issue 58: a sixteenth of them took 150 s of CI): ``python -m
+    benchmarks.advisor_calibration --loo --every 16`` prints the figures this test held on 206 cells
+    (82.0 % / 90.3 %, the advisor 82.0 % / 91.7 %) and whether each line of the floor is met; without
+    ``--every``, the docs' table (1,698 cells).  Here: the real sets 33 and 36 of 36, each predicted
+    from the others and the mixtures (the same 36 cells as the sixteenth)."""
+    from benchmarks.advisor_loo import issue_floor, leave_one_out, loo_summary
     from dpcore.advisor.plan import runnable
     with pytest.raises(ValueError, match="every"):
         leave_one_out(every=0)
-    loo = leave_one_out(allowed=runnable, every=16, advisor=True)
-    assert set(loo.separation) == {0.0, *C.SEPARATIONS}
-    s = loo_summary(loo)
-    assert s["cells"] >= 200
-    assert s["pick_within_1_25"] >= 0.7 and s["pick_within_2"] >= 0.85
-    # on the real sets (each predicted from the others and the mixtures) the pick holds up
+    loo = leave_one_out(allowed=runnable, every=10**6, advisor=True)
+    assert set(loo.separation) == {0.0, *C.SEPARATIONS}      # one mixture per separation, every real set
     real = loo_summary(loo[loo.separation == 0.0])     # leave_one_out marks a real set's separation 0
     assert real["cells"] == 36 and real["pick_within_1_25"] >= 0.8 and real["pick_within_2"] >= 0.9
-    # The advisor as shipped (auto's read, and auto where the read rescues a fragile pick), auto
-    # modelled from the calibration's fits: within a point or two of first_pick alone on this quarter
-    # (ahead on the whole table), and no worse on the real sets.
-    a, a_real = loo_summary(loo, "advisor_measured"), loo_summary(loo[loo.separation == 0.0], "advisor_measured")
-    assert a["pick_within_1_25"] >= s["pick_within_1_25"] - 0.02 and a["pick_within_2"] >= s["pick_within_2"] - 0.02
-    assert a_real["pick_within_1_25"] >= real["pick_within_1_25"] and a_real["pick_within_2"] >= 0.9
+    a_real = loo_summary(loo[loo.separation == 0.0], "advisor_measured")
+    assert a_real["pick_within_2"] >= 0.9
+    floor = {what: met for what, _, _, met in issue_floor(loo)}
+    assert floor["first pick within 1.25x, real sets"] and floor["first pick within 2x, real sets"]
     cells = loo.drop_duplicates(["source", "n", "d", "k", "separation", "epsilon"])
     same = cells[(cells.advisor_pick == cells.first_pick) & (cells.first_pick != "auto")]
     assert len(same) > 0.5 * len(cells) and np.allclose(same.advisor_measured, same.pick_measured, equal_nan=True)
-    assert {"auto"} < set(cells.advisor_pick) and (cells.advisor_pick == "auto").sum() >= 0.05 * len(cells)
 
 
 def test_rows_the_table_does_not_hold_are_judged_by_the_whole_table():

@@ -228,6 +228,18 @@ def test_grid_size_from_true_n_is_caught(monkeypatch):
     assert any("cells" in (r.event.feature if r.event else "") for r in report.directions)
 
 
+@pytest.mark.heavy
+def test_gkm3k_blocks_from_true_n_are_caught_at_the_ci_size(monkeypatch):
+    """GkM-3K with its block count read from the true size, unpaid (20 rows make 3 blocks, 21 make 4):
+    the leak the estimators' audit must catch at its CI size (``ci_runs``), which issue 58 halved
+    for the GUPT and exponential-mechanism estimators (see :class:`~dpcore.algorithms.traits.PrivacyCase`)."""
+    monkeypatch.setattr(size_door, "public_or_noisy_size", _true_size)
+    case = estimator_cases("gkm3k", epsilon=EPS)[0]
+    report = run_estimator_case(case, n_runs=case.ci_runs)
+    _assert_caught(report)
+    assert any("n_blocks" in (r.event.feature if r.event else "") for r in report.directions)
+
+
 def _counts_outside_ledger_step(Z, centers, noise, *, epsilon, count_share=None, r=1.0, label="iteration", domain=None):
     """Counts noised with the raw generator (no ledger entry); sums take the full budget."""
     Z = getattr(getattr(Z, "source", Z), "X", Z)  # the rows of an ArraySource (or of the one a CellSource reads)
