@@ -63,7 +63,7 @@ from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
 from ..parameters import SHARE
 from ..regime import check_fit
-from ..traits import AuditCase, PrivacyCase
+from ..traits import CI_RUNS_SLOW, AuditCase, PrivacyCase
 
 
 def _ball_candidates(centre: np.ndarray, radius: float, n: int, rng: np.random.Generator,
@@ -196,13 +196,9 @@ class KMeansGuarantee(DPClusterer):
     reference = "Lu & Shen 2020, as described by Joshi & Thakkar 2022 §4.1"
     summary = ("Lloyd steps whose new centres are sampled by the exponential mechanism in a random "
                "half of the convergent zone; Laplace noise at the end.")
-    # CI audits 1,500 fits a side (the benchmark 6,000): a fit costs 10 ms of small k-means and
-    # exponential-mechanism draws, and at either size the audit certifies far below the claim on these
-    # 20-row neighbours (KMeans-Guarantee spending 3 epsilon: epsilon >= 0.04 at 1,500, 0.24 at 3,000),
-    # so what makes the CI audit fail is a sharp leak, a released value read from the data unpaid:
-    # tests/audit/test_audit_catches_bugs.py catches GkM-3K's block count from the true n at this size.
+    # CI audit size: traits.CI_RUNS_SLOW (why: PrivacyCase.ci_runs); the benchmark keeps n_runs.
     colour = "#7f7f7f"
-    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", ci_runs=1500),))
+    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", ci_runs=CI_RUNS_SLOW),))
     _parameter_constraints = {
         **DPClusterer._parameter_constraints,
         "lap_share": [SHARE],

@@ -30,7 +30,7 @@ from ...utils.fixedpoint import FixedPoint, quantize
 from .._blocks.sphere_packing import sphere_packing_centers
 from ..base import DPClusterer, fit_doc
 from ..regime import check_fit
-from ..traits import AuditCase, PrivacyCase
+from ..traits import CI_RUNS_SLOW, AuditCase, PrivacyCase
 
 #: Above this many blocks, the per-block k-means is the vectorised batched Lloyd below
 #: (scikit-learn costs about 15 ms a call, i.e. ~50 s for GkM-3K's 3,000+ blocks on Adult).
@@ -315,12 +315,8 @@ class GkM(DPClusterer):
     colour = "#9467bd"
     # Every row goes to a random block (a draw whose size is the data's): the exact-sums audit cannot
     # couple two fits, and checks the block average's sensitivity in a test of its own.
-    # CI audits 1,500 fits a side (the benchmark 6,000): a fit costs 10 ms of small k-means and
-    # exponential-mechanism draws, and at either size the audit certifies far below the claim on these
-    # 20-row neighbours (KMeans-Guarantee spending 3 epsilon: epsilon >= 0.04 at 1,500, 0.24 at 3,000),
-    # so what makes the CI audit fail is a sharp leak, a released value read from the data unpaid:
-    # tests/audit/test_audit_catches_bugs.py catches GkM-3K's block count from the true n at this size.
-    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", ci_runs=1500),),
+    # CI audit size: traits.CI_RUNS_SLOW (why: PrivacyCase.ci_runs); the benchmark keeps n_runs.
+    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", ci_runs=CI_RUNS_SLOW),),
                       slow=True, coupled=False)
     _parameter_constraints = {
         **DPClusterer._parameter_constraints,

@@ -26,7 +26,7 @@ from ...utils.contributions import WEIGHT_BITS
 from ...utils.fixedpoint import FixedPoint
 from ..base import DPClusterer, fit_doc
 from ..regime import Regime, check_fit
-from ..traits import AuditCase, PrivacyCase
+from ..traits import CI_RUNS_SLOW, AuditCase, PrivacyCase
 
 #: x and m' of Su et al. §4.1.3 ("empirically set to 1.25e-3 and 10").
 X_FACTOR = 1.25e-3
@@ -233,12 +233,8 @@ class PGkM(DPClusterer):
     reference = "Su et al. 2016, §4.1.3; Zhang et al. 2013 (PrivGene)"
     summary = "Genetic algorithm: exponential-mechanism selection of candidate centre sets, crossover, mutation."
     colour = "#e377c2"
-    # CI audits 1,500 fits a side (the benchmark 6,000): a fit costs 10 ms of small k-means and
-    # exponential-mechanism draws, and at either size the audit certifies far below the claim on these
-    # 20-row neighbours (KMeans-Guarantee spending 3 epsilon: epsilon >= 0.04 at 1,500, 0.24 at 3,000),
-    # so what makes the CI audit fail is a sharp leak, a released value read from the data unpaid:
-    # tests/audit/test_audit_catches_bugs.py catches GkM-3K's block count from the true n at this size.
-    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", ci_runs=1500),))
+    # CI audit size: traits.CI_RUNS_SLOW (why: PrivacyCase.ci_runs); the benchmark keeps n_runs.
+    audit = AuditCase(privacy=(PrivacyCase("two groups, record added at the far corner", ci_runs=CI_RUNS_SLOW),))
 
     _parameter_constraints = {
         **DPClusterer._parameter_constraints,
