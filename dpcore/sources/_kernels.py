@@ -106,17 +106,19 @@ def _finite_inside(X, i, lower, upper):  # pragma: no cover - compiled
 
 
 @numba.njit(inline="always", cache=True)
-def _enters(X, i, lower, upper, prof):  # pragma: no cover - compiled
-    """Whether row i enters the aggregate: every row without a profile (``prof`` empty: the rows are finite);
-    with one (``prof`` (2,)), only a finite row, counted in ``prof[0]``, and in ``prof[1]`` if inside the box."""
-    if prof.shape[0] == 0:
-        return True
+def _admit(X, i, lower, upper, profiled):  # pragma: no cover - compiled
+    """(row i enters the aggregate, 1 if it is finite, 1 if it is also inside the box).
+
+    Without a profile (``profiled`` False: the rows are known finite) every row enters.  With one, only a
+    finite row does, and the caller adds the two flags into counters of its own, written to the profile
+    array once after its loop: a store into that array on every row (the earlier ``_enters``) made the grid
+    loop 5-6x slower (61 against 11 ns a row on 2048^2 cells: the compiler could not keep the histogram's
+    increments apart from the profile's), the whole difference between a streamed pass and the engine's scan.
+    """
+    if not profiled:
+        return True, 0, 0
     finite, inside = _finite_inside(X, i, lower, upper)
-    if finite:
-        prof[0] += 1
-        if inside:
-            prof[1] += 1
-    return finite
+    return finite, 1 if finite else 0, 1 if (finite and inside) else 0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -132,33 +134,45 @@ def _grid_into_serial(X, lower, upper, width, shape, part, prof, cells, order): 
     """
     n = X.shape[0]
     step = cells.shape[0]
+    profiled = prof.shape[0] > 0
+    n_finite = 0
+    n_inside = 0
     if step == 0:      # direct: a small histogram stays in the cache anyway
         for i in range(n):
-            if _enters(X, i, lower, upper, prof):
+            ok, fin, ins = _admit(X, i, lower, upper, profiled)
+            n_finite += fin
+            n_inside += ins
+            if ok:
                 part[_cell(X, i, lower, upper, width, shape)] += 1
-        return
-    shift = BUCKET_CELLS_LOG2
-    nb = ((part.shape[0] - 1) >> shift) + 1
-    start = np.empty(nb + 1, dtype=np.int64)
-    for s in range(0, n, step):
-        e = min(n, s + step)
-        start[:] = 0
-        r = 0
-        for i in range(s, e):
-            if not _enters(X, i, lower, upper, prof):
-                continue
-            f = _cell(X, i, lower, upper, width, shape)
-            cells[r] = f
-            start[(f >> shift) + 1] += 1
-            r += 1
-        for b in range(nb):
-            start[b + 1] += start[b]
-        for i in range(r):
-            b = cells[i] >> shift
-            order[start[b]] = cells[i]
-            start[b] += 1
-        for i in range(r):
-            part[order[i]] += 1
+    else:
+        shift = BUCKET_CELLS_LOG2
+        nb = ((part.shape[0] - 1) >> shift) + 1
+        start = np.empty(nb + 1, dtype=np.int64)
+        for s in range(0, n, step):
+            e = min(n, s + step)
+            start[:] = 0
+            r = 0
+            for i in range(s, e):
+                ok, fin, ins = _admit(X, i, lower, upper, profiled)
+                n_finite += fin
+                n_inside += ins
+                if not ok:
+                    continue
+                c = _cell(X, i, lower, upper, width, shape)
+                cells[r] = c
+                start[(c >> shift) + 1] += 1
+                r += 1
+            for b in range(nb):
+                start[b + 1] += start[b]
+            for i in range(r):
+                b = cells[i] >> shift
+                order[start[b]] = cells[i]
+                start[b] += 1
+            for i in range(r):
+                part[order[i]] += 1
+    if profiled:
+        prof[0] += n_finite
+        prof[1] += n_inside
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
@@ -314,11 +328,17 @@ def _cells_into_serial(X, lower, upper, width, centre, scale, shape, inv, buf, f
     nb = ((buf.shape[0] - 1) >> shift) + 1
     start = np.empty(nb + 1, dtype=np.int64)
     step = F.shape[0]
+    profiled = prof.shape[0] > 0
+    n_finite = 0
+    n_inside = 0
     for s in range(0, n, step):
         start[:] = 0
         r = 0
         for i in range(s, min(n, s + step)):
-            if not _enters(X, i, lower, upper, prof):
+            ok, fin, ins = _admit(X, i, lower, upper, profiled)
+            n_finite += fin
+            n_inside += ins
+            if not ok:
                 continue
             flat = 0
             t = 0.0
@@ -349,6 +369,9 @@ def _cells_into_serial(X, lower, upper, width, centre, scale, shape, inv, buf, f
             for j in range(d):
                 buf[f, 1 + j] += Ps[i, j]
             fbuf[f, d + 1] += Psf[i, d]
+    if profiled:
+        prof[0] += n_finite
+        prof[1] += n_inside
 
 
 @numba.njit(cache=True, nogil=True)
@@ -506,8 +529,14 @@ def grid_counts(X: np.ndarray, lower: np.ndarray, upper: np.ndarray, shape) -> n
 def _profile_into_serial(X, lower, upper, out):  # pragma: no cover - compiled
     """Add to ``out`` (2,): rows whose coordinates are all finite, and those also inside [lower, upper]
     (the tests of the Ibis row count, :func:`_finite_inside`)."""
+    n_finite = 0
+    n_inside = 0
     for i in range(X.shape[0]):
-        _enters(X, i, lower, upper, out)
+        _, fin, ins = _admit(X, i, lower, upper, True)
+        n_finite += fin
+        n_inside += ins
+    out[0] += n_finite
+    out[1] += n_inside
 
 
 class ProfileAccumulator:
