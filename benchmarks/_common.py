@@ -13,6 +13,16 @@ REPO = Path(__file__).resolve().parents[1]
 TAXI_BOUNDS = (np.array([-74.1, 40.7]), np.array([-73.9, 40.9]))
 
 
+def best_of(fn, repeat: int) -> float:
+    """The fastest of ``repeat`` calls of ``fn()``, wall seconds."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
 def data_dir() -> Path:
     path = Path(os.environ.get("DPCORE_DATA", REPO.parent / "shared" / "data"))
     if not path.is_dir():

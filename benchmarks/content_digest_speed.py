@@ -16,20 +16,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
 
+from benchmarks._common import best_of as _best
 from benchmarks._common import data_dir, taxi_points
-
-
-def _best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def cases() -> list[tuple[str, np.ndarray, np.ndarray | None]]:

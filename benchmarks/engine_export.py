@@ -20,23 +20,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
 
+from benchmarks._common import best_of
 from benchmarks.make_taxi_parquet import dataset_path
 from benchmarks.sources_scale import COLUMNS
 
 BOX = ((-74.1, 40.7), (-73.9, 40.9))
-
-
-def _best(f, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main(argv=None) -> None:
@@ -77,7 +68,7 @@ def main(argv=None) -> None:
           f"load {os.getloadavg()[0]:.2f} before")
     scan = None
     for name, f in rows.items():
-        s = _best(f, args.repeat)
+        s = best_of(f, args.repeat)
         scan = scan or s
         print(f"{name:16s} {s:7.2f} s  {s / scan:5.1f}x the scan")
     print(f"load {os.getloadavg()[0]:.2f} after")

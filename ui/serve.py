@@ -23,6 +23,15 @@ APP = Path(__file__).resolve().parents[1] / "app.py"
 GALLERY = APP.with_name("gallery.py")
 
 
+def _no_repl_check() -> None:
+    """Streamlit's first page element asks whether it runs in a REPL, to warn "use streamlit run" once: through
+    inspect.stack(), which reads the source of every frame of the script's deep stack (0.7 s of the first visit in
+    a profile on a loaded machine, issue 66).  This process is started as `streamlit run`, so the warning never
+    applies.  Internal to Streamlit."""
+    import streamlit.delta_generator as dg
+    dg._use_warning_has_been_displayed = True
+
+
 def preload() -> float:
     """Import what every page imports and load numba's compiler context; returns the seconds it took.
 
@@ -44,12 +53,7 @@ def preload() -> float:
         import streamlit.emojis  # noqa: F401
     except ImportError:
         pass
-    # Streamlit's first page element asks whether it runs in a REPL, to warn "use streamlit run" once: through
-    # inspect.stack(), which reads the source of every frame of the script's deep stack (0.7 s of the first
-    # visit in a profile on a loaded machine, issue 66).  This process is started as `streamlit run`, so the
-    # warning never applies.  Internal too.
-    import streamlit.delta_generator as dg
-    dg._use_warning_has_been_displayed = True
+    _no_repl_check()
     return time.perf_counter() - t0
 
 
@@ -68,12 +72,11 @@ def preload_gallery() -> float:
     gallery_guard.install()      # refused here too: the preload fails rather than carry one in
     import plotly.graph_objects  # noqa: F401
     import pydeck  # noqa: F401
-    import streamlit.delta_generator as dg
     from streamlit.runtime.pages_manager import PagesManager
 
     import dpcore.release
     import dpcore.store  # noqa: F401  - what gallery.py imports, less its Streamlit-cached ui modules
-    dg._use_warning_has_been_displayed = True     # as in preload(): the first element's REPL check
+    _no_repl_check()
     # The curator's pages/ folder stands beside gallery.py.  Until a script calls st.navigation, Streamlit runs the
     # page a URL names from that folder (its "pages directory" mode): on a fresh gallery server, /Explorer ran the
     # Explorer's imports before gallery.py could refuse them.  The gallery never uses that folder: this process

@@ -11,6 +11,7 @@ engines and converted to a double with a rounding of its own.
 """
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Callable
@@ -81,19 +82,19 @@ def _finite_test(xs, engine: str):
 
 
 def _duckdb_isfinite(x):
-    """DuckDB's ``isfinite(x)`` as an Ibis boolean expression (a builtin scalar function, defined once)."""
-    global _ISFINITE
-    if _ISFINITE is None:
-        import ibis
-
-        @ibis.udf.scalar.builtin(name="isfinite")
-        def isfinite(v: float) -> bool:  # type: ignore[empty-body]  # pragma: no cover - SQL only, never called
-            ...
-        _ISFINITE = isfinite
-    return _ISFINITE(x)
+    """DuckDB's ``isfinite(x)`` as an Ibis boolean expression."""
+    return _isfinite_udf()(x)
 
 
-_ISFINITE = None
+@functools.cache
+def _isfinite_udf():
+    """The builtin scalar function ``isfinite``, declared to Ibis once (Ibis imported only when a source is made)."""
+    import ibis
+
+    @ibis.udf.scalar.builtin(name="isfinite")
+    def isfinite(v: float) -> bool:  # type: ignore[empty-body]  # pragma: no cover - SQL only, never called
+        ...
+    return isfinite
 
 
 def _is_numeric(dtype) -> bool:
