@@ -25,12 +25,22 @@ from .sphere_packing import sphere_packing_centers
 
 
 def weighted_lloyd(points: np.ndarray, weights: np.ndarray, init: np.ndarray, *, max_iter: int = 100,
-                   tol: float = 1e-7, r: float = 1.0) -> np.ndarray:
+                   tol: float = 1e-7, r: float = 1.0, cost_rtol: float | None = None) -> np.ndarray:
     """Lloyd's algorithm on weighted points whose weights may be negative (Su et al. §4.2).
 
     A point with centre ``c`` and weight ``w`` contributes ``c * w`` to its
     cluster's sum and ``w`` to its mass; a cluster whose mass is not positive
-    keeps its previous centre.  Centres are clipped to ``[-r, r]^d``.
+    keeps its previous centre.  Centres are clipped to ``[-r, r]^d``.  Stops
+    when no centre moves more than ``tol``, or when a pass lowered the weighted
+    cost by less than ``cost_rtol`` of it (default :data:`COST_RTOL`, the rule of
+    the grid passes, :func:`_lloyd`; ``-inf`` runs until the centres settle).
+    Post-processing of a released synopsis: no budget.
+
+    Parameters
+    ----------
+    points : ndarray (M, d), the synopsis' points (cell centres)
+    weights : ndarray (M,), their noisy counts
+    init : ndarray (k, d), the starting centres
 
     Returns
     -------
@@ -41,21 +51,25 @@ def weighted_lloyd(points: np.ndarray, weights: np.ndarray, init: np.ndarray, *,
     # One compiled call for the whole loop: the synopses are small (at most COARSE_CELLS points when
     # screening), so per-iteration Python and numpy set-up cost more than the arithmetic.  EUGkM runs
     # 30 initialisations per fit and the privacy-utility curve hundreds of fits (issue 31).
-    return _weighted_lloyd_kernel(P, W, np.array(init, dtype=np.float64), int(max_iter), float(tol), float(r))
+    return _weighted_lloyd_kernel(P, W, np.array(init, dtype=np.float64), int(max_iter), float(tol), float(r),
+                                  COST_RTOL if cost_rtol is None else float(cost_rtol))
 
 
 @numba.njit(cache=True, nogil=True)
-def _weighted_lloyd_kernel(P, W, C, max_iter, tol, r):  # pragma: no cover - compiled
-    """The loop of :func:`_lloyd` with :func:`dpcore.utils.nearest.cluster_sums` fused: ties go to the
-    lowest centre index, a cluster of non-positive mass keeps its centre, centres are clipped."""
+def _weighted_lloyd_kernel(P, W, C, max_iter, tol, r, cost_rtol):  # pragma: no cover - compiled
+    """The loop of :func:`_lloyd` on points, with :func:`dpcore.utils.nearest.cluster_sums` fused: ties go to the
+    lowest centre index, a cluster of non-positive mass keeps its centre, centres are clipped, and the loop ends
+    on a move under ``tol`` or a cost change under ``cost_rtol`` of the cost."""
     M, d = P.shape
     k = C.shape[0]
     C = C.copy()
     mass = np.empty(k)
     tot = np.empty((k, d))
+    previous = np.inf
     for _ in range(max_iter):
         mass[:] = 0.0
         tot[:] = 0.0
+        cost = 0.0
         for i in range(M):
             best = np.inf
             lab = 0
@@ -68,9 +82,14 @@ def _weighted_lloyd_kernel(P, W, C, max_iter, tol, r):  # pragma: no cover - com
                     best = s
                     lab = j
             w = W[i]
+            cost += w * best
             mass[lab] += w
             for a in range(d):
                 tot[lab, a] += w * P[i, a]
+        # The cost of the centres before this pass's move: as _lloyd, stop once a pass no longer lowers it.
+        if previous < np.inf and previous - cost <= cost_rtol * abs(previous):
+            break
+        previous = cost
         shift = 0.0
         for j in range(k):
             for a in range(d):
@@ -118,24 +137,77 @@ def weighted_kmeanspp(points: np.ndarray, weights: np.ndarray, k: int, rng: np.r
     """k-means++ seeding (Arthur & Vassilvitskii 2007) on weighted points.
 
     Only positive weights count as mass when sampling; used on a released
-    synopsis, so it is post-processing and costs no budget.
+    synopsis, so it is post-processing and costs no budget.  Each centre takes
+    one uniform of ``rng``, drawn as ``rng.choice(M, p=...)`` draws it (the
+    cumulative masses searched on the right), so a seeded generator gives
+    the centres one call of ``rng.choice`` per centre gave.
+
+    Parameters
+    ----------
+    points : ndarray (M, d); weights : ndarray (M,); k : int >= 1
 
     Returns
     -------
     ndarray (k, d)
     """
-    mass = np.clip(weights, 0.0, None)
+    mass = np.clip(np.asarray(weights, dtype=np.float64), 0.0, None)
     if mass.sum() <= 0:
         return points[rng.choice(points.shape[0], size=k, replace=points.shape[0] < k)]
-    centers = [points[rng.choice(points.shape[0], p=mass / mass.sum())]]
-    d2 = ((points - centers[0]) ** 2).sum(1)
-    for _ in range(1, k):
-        p = mass * d2
-        tot = p.sum()
-        idx = rng.choice(points.shape[0], p=p / tot) if tot > 0 else rng.integers(points.shape[0])
-        centers.append(points[idx])
-        d2 = np.minimum(d2, ((points - points[idx]) ** 2).sum(1))
-    return np.array(centers)
+    # One compiled call per start (EUGkM draws 30 a fit; the expected-error line simulates 50 fits).
+    return _kmeanspp_kernel(np.ascontiguousarray(points, dtype=np.float64), mass, rng.random(int(k)))
+
+
+@numba.njit(inline="always", cache=True)
+def _pick(p, u):  # pragma: no cover - compiled
+    """The index ``rng.choice(p.size, p=p / p.sum())`` returns for the uniform ``u``; a uniform index if p sums to 0."""
+    n = p.shape[0]
+    tot = 0.0
+    for i in range(n):
+        tot += p[i]
+    if not tot > 0.0:
+        return min(int(u * n), n - 1)
+    run = 0.0
+    for i in range(n):
+        run += p[i] / tot
+        p[i] = run                     # the cumulative share, as rng.choice's cdf, normalised by its last value
+    last = p[n - 1]
+    for i in range(n):
+        if p[i] / last > u:
+            return i
+    return n - 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _kmeanspp_kernel(P, mass, u):  # pragma: no cover - compiled
+    """k-means++ on the weighted points ``P`` (M, d), one uniform of ``u`` (k,) a centre (:func:`weighted_kmeanspp`)."""
+    M, d = P.shape
+    k = u.shape[0]
+    out = np.empty((k, d))
+    d2 = np.empty(M)
+    p = mass.copy()
+    idx = _pick(p, u[0])
+    for a in range(d):
+        out[0, a] = P[idx, a]
+    for i in range(M):
+        s = 0.0
+        for a in range(d):
+            t = P[i, a] - out[0, a]
+            s += t * t
+        d2[i] = s
+    for j in range(1, k):
+        for i in range(M):
+            p[i] = mass[i] * d2[i]
+        idx = _pick(p, u[j])
+        for a in range(d):
+            out[j, a] = P[idx, a]
+        for i in range(M):
+            s = 0.0
+            for a in range(d):
+                t = P[i, a] - out[j, a]
+                s += t * t
+            if s < d2[i]:
+                d2[i] = s
+    return out
 
 
 def synopsis_nicv(points: np.ndarray, weights: np.ndarray, centers: np.ndarray) -> float:
@@ -290,6 +362,10 @@ COARSE_CELLS = GRID_ROW_PASS_CELLS
 
 #: How many of the best screened initialisations are refined on the full synopsis.
 N_REFINE = 3
+#: ... and on a small synopsis (screened on its own cells, stopped by the cost rule): how many best runs go on
+#: until their centres settle.  Six keep the NICV of the 100-pass runs (48 paired fits on the taxi sample, k = 10
+#: and 20, ε = 0.1 and 0.3: within 0.7 % ± 0.4 %) at 1.7-3.9x less time.
+N_REFINE_SMALL = 6
 
 #: From this many cells (N epsilon of about 10^7 in 2-D), the runs and the levels go side by side in threads:
 #: their compiled loops release the GIL.  Smaller grids (the previews' fits, themselves side by side) stay
@@ -334,7 +410,10 @@ def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseS
     nearest on one interval, summed from prefix sums); the final choice is
     always by NICV on the full synopsis (§5.1).  This keeps EUGkM fast up to the largest
     grid (``MAX_CELLS``, reached at about 10^8 points) without changing what
-    is released.
+    is released.  On a small grid the runs are screened on the synopsis with
+    the cost rule of :func:`weighted_lloyd` and the ``N_REFINE_SMALL`` best run
+    on until their centres settle (a run stopped at 100 passes was the usual
+    case: the noisy cells keep the centres drifting by more than ``tol``).
 
     Returns
     -------
@@ -378,16 +457,17 @@ def eugkm_fit(Z: np.ndarray, k: int, epsilon: float, n_est: float, noise: NoiseS
 
     with _side_by_side(counts.size) as pool:
         building = [pool.submit(level, lv) for lv in levels]    # the levels, while the runs are screened
-        runs = list(pool.map(screened, starts))
-        if f > 1:
-            runs.sort(key=lambda sc: sc[0])
-            grids = {lv: b.result() for lv, b in zip(levels, building)}
+        runs = sorted(pool.map(screened, starts), key=lambda sc: sc[0])
+        grids = {lv: b.result() for lv, b in zip(levels, building)}
 
-            def refine(c):
-                for lv in levels:
-                    c = grids[lv].lloyd(c, r=r, tol=tol * lv)
-                return grids[1].nicv(c), c
-            runs = list(pool.map(refine, [c for _, c in runs[:N_REFINE]]))
+        def refine(c):
+            if f == 1:    # screened on the synopsis itself: run on until the centres settle (no cost rule)
+                c = weighted_lloyd(screen_cells, screen_w, c, r=r, tol=tol, cost_rtol=-math.inf)
+                return synopsis_nicv(screen_cells, screen_w, c), c
+            for lv in levels:
+                c = grids[lv].lloyd(c, r=r, tol=tol * lv)
+            return grids[1].nicv(c), c
+        runs = list(pool.map(refine, [c for _, c in runs[:(N_REFINE if f > 1 else N_REFINE_SMALL)]]))
     best = min(runs, key=lambda sc: sc[0])[1]
     return best, counts, edges
 
