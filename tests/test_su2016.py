@@ -226,3 +226,49 @@ def test_grid_lloyd_ends_when_a_pass_no_longer_lowers_the_cost(monkeypatch):
     monkeypatch.setattr(G, "COST_RTOL", -np.inf)          # the loop as it was: 100 passes
     full = G._lloyd(grid.sums, init, max_iter=100, tol=0.0, r=1.0)
     assert grid.nicv(early) <= 1.1 * grid.nicv(full)
+
+
+def _kmeanspp_by_choice(points, weights, k, rng):
+    """k-means++ seeding as one ``rng.choice`` per centre (the code before the compiled kernel)."""
+    mass = np.clip(weights, 0.0, None)
+    centers = [points[rng.choice(points.shape[0], p=mass / mass.sum())]]
+    d2 = ((points - centers[0]) ** 2).sum(1)
+    for _ in range(1, k):
+        p = mass * d2
+        idx = rng.choice(points.shape[0], p=p / p.sum())
+        centers.append(points[idx])
+        d2 = np.minimum(d2, ((points - points[idx]) ** 2).sum(1))
+    return np.array(centers)
+
+
+def test_compiled_kmeanspp_draws_the_centres_rng_choice_draws():
+    """EUGkM's seeding in one compiled call takes one uniform per centre and searches the cumulative masses as
+    ``rng.choice`` does: on signed weights, the same generator gives the same centres, and leaves the generator
+    where ``rng.choice`` left it (the next start draws the same)."""
+    from dpcore.algorithms._blocks.grid_kmeans import weighted_kmeanspp
+    g = np.random.default_rng(1)
+    for trial in range(60):
+        m, d, k = int(g.integers(20, 3000)), int(g.integers(1, 5)), int(g.integers(1, 12))
+        pts, w = g.uniform(-1, 1, (m, d)), g.normal(2, 3, m)
+        a, b = np.random.default_rng(trial), np.random.default_rng(trial)
+        np.testing.assert_array_equal(weighted_kmeanspp(pts, w, k, a), _kmeanspp_by_choice(pts, w, k, b))
+        assert a.random() == b.random()
+
+
+def test_point_lloyd_ends_by_the_grid_passes_cost_rule():
+    """The Lloyd loop over a small synopsis' cells stops by the rule of the grid passes (a pass that lowers the
+    weighted cost by less than COST_RTOL), where the grid loop stops; without the rule it runs to max_iter."""
+    from dpcore.algorithms._blocks import grid_kmeans as G
+    from dpcore.synopsis import grid_points
+    rng = np.random.default_rng(3)
+    m, d, k = 12, 4, 20
+    mids = (np.arange(m) + 0.5) / m * 2 - 1
+    counts = rng.laplace(scale=3.0, size=(m,) * d) + (rng.random((m,) * d) < 0.05) * rng.integers(0, 200, (m,) * d)
+    grid, pts = G._GridSynopsisPoints([mids] * d, counts), grid_points([mids] * d)
+    init = rng.uniform(-1, 1, (k, d))
+    np.testing.assert_allclose(G.weighted_lloyd(pts, counts.ravel(), init, tol=0.0),
+                               G._lloyd(grid.sums, init, max_iter=100, tol=0.0, r=1.0), atol=1e-9)
+    for n in (1, 2, 3):     # the rule off, n passes: the loop ran all of them (no other stop at tol 0)
+        once = G.weighted_lloyd(pts, counts.ravel(), init, tol=0.0, max_iter=n, cost_rtol=-np.inf)
+        np.testing.assert_allclose(once, G._lloyd(lambda C: grid.sums(C), init, max_iter=n, tol=0.0, r=1.0),
+                                   atol=1e-9)
