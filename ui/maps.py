@@ -331,13 +331,17 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     """
     lo, hi = (np.asarray(b, dtype=float) for b in bounds)
     box = [[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]], [lo[0], lo[1]]]
-    layers = [pdk.Layer("PathLayer", [{"path": [[float(a), float(b)] for a, b in box]}], id="public-box",
-                        get_path="path", get_color=[60, 60, 60, 200], width_min_pixels=1.5, get_width=1)]
+    # The box as four line segments: deck.gl's LineLayer draws them in pixels, as a PathLayer would, but its shaders
+    # link in a fraction of the time (issue 66: a PathLayer cost Chromium's software WebGL ~2 s a page, a LineLayer
+    # ~0.2 s; benchmarks/results/browser_pages.txt).
+    sides = [{"from": [float(a), float(b)], "to": [float(c), float(d)]} for (a, b), (c, d) in zip(box, box[1:])]
+    layers = [pdk.Layer("LineLayer", sides, id="public-box", get_source_position="from", get_target_position="to",
+                        get_color=[60, 60, 60, 200], width_min_pixels=1.5, get_width=1)]
     grid = synopsis_counts is not None or cell_labels is not None
     raw = raw_points is not None and len(raw_points) > 0
     core = coreset_points is not None and len(coreset_points) > 0
     # The marks' budget: the box, the centres and one image per layer are fixed; the rest is shared.
-    fixed = 1 + sum(len(c) for c in (private_centers, baseline_centers) if c is not None) + grid + raw + core
+    fixed = len(sides) + sum(len(c) for c in (private_centers, baseline_centers) if c is not None) + grid + raw + core
     hover_n = 0 if not grid else (np.size(cell_labels) if cell_labels is not None else np.size(synopsis_counts))
     hover_cap, raw_cap, core_cap = shares([hover_n, len(raw_points) if raw else 0,
                                            len(coreset_points) if core else 0], MAX_MARKS - fixed)
