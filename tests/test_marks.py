@@ -99,7 +99,7 @@ def test_the_levels_view_stays_under_the_cap_and_the_download_holds_every_point(
     assert count_marks(fig) <= MAX_MARKS and is_thinned(fig)
     # Every panel shows its heaviest points: the heaviest of the whole set is in each of the 7 point panels.
     heaviest = syn.points[np.argmax(syn.weights)]
-    discs = [t for t in fig.data if t.type == "scatter" and t.name.startswith("private points")]
+    discs = [t for t in fig.data if t.type == "scattergl" and t.name.startswith("private points")]
     assert len(discs) == 7 and all(np.any((t.x == heaviest[0]) & (t.y == heaviest[1])) for t in discs)
     # What is drawn thinned is downloaded whole: the points' table, the release's JSON and CSV.
     n = len(syn.weights)
