@@ -184,3 +184,20 @@ def test_paper_experimental_constants_are_labelled_and_private(blobs):
     assert est.budget_.total()[0] <= 6.0 * (1 + 1e-9) and est.budget_.total()[1] <= 1e-6 * (1 + 1e-9)
     with pytest.raises(ValueError, match="no proof"):
         PrivateKMeans(3, epsilon=3.0, bounds=bounds, constants="tight").fit(X)
+
+
+def test_compiled_radius_profile_equals_the_ball_counts_and_top_t_mean():
+    """GOOD-RADIUS's L(r, P) from the compiled pass (issue 66: the coreset preview's hot loop) is, value for value,
+    the mean of the top t of :meth:`_CellSet.ball_counts` (:func:`_top_t_mean`), in 1 to 3 dimensions, with t above
+    and below the number of points."""
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        d, side = int(rng.integers(1, 4)), int(rng.integers(2, 60))
+        pts = rng.integers(0, side, size=(int(rng.integers(1, 800)), d))
+        cells, mult = np.unique(pts, axis=0, return_counts=True)
+        cs = _CellSet(cells.astype(np.int64), mult.astype(np.int64), side)
+        t = int(rng.integers(1, 1000))
+        radii = np.unique(np.r_[0, rng.integers(0, side, 10)])
+        S = cs.prefix_sums()
+        expected = [_top_t_mean(cs.ball_counts(S, int(r)), cs.mult, t) for r in radii]
+        np.testing.assert_array_equal(radius_profile(cs, radii, t), expected)

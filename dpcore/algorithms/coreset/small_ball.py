@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 from ...privacy.mechanisms import NoiseSource
@@ -104,7 +105,52 @@ def radius_profile(cs: _CellSet, radii: np.ndarray, t: int) -> np.ndarray:
     ndarray (T,) float, non-decreasing in r.
     """
     S = cs.prefix_sums()
-    return np.array([_top_t_mean(cs.ball_counts(S, int(r)), cs.mult, t) for r in radii])
+    if cs.cells.shape[0] == 0:
+        return np.zeros(len(radii))
+    # One compiled pass per radius: the ball counts (as :meth:`_CellSet.ball_counts`) and their top-t mean (as
+    # :func:`_top_t_mean`) fused, in integers, so the same values; numpy's version was ~1 s of a preview's 2.8 s.
+    strides = np.array([S.strides[ax] // S.itemsize for ax in range(S.ndim)], dtype=np.int64)
+    return _profile_kernel(S.ravel(), strides, int(cs.side), np.ascontiguousarray(cs.cells, dtype=np.int64),
+                           np.ascontiguousarray(cs.mult, dtype=np.int64), np.asarray(radii, dtype=np.int64), int(t))
+
+
+@numba.njit(cache=True, nogil=True)
+def _profile_kernel(S, strides, side, cells, mult, radii, t):  # pragma: no cover - compiled
+    """``L(r, P)`` for each radius: per occupied cell its L-infinity ball count from the summed-area table
+    ``S`` (flat; inclusion-exclusion over the 2^d corners, clipped to the grid), capped at ``t``, and the mean of
+    the ``t`` largest with multiplicity (zeros padding): :func:`_top_t_mean` in exact integers."""
+    u, d = cells.shape
+    out = np.empty(radii.shape[0])
+    h = np.zeros(t + 1, dtype=np.int64)
+    for ri in range(radii.shape[0]):
+        r = radii[ri]
+        h[:] = 0
+        for i in range(u):
+            b = 0
+            for corner in range(1 << d):
+                idx = 0
+                sign = 1
+                for ax in range(d):
+                    if corner >> ax & 1:
+                        c = min(max(cells[i, ax] + r + 1, 0), side)
+                    else:
+                        c = min(max(cells[i, ax] - r, 0), side)
+                        sign = -sign
+                    idx += c * strides[ax]
+                b += sign * S[idx]
+            h[min(b, t)] += mult[i]
+        taken = 0
+        total = 0
+        for v in range(t, -1, -1):
+            m = h[v]
+            if taken + m >= t:
+                total += (t - taken) * v
+                taken = t
+                break
+            total += m * v
+            taken += m
+        out[ri] = total / t
+    return out
 
 
 def good_radius(cs: _CellSet, t: int, plan: CoresetPlan, noise: NoiseSource) -> int:
