@@ -45,13 +45,13 @@ def preload() -> float:
     import dpcore.evaluation
     import dpcore.release.view
     import dpcore.store  # noqa: F401  - the library, its dependencies and what the pages use of it
-    from dpcore.algorithms._blocks.grid_kmeans import weighted_kmeanspp, weighted_lloyd
+    from dpcore.algorithms._blocks.grid_kmeans import _kmeanspp_kernel, weighted_lloyd
     from dpcore.algorithms.coreset.small_ball import _CellSet, radius_profile
     # Not the app's own modules (ui): their Streamlit caches are set up once the server's runtime exists.
     # One call of each compiled kernel the first screens run, on two points: numba's target context and the
     # kernels' caches (on a fresh install, their compilation: seconds the first visitor would otherwise wait).
     weighted_lloyd(np.zeros((2, 2)), np.ones(2), np.zeros((1, 2)))
-    weighted_kmeanspp(np.zeros((2, 2)), np.ones(2), 1, np.random.default_rng())     # display of nothing: no data
+    _kmeanspp_kernel(np.zeros((2, 2)), np.ones(2), np.full(1, 0.5))    # a fixed uniform: no generator, no data
     radius_profile(_CellSet(np.zeros((1, 2), dtype=np.int64), np.ones(1, dtype=np.int64), 2), np.array([0]), 1)
     try:     # Streamlit's emoji catalogue, read when a page sets its emoji icon (0.16 s); internal, so optional
         import streamlit.emojis  # noqa: F401

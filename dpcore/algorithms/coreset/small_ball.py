@@ -41,29 +41,6 @@ class _CellSet:
             np.cumsum(S, axis=ax, out=S)
         return S
 
-    def ball_counts(self, S: np.ndarray, r: int) -> np.ndarray:
-        """``B_r(x, P)`` for every occupied cell x: points within L-infinity distance r (§4.3).
-
-        Inclusion–exclusion over the ``2^d`` corners of the box ``[x - r, x + r]``.
-        """
-        side = self.side
-        lo = np.clip(self.cells - r, 0, side)
-        hi = np.clip(self.cells + r + 1, 0, side)
-        out = np.zeros(self.cells.shape[0], dtype=np.int64)
-        flatS = S.ravel()
-        shape = S.shape
-        for corner in range(1 << self.d):
-            idx = []
-            sign = 1
-            for ax in range(self.d):
-                if corner >> ax & 1:
-                    idx.append(hi[:, ax])
-                else:
-                    idx.append(lo[:, ax])
-                    sign = -sign
-            out += sign * flatS[np.ravel_multi_index(tuple(idx), shape)]
-        return out
-
     def remove_nearest(self, center: np.ndarray, m: int) -> int:
         """Delete the ``m`` points nearest (Euclidean) to ``center`` (Alg. 1 lines 10–11); return how many."""
         d2 = ((self.cells - center) ** 2).sum(axis=1)
@@ -81,19 +58,6 @@ class _CellSet:
         return m
 
 
-def _top_t_mean(values: np.ndarray, mult: np.ndarray, t: int) -> float:
-    """``L``: mean of the ``t`` largest ``min(B, t)`` over the points (with multiplicity), zeros padding."""
-    v = np.minimum(values, t)
-    h = np.bincount(v, weights=mult, minlength=t + 1)[::-1]  # mass at value t, t-1, ..., 0
-    vals = np.arange(t, -1, -1, dtype=float)
-    cm = np.cumsum(h)
-    j = int(np.searchsorted(cm, t))
-    if j >= cm.size:
-        return float(np.dot(h, vals)) / t
-    above = float(cm[j - 1]) if j > 0 else 0.0
-    return (float(np.dot(h[:j], vals[:j])) + (t - above) * vals[j]) / t
-
-
 def radius_profile(cs: _CellSet, radii: np.ndarray, t: int) -> np.ndarray:
     """``L(r, P)`` of Feldman et al. Alg. 2 line 2 for every candidate radius (L-infinity balls).
 
@@ -107,8 +71,8 @@ def radius_profile(cs: _CellSet, radii: np.ndarray, t: int) -> np.ndarray:
     S = cs.prefix_sums()
     if cs.cells.shape[0] == 0:
         return np.zeros(len(radii))
-    # One compiled pass per radius: the ball counts (as :meth:`_CellSet.ball_counts`) and their top-t mean (as
-    # :func:`_top_t_mean`) fused, in integers, so the same values; numpy's version was ~1 s of a preview's 2.8 s.
+    # One compiled pass per radius, the ball counts and their top-t mean fused, in integers (the numpy version, kept
+    # in tests/test_coreset.py as the reference, was ~1 s of a coreset preview's 2.8 s).
     strides = np.array([S.strides[ax] // S.itemsize for ax in range(S.ndim)], dtype=np.int64)
     return _profile_kernel(S.ravel(), strides, int(cs.side), np.ascontiguousarray(cs.cells, dtype=np.int64),
                            np.ascontiguousarray(cs.mult, dtype=np.int64), np.asarray(radii, dtype=np.int64), int(t))
@@ -118,7 +82,7 @@ def radius_profile(cs: _CellSet, radii: np.ndarray, t: int) -> np.ndarray:
 def _profile_kernel(S, strides, side, cells, mult, radii, t):  # pragma: no cover - compiled
     """``L(r, P)`` for each radius: per occupied cell its L-infinity ball count from the summed-area table
     ``S`` (flat; inclusion-exclusion over the 2^d corners, clipped to the grid), capped at ``t``, and the mean of
-    the ``t`` largest with multiplicity (zeros padding): :func:`_top_t_mean` in exact integers."""
+    the ``t`` largest with multiplicity (zeros padding), in exact integers."""
     u, d = cells.shape
     out = np.empty(radii.shape[0])
     h = np.zeros(t + 1, dtype=np.int64)
