@@ -122,14 +122,34 @@ def test_the_sanitized_database_preview_is_the_apps_one_preview_mechanism(monkey
     X = np.random.default_rng(0).uniform([-74.0, 40.7], [-73.9, 40.8], (2000, 2))
     ds = SimpleNamespace(name="one-preview-test", X=X, bounds=(np.array([-74.1, 40.6]), np.array([-73.8, 40.9])),
                          public=True, columns=["longitude", "latitude"], units=None, geo=True, title="t")
-    syn = sanitized.preview(ds, "fp", 0.7)
+    fit = sanitized.preview(ds, "fp", 0.7)
+    syn = fit.synopsis_
     assert syn is not None and syn.kind == "points" and syn.size > 0
-    assert sanitized.preview(ds, "fp", 0.7) is syn                      # one per setting: a rerun shows the same
-    assert seen == [("sanitize", {"epsilon": 0.7})]                     # fitted once, never seeded
-    est = releases.public_preview(ds, "fp", "sanitize", {"epsilon": 0.7})
-    assert est.synopsis_ is syn and est.preview and est.release_id is None
+    assert sanitized.preview(ds, "fp", 0.7) is fit                      # one per setting: a rerun shows the same
+    assert seen == [("sanitize", {"epsilon": 0.7, "n_clusters": 5})]    # fitted once, never seeded, at the usual k
+    est = releases.public_preview(ds, "fp", "sanitize", {"epsilon": 0.7, "n_clusters": 5})
+    assert est is fit and est.preview and est.release_id is None
     assert ReleaseStore().releases() == []                             # never recorded
     assert sanitized.preview(SimpleNamespace(**{**vars(ds), "public": False}), "fp", 0.7) is None
+
+
+def test_a_sanitized_database_shows_one_set_of_centres_per_k_on_every_page():
+    """Issue 66 (one truth, and a k-means less on Figure 8's first opening): at the release's own k, the coreset
+    page's views show the centres the release carries, which the gallery shows for its publication; at another k,
+    one seeded k-means on its points, the gallery's too.  Nothing is refitted for a new k."""
+    from dpcore.algorithms.sanitize import Sanitizer
+    from dpcore.release import build_release
+    from ui.gallery_view import synopsis_centres as published_centres
+    from ui.sanitized import synopsis_centres
+
+    X = np.random.default_rng(1).uniform([-74.0, 40.7], [-73.9, 40.8], (3000, 2))
+    fit = Sanitizer(n_clusters=5, epsilon=1.0, bounds=([-74.1, 40.6], [-73.8, 40.9])).fit(X)
+    release = build_release(fit, algorithm="sanitize", dataset="t", columns=["longitude", "latitude"])
+    own = synopsis_centres(fit, 5)
+    assert own is fit.cluster_centers_                                 # the release's own, not a second k-means
+    np.testing.assert_array_equal(own, published_centres(release, 5))
+    np.testing.assert_allclose(synopsis_centres(fit, 3), published_centres(release, 3))
+    assert synopsis_centres(fit, 3).shape == (3, 2)
 
 
 def test_the_curve_for_an_analyst_on_private_data_is_simulated_on_a_recorded_synopsis(shared_data, monkeypatch):

@@ -170,6 +170,11 @@ def algorithm_settings(algorithm: str) -> dict:
     return out
 
 
+def default_n_clusters(ds, max_value: int = 100) -> int:
+    """The k a data set opens with: its literature k (``ds.n_clusters_hint``: S1 15, the taxi sample 5), else 5."""
+    return min(getattr(ds, "n_clusters_hint", None) or 5, max_value)
+
+
 def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:
     """Number of clusters k (sidebar), defaulting to the dataset's literature k; syncs with ``?k=``.
 
@@ -177,7 +182,7 @@ def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:
     taxi sample: 5), so a data set opens on the settings its papers use (issue 31); a link's ``?k=``
     is kept when a page opens.
     """
-    hint = min(ds.n_clusters_hint or 5, max_value)
+    hint = default_n_clusters(ds, max_value)
     last = st.session_state.get("_dp_k_dataset")
     st.session_state["_dp_k_dataset"] = ds.name
     if last is not None and last != ds.name:

@@ -15,7 +15,12 @@ import streamlit as st
 
 from dpcore.synopsis import PointSynopsis
 
-from .controls import INPUTS, input_choice, published_synopses  # noqa: F401  (re-exported: the pages' S.input_choice)
+from .controls import (  # noqa: F401  (re-exported: the pages' S.input_choice)
+    INPUTS,
+    default_n_clusters,
+    input_choice,
+    published_synopses,
+)
 from .draws import draw_on_click
 from .models.shared import fmt_epsilon
 from .releases import is_public, public_preview
@@ -43,17 +48,50 @@ def synopsis_release(ds, fingerprint: str, epsilon: float, *, who: str):
     return None if fits is None else fits[0]
 
 
-def preview(ds, fingerprint: str, epsilon: float) -> PointSynopsis | None:
-    """The synopsis of a preview on public embedded data (not a release, never recorded).
+def preview(ds, fingerprint: str, epsilon: float):
+    """The preview of the sanitized database on public embedded data (not a release, never recorded), or None.
 
     Only for data that is public already (:func:`ui.releases.is_public`) with public bounds; None
     otherwise.  The app's one preview mechanism (:func:`ui.releases.public_preview`): a fit with
     fresh noise, one per setting for the server so a rerun shows the same preview, labelled a
-    preview, spending nothing and never offered for download or publication.
+    preview, spending nothing and never offered for download or publication.  Fitted at the data set's usual k
+    (:func:`ui.controls.default_n_clusters`): the centres its release carries are then the ones the page shows at
+    that k (:func:`synopsis_centres`), computed once; any other k is post-processing of the same points.
+
+    Returns
+    -------
+    The fitted estimator (its ``synopsis_`` a :class:`~dpcore.synopsis.PointSynopsis`), or None.
     """
     if not is_public(ds) or ds.bounds is None:
         return None
-    return public_preview(ds, fingerprint, ALGORITHM, {"epsilon": float(epsilon)}).synopsis_
+    return public_preview(ds, fingerprint, ALGORITHM, {"epsilon": float(epsilon),
+                                                       "n_clusters": default_n_clusters(ds)})
+
+
+def synopsis_centres(fit, n_clusters: int) -> np.ndarray:
+    """k-means with ``n_clusters`` on a sanitized database: the one rule of every view of it (issue 66).
+
+    At the release's own k, the centres it carries (published with it, computed when it was drawn); at any other
+    k, a k-means on its points seeded so that every viewer sees the same centres for the same k (cached on the
+    points' content).  The gallery's rule (:func:`ui.gallery_view.synopsis_centres`, on a publication), so one
+    release at one k shows one set of centres on every page.  Post-processing either way: no spend.
+
+    Parameters
+    ----------
+    fit : a fitted sanitizer (:class:`dpcore.algorithms.sanitize.Sanitizer`, a preview or a draw) or the
+        :class:`~dpcore.release.view.ReleasedFit` of its release
+    n_clusters : int >= 1
+
+    Returns
+    -------
+    ndarray (n_clusters, d), data units.
+    """
+    k = int(n_clusters)
+    own = getattr(fit, "n_clusters", None)
+    if (len(fit.cluster_centers_) if own is None else int(own)) == k:
+        return fit.cluster_centers_
+    syn = fit.synopsis_
+    return _level_kmeans(syn, _digest(syn), k)
 
 
 def kmeans_cost(X: np.ndarray, centres: np.ndarray, weights: np.ndarray | None = None) -> float:
@@ -72,10 +110,9 @@ def kmeans_cost(X: np.ndarray, centres: np.ndarray, weights: np.ndarray | None =
 
 
 @st.cache_data(show_spinner="Running… the synopsis' cost error on the raw data", max_entries=32)
-def _errors(_X: np.ndarray, _syn: PointSynopsis, key: str, ks: tuple) -> pd.DataFrame:
+def _errors(_X: np.ndarray, _syn: PointSynopsis, key: str, ks: tuple, _centres: tuple) -> pd.DataFrame:
     rows = []
-    for k in ks:
-        centres = _syn.kmeans(k, random_state=0)       # post-processing of the synopsis
+    for k, centres in zip(ks, _centres):
         true = kmeans_cost(_X, centres)
         est = _syn.cost(centres)
         rows.append({"k": k, "cost on the synopsis": est, "cost on the data": true,
@@ -83,14 +120,15 @@ def _errors(_X: np.ndarray, _syn: PointSynopsis, key: str, ks: tuple) -> pd.Data
     return pd.DataFrame(rows)
 
 
-def cost_errors(X: np.ndarray, syn: PointSynopsis, key: str, ks=ERROR_KS) -> pd.DataFrame:
-    """The relative error of the synopsis' k-means cost against the data's, for the centres k-means finds on it.
+def cost_errors(X: np.ndarray, fit, key: str, ks=ERROR_KS) -> pd.DataFrame:
+    """The relative error of the synopsis' k-means cost against the data's, for the centres shown at each k.
 
     Parameters
     ----------
     X : ndarray (n, d), the raw rows (not private: only where :func:`ui.identity.sees_raw` holds)
-    syn : PointSynopsis
-    key : str, identifies ``syn`` for the cache (a release id, or the preview's settings)
+    fit : a fitted sanitizer or its release (``synopsis_`` a PointSynopsis); the centres are
+        :func:`synopsis_centres`' (post-processing)
+    key : str, identifies ``fit`` for the cache (a release id, or the preview's settings)
     ks : iterable of int
 
     Returns
@@ -98,7 +136,8 @@ def cost_errors(X: np.ndarray, syn: PointSynopsis, key: str, ks=ERROR_KS) -> pd.
     DataFrame with k, the cost on the synopsis (:meth:`PointSynopsis.cost`), on the data, and
     ``|synopsis - data| / data``.
     """
-    return _errors(np.asarray(X, dtype=float), syn, key, tuple(int(k) for k in ks))
+    ks = tuple(int(k) for k in ks)
+    return _errors(np.asarray(X, dtype=float), fit.synopsis_, key, ks, tuple(synopsis_centres(fit, k) for k in ks))
 
 
 def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, sees_raw: bool,
@@ -116,7 +155,7 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
                "(2017, §6); it is drawn only when you press Draw.")
     fit = synopsis_release(ds, fingerprint, epsilon, who=who)
     if fit is not None:
-        _synopsis_view(ds, fit, fit.synopsis_, n_clusters, bounds=bounds, sees_raw=sees_raw, height=height)
+        _synopsis_view(ds, fit, n_clusters, bounds=bounds, sees_raw=sees_raw, height=height)
         return
     if not is_public(ds) or ds.bounds is None:
         return
@@ -127,26 +166,26 @@ def section(ds, fingerprint: str, epsilon: float, n_clusters: int, *, bounds, se
                       "nowhere, spending nothing", key="sanitized_preview_open", on_change="rerun")
     if box.open:
         with box:
-            _synopsis_view(ds, None, preview(ds, fingerprint, epsilon), n_clusters, bounds=bounds, sees_raw=sees_raw,
+            _synopsis_view(ds, preview(ds, fingerprint, epsilon), n_clusters, bounds=bounds, sees_raw=sees_raw,
                            height=height)
 
 
-def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees_raw: bool, height: int) -> None:
-    """A sanitized database's points on a map (k-means on them), its size and, for a recorded draw (``fit``), its
-    ledger, Draw and Publish; a preview (``fit`` None) is labelled one.  Its cost errors on the raw data when
-    ``sees_raw``."""
+def _synopsis_view(ds, fit, n_clusters: int, *, bounds, sees_raw: bool, height: int) -> None:
+    """A sanitized database's points on a map (k-means on them, :func:`synopsis_centres`), its size and, for a
+    recorded draw, its ledger, Draw and Publish; a preview (``fit.preview``) is labelled one.  Its cost errors on the
+    raw data when ``sees_raw``."""
     from .account import show_ledger
     from .draws import draw_controls
     from .maps import map_deck, noisy_cluster_sizes
     from .marks import THINNED_WORDS, is_thinned
 
-    is_preview = fit is None
+    is_preview, syn = bool(getattr(fit, "preview", False)), fit.synopsis_
     if is_preview:
         st.info("PREVIEW, not a release: a draw with fresh noise on this public data, recorded nowhere and spending "
                 "nothing, to choose the level. Press Draw above for the release you can publish.")
     # Post-processing: any k, no spend.  Cached on the synopsis' content (seeded, so the same centres a rerun would
     # compute): ~1 s of every run of the page before (issue 56, speed).
-    centres = _level_kmeans(syn, _digest(syn), n_clusters)
+    centres = synopsis_centres(fit, n_clusters)
     view, side = st.columns([2, 1], gap="medium")
     if ds.geo and syn.points.shape[1] == 2:
         deck = map_deck(bounds=bounds, private_centers=centres, coreset_points=syn.points, coreset_weights=syn.weights,
@@ -168,7 +207,7 @@ def _synopsis_view(ds, fit, syn: PointSynopsis, n_clusters: int, *, bounds, sees
                             on_change="rerun")
         if box.open:
             key = f"release {fit.release_id}" if not is_preview else f"preview {_digest(syn)}"
-            errs = cost_errors(ds.X, syn, key)
+            errs = cost_errors(ds.X, fit, key)
             box.caption("For the centres k-means finds on the synopsis: |cost on the synopsis − cost on the data| / "
                         "cost on the data.")
             # Two columns: the side column is narrow, and the relative error is the figure that chooses a level.
@@ -323,15 +362,14 @@ def _level_fits(ds, fingerprint: str, algorithm: str, params: dict, *, who: str)
     On public data (:func:`ui.releases.is_public`) each level is a preview (never recorded,
     :func:`ui.releases.public_preview` for both), or for the coreset a sentence where it
     cannot run; elsewhere only the draws already recorded for these settings are shown, and a level
-    not drawn yet is None (nothing is fitted).  A synopsis level is its PointSynopsis (or None).
+    not drawn yet is None (nothing is fitted).  A synopsis level is its fit (its ``synopsis_`` a PointSynopsis) or None.
     """
     from .releases import private_releases
     public = is_public(ds)
     if algorithm == ALGORITHM:
         if public:
             return [preview(ds, fingerprint, e) for e in LEVELS]
-        fits = private_releases(ds, fingerprint, ALGORITHM, LEVELS, who=who, draw_missing=False) or [None] * len(LEVELS)
-        return [getattr(f, "synopsis_", None) for f in fits]
+        return private_releases(ds, fingerprint, ALGORITHM, LEVELS, who=who, draw_missing=False) or [None] * len(LEVELS)
     if public:
         # The size of public data is public: PRIVATE-K-MEAN's smallest ε is known before any fit, so a level
         # below it is a sentence in its panel, not a refusal that stops the page (Feldman et al. Alg. 1 line 2).
@@ -389,7 +427,7 @@ def levels_section(ds, fingerprint: str, n_clusters: int, coreset_params: dict, 
     synopses = _level_fits(ds, fingerprint, ALGORITHM, {}, who=who + " (sanitized database)")
     missing = "preview not available" if public else "not drawn at this level"
     top, bottom, table = [], [], []
-    for e, cf, syn in zip(LEVELS, coresets, synopses):
+    for e, cf, sf in zip(LEVELS, coresets, synopses):
         row: dict = {"ε": f"{e:g}"}
         title = f"ε = {e:g}"
         if isinstance(cf, str) or getattr(cf, "synopsis_", None) is None:
@@ -403,11 +441,12 @@ def levels_section(ds, fingerprint: str, n_clusters: int, coreset_params: dict, 
             if sees_raw:
                 row[f"coreset cost error, k = {n_clusters}"] = _level_error(ds.X, cs.points, cs.weights,
                                                                            cf.cluster_centers_, _digest(cs, cf))
+        syn = getattr(sf, "synopsis_", None)
         if syn is None:
             bottom.append({"title": title, "note": missing})
             row["synopsis points"] = "—"
         else:
-            centres = _level_kmeans(syn, _digest(syn), n_clusters)     # post-processing: no spend
+            centres = synopsis_centres(sf, n_clusters)     # post-processing: no spend
             bottom.append({"title": title, "points": syn.points[:, :2], "weights": syn.weights,
                            "centers": centres[:, :2]})
             row["synopsis points"] = str(syn.size)

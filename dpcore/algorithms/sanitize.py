@@ -29,6 +29,7 @@ adaptive grid's consistency step.
 from __future__ import annotations
 
 import math
+import threading
 from numbers import Integral, Real
 
 import numpy as np
@@ -48,6 +49,8 @@ METHODS = ("privtree", "adaptive", "uniform")
 MAX_FINE_CELLS = 1 << 21
 #: Largest dimension a point synopsis is offered for (maps first; the cells grow as 2^(J d)).
 MAX_DIM = 3
+#: Guards the one computation of :attr:`Sanitizer.cluster_centers_` (k-means on the synopsis) across threads.
+_CENTERS_LOCK = threading.Lock()
 
 
 def privtree_depth(d: int, max_cells: int = MAX_FINE_CELLS) -> int:
@@ -243,10 +246,14 @@ class Sanitizer(DPClusterer):
         centers: np.ndarray | None = vars(self).get("_centers")
         if centers is None:
             self._check_fitted()
-            synopsis = self.synopsis_
-            assert isinstance(synopsis, PointSynopsis)
-            centers = synopsis.kmeans(self.n_clusters, random_state=self._kmeans_seed)
-            self._centers = centers
+            # One k-means however many threads read it at once (the app's page and its preview-cache writer).
+            with _CENTERS_LOCK:
+                centers = vars(self).get("_centers")
+                if centers is None:
+                    synopsis = self.synopsis_
+                    assert isinstance(synopsis, PointSynopsis)
+                    centers = synopsis.kmeans(self.n_clusters, random_state=self._kmeans_seed)
+                    self._centers = centers
         return centers
 
     @fit_doc("Release the point synopsis (``synopsis_``).")
