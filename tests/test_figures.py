@@ -191,3 +191,22 @@ def test_the_panels_ticks_read_apart(lo, hi):
     inner = [lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)]
     text = _tick_labels(inner)
     assert len(set(text)) == 2 and all(abs(float(t) - v) <= 0.1 * (inner[1] - inner[0]) for t, v in zip(text, inner))
+
+
+def test_a_fine_grid_of_counts_hovers_in_blocks_of_at_most_the_hover_cap_and_leaves_the_rest_to_points():
+    """Issue 66: transparent hover polygons cost the browser's software WebGL ~0.3 ms each; a grid of noisy counts
+    sends at most MAX_HOVER_CELLS blocks (their counts summed), whatever the marks' budget, and the points drawn
+    beside it get what the hover does not use.  Cluster labels cannot be summed: they are not capped so."""
+    from ui.marks import MAX_HOVER_CELLS, MAX_MARKS
+    rng = np.random.default_rng(2)
+    edges = [np.linspace(-74.1, -73.9, 134), np.linspace(40.7, 40.9, 134)]     # the Explorer's 133 x 133 grid
+    counts = rng.normal(0, 5, (133, 133))
+    raw = rng.uniform([-74.1, 40.7], [-73.9, 40.9], (20_000, 2))
+    layers = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts, raw_points=raw))
+    hover = layers["synopsis-hover"]["data"]
+    assert 0.5 * MAX_HOVER_CELLS < len(hover) <= MAX_HOVER_CELLS and "4 × 4 cells" in hover[0]["tip"]
+    assert len(hover) + len(layers["raw"]["data"]) > 0.99 * (MAX_MARKS - 20)       # none of the budget wasted
+    labels = rng.integers(-1, 3, (60, 60))
+    hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=[np.linspace(-74.1, -73.9, 61), np.linspace(40.7, 40.9, 61)],
+                               cell_labels=labels))["synopsis-hover"]["data"]
+    assert len(hover) == int((labels >= 0).sum()) > MAX_HOVER_CELLS

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pydeck as pdk
 
-from .marks import MAX_MARKS, REST, shares, thin_points
+from .marks import MAX_HOVER_CELLS, MAX_MARKS, REST, shares, thin_points
 
 PRIVATE_RGB = [230, 85, 13]
 BASELINE_RGB = [8, 48, 107]
@@ -325,7 +325,8 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     pydeck.Deck
         On CARTO's token-free light basemap; hover (tooltip ``{tip}``) shows a cell's noisy count and a
         centre's coordinates and size.  At most :data:`ui.marks.MAX_MARKS` marks (issue 66): the grid's hover
-        cells, the raw points and the weighted points share what the centres and the box leave; raw or
+        cells (for counts, at most :data:`ui.marks.MAX_HOVER_CELLS` blocks), the raw points and the weighted points
+        share what the centres and the box leave; raw or
         weighted points beyond their share are drawn as the heaviest (the raw points: the first in the order
         given) and one image of the others' summed weight (ids ``raw-rest``, ``coreset-rest``).
     """
@@ -342,7 +343,9 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     core = coreset_points is not None and len(coreset_points) > 0
     # The marks' budget: the box, the centres and one image per layer are fixed; the rest is shared.
     fixed = len(sides) + sum(len(c) for c in (private_centers, baseline_centers) if c is not None) + grid + raw + core
-    hover_n = 0 if not grid else (np.size(cell_labels) if cell_labels is not None else np.size(synopsis_counts))
+    # Counts are summed into blocks of at most MAX_HOVER_CELLS; cluster labels cannot be, so they ask for every cell.
+    hover_n = 0 if not grid else (np.size(cell_labels) if cell_labels is not None
+                                  else min(np.size(synopsis_counts), MAX_HOVER_CELLS))
     hover_cap, raw_cap, core_cap = shares([hover_n, len(raw_points) if raw else 0,
                                            len(coreset_points) if core else 0], MAX_MARKS - fixed)
     if grid:

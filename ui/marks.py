@@ -19,6 +19,12 @@ import numpy as np
 #: more would overlap into the shade the binned image shows anyway.  Drawn in SVG, 5,000 plotly markers take
 #: ~0.5 s of the browser's main thread; the 84,000 of the levels view took ~13 s.
 MAX_MARKS = 5000
+#: The most hover shapes a map sends for a grid of noisy counts (each a block of cells with its summed count in
+#: the tooltip).  A hover shape is a transparent polygon that the browser still tessellates and draws: on the
+#: Explorer's map, 4,489 of them took ~2.3 s of headless Chromium's software WebGL and 1,000 ~1.2 s (issue 66,
+#: benchmarks/results/browser_pages.txt).  At this count a 700-pixel map has ~35 blocks a side, each >= 20 pixels:
+#: about what a pointer can aim at; the colours still show every cell.
+MAX_HOVER_CELLS = 1200
 #: Cells per side of the grid the points beyond a figure's share are summed onto (for a map: one image).
 REST_BINS = 128
 #: The tag of a figure's part that shows the points not drawn as marks (a pydeck layer's id ends ``-rest``, a
