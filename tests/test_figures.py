@@ -56,7 +56,7 @@ def test_hover_cells_exact_when_few_blocks_when_many_and_counts_add_up(monkeypat
     assert len(hover["data"]) == 70 and all(d["tip"].startswith("noisy count: ") for d in hover["data"])
     # The figure's budget of marks, read where the map is built: the box (4 sides) and the grid's image take 5, so 20 are
     # left for the hover cells.
-    monkeypatch.setattr(maps, "MAX_MARKS", 25)
+    monkeypatch.setattr(maps, "MAX_MAP_MARKS", 25)
     hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts))["synopsis-hover"]
     assert len(hover["data"]) == 20 and "2 × 2 cells" in hover["data"][0]["tip"]   # 5 x 4 blocks
     # the blocks cover the whole grid: their polygons tile the box and their counts sum to the total
@@ -127,7 +127,7 @@ def test_many_weighted_points_heaviest_as_discs_the_rest_as_one_image(monkeypatc
     """A sanitized database of ~20,000 points: the heaviest drawn as discs at their place and size, each with its
     exact weight on hover; the others' weights summed per cell in one image (issue 66: no more marks than the
     figure's budget)."""
-    monkeypatch.setattr(maps, "MAX_MARKS", 55)      # the box (4 sides) and the rest's image take 5: 50 discs
+    monkeypatch.setattr(maps, "MAX_MAP_MARKS", 55)      # the box (4 sides) and the rest's image take 5: 50 discs
     rng = np.random.default_rng(3)
     pts = BOX[0] + rng.random((400, 2)) * (BOX[1] - BOX[0])
     w = rng.permutation(np.arange(400.0))          # distinct weights: the heaviest 50 are 350..399
@@ -195,18 +195,21 @@ def test_the_panels_ticks_read_apart(lo, hi):
 
 def test_a_fine_grid_of_counts_hovers_in_blocks_of_at_most_the_hover_cap_and_leaves_the_rest_to_points():
     """Issue 66: transparent hover polygons cost the browser's software WebGL ~0.3 ms each; a grid of noisy counts
-    sends at most MAX_HOVER_CELLS blocks (their counts summed), whatever the marks' budget, and the points drawn
-    beside it get what the hover does not use.  Cluster labels cannot be summed: they are not capped so."""
-    from ui.marks import MAX_HOVER_CELLS, MAX_MARKS
+    sends at most MAX_HOVER_CELLS blocks (their counts summed), and the points drawn beside it share the map's
+    budget.  Cluster labels cannot be summed: they are not capped so."""
+    from ui.marks import MAX_HOVER_CELLS, MAX_MAP_MARKS
     rng = np.random.default_rng(2)
     edges = [np.linspace(-74.1, -73.9, 134), np.linspace(40.7, 40.9, 134)]     # the Explorer's 133 x 133 grid
     counts = rng.normal(0, 5, (133, 133))
+    hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts))["synopsis-hover"]["data"]
+    assert 0.5 * MAX_HOVER_CELLS < len(hover) <= MAX_HOVER_CELLS and "4 × 4 cells" in hover[0]["tip"]
+    # With raw points beside the grid, the map's budget is shared and the points get what the hover leaves.
     raw = rng.uniform([-74.1, 40.7], [-73.9, 40.9], (20_000, 2))
     layers = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, synopsis_counts=counts, raw_points=raw))
-    hover = layers["synopsis-hover"]["data"]
-    assert 0.5 * MAX_HOVER_CELLS < len(hover) <= MAX_HOVER_CELLS and "4 × 4 cells" in hover[0]["tip"]
-    assert len(hover) + len(layers["raw"]["data"]) > 0.99 * (MAX_MARKS - 20)       # none of the budget wasted
-    labels = rng.integers(-1, 3, (60, 60))
-    hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=[np.linspace(-74.1, -73.9, 61), np.linspace(40.7, 40.9, 61)],
+    hover, drawn = layers["synopsis-hover"]["data"], layers["raw"]["data"]
+    assert len(hover) <= MAX_HOVER_CELLS and len(hover) + len(drawn) <= MAX_MAP_MARKS
+    assert len(drawn) >= (MAX_MAP_MARKS - 20) // 2
+    labels = rng.integers(-1, 3, (45, 45))             # ~1,500 labelled cells: more than the counts' cap
+    hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=[np.linspace(-74.1, -73.9, 46), np.linspace(40.7, 40.9, 46)],
                                cell_labels=labels))["synopsis-hover"]["data"]
     assert len(hover) == int((labels >= 0).sum()) > MAX_HOVER_CELLS

@@ -11,7 +11,7 @@ from dpcore.algorithms import Sanitizer
 from dpcore.release import build_release, to_csv, to_json
 from ui import charts, maps
 from ui.gallery_view import release_view, synopsis_frame
-from ui.marks import MAX_MARKS, count_marks, is_thinned, shares, thin_points
+from ui.marks import MAX_MAP_MARKS, MAX_MARKS, count_marks, is_thinned, shares, thin_points
 from ui.sanitized import levels_figure
 
 COLUMNS = ["longitude", "latitude"]
@@ -68,11 +68,11 @@ def test_maps_of_a_sanitized_database_and_of_raw_points_stay_under_the_cap(sanit
     deck = maps.map_deck(bounds=taxi_bounds, private_centers=syn.points[:5], baseline_centers=syn.points[5:10],
                          synopsis_edges=edges, synopsis_counts=counts, raw_points=taxi_X[:30_000],
                          coreset_points=syn.points, coreset_weights=syn.weights)
-    assert count_marks(deck) <= MAX_MARKS and is_thinned(deck)
+    assert count_marks(deck) <= MAX_MAP_MARKS and is_thinned(deck)       # a map's own, smaller budget
     layers = {layer.id: layer for layer in deck.layers}
     assert {"raw-rest", "coreset-rest", "synopsis", "synopsis-hover"} <= set(layers)
     # Budget shared, none wasted: the three large layers together use what the centres, box and images leave.
-    assert len(layers["synopsis-hover"].data) + len(layers["raw"].data) + len(layers["coreset"].data) > 0.9 * MAX_MARKS
+    assert len(layers["synopsis-hover"].data) + len(layers["raw"].data) + len(layers["coreset"].data) > 0.9 * MAX_MAP_MARKS
 
 
 def test_scatter_figures_stay_under_the_cap(sanitized, taxi_X, taxi_bounds):
@@ -86,7 +86,7 @@ def test_scatter_figures_stay_under_the_cap(sanitized, taxi_X, taxi_bounds):
     kind, fig = release_view(plot_rel)
     assert kind == "plot" and count_marks(fig) <= MAX_MARKS and is_thinned(fig)
     kind, deck = release_view(rel)
-    assert kind == "map" and count_marks(deck) <= MAX_MARKS and is_thinned(deck)
+    assert kind == "map" and count_marks(deck) <= MAX_MAP_MARKS and is_thinned(deck)
 
 
 def test_the_levels_view_stays_under_the_cap_and_the_download_holds_every_point(sanitized, taxi_bounds):

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pydeck as pdk
 
-from .marks import MAX_HOVER_CELLS, MAX_MARKS, REST, shares, thin_points
+from .marks import MAX_HOVER_CELLS, MAX_MAP_MARKS, REST, shares, thin_points
 
 PRIVATE_RGB = [230, 85, 13]
 BASELINE_RGB = [8, 48, 107]
@@ -154,7 +154,7 @@ def _cell_polygons(ex, ey, ix, iy) -> list:
 
 
 def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = None,
-                scale: float | None = None, value_label: str = "noisy count", max_hover: int = MAX_MARKS) -> list:
+                scale: float | None = None, value_label: str = "noisy count", max_hover: int = MAX_MAP_MARKS) -> list:
     """Layers drawing a released 2-D grid: one image of all cells, and a light hover layer.
 
     Parameters
@@ -168,7 +168,7 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
     value_label : str, default "noisy count"
         What a cell's value is, in its tooltip (``"exact count (not private)"`` for the data
         owner's density overlay of a large source).
-    max_hover : int, default :data:`ui.marks.MAX_MARKS`
+    max_hover : int, default :data:`ui.marks.MAX_MAP_MARKS`
         The most hover shapes sent (each is a mark: one JSON object, ~3-10 µs to build and send, and a
         polygon for the browser).
 
@@ -324,7 +324,7 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     -------
     pydeck.Deck
         On CARTO's token-free light basemap; hover (tooltip ``{tip}``) shows a cell's noisy count and a
-        centre's coordinates and size.  At most :data:`ui.marks.MAX_MARKS` marks (issue 66): the grid's hover
+        centre's coordinates and size.  At most :data:`ui.marks.MAX_MAP_MARKS` marks (issue 66): the grid's hover
         cells (for counts, at most :data:`ui.marks.MAX_HOVER_CELLS` blocks), the raw points and the weighted points
         share what the centres and the box leave; raw or
         weighted points beyond their share are drawn as the heaviest (the raw points: the first in the order
@@ -347,7 +347,7 @@ def map_deck(*, bounds, private_centers=None, baseline_centers=None, synopsis_ed
     hover_n = 0 if not grid else (np.size(cell_labels) if cell_labels is not None
                                   else min(np.size(synopsis_counts), MAX_HOVER_CELLS))
     hover_cap, raw_cap, core_cap = shares([hover_n, len(raw_points) if raw else 0,
-                                           len(coreset_points) if core else 0], MAX_MARKS - fixed)
+                                           len(coreset_points) if core else 0], MAX_MAP_MARKS - fixed)
     if grid:
         layers += grid_layers(synopsis_edges, synopsis_counts, labels=cell_labels, value_label=synopsis_label,
                               max_hover=hover_cap)
@@ -408,7 +408,7 @@ def cluster_rgba(labels, alpha: int = 190) -> np.ndarray:
     return out
 
 
-__all__ = ["PRIVATE_RGB", "BASELINE_RGB", "RAW_RGB", "NOT_PRIVATE", "BASEMAP", "MAX_IMAGE_SIDE", "MAX_MARKS",
+__all__ = ["PRIVATE_RGB", "BASELINE_RGB", "RAW_RGB", "NOT_PRIVATE", "BASEMAP", "MAX_IMAGE_SIDE", "MAX_MAP_MARKS",
            "TOOLTIP", "count_scale", "diverging_rgba", "count_legend_html", "block_sums", "grid_image",
            "grid_layers", "rest_layer", "noisy_cluster_sizes", "published_view_kwargs", "map_view", "map_deck",
            "CLUSTER_PALETTE", "cluster_rgba"]

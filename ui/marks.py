@@ -19,6 +19,12 @@ import numpy as np
 #: more would overlap into the shade the binned image shows anyway.  Drawn in SVG, 5,000 plotly markers take
 #: ~0.5 s of the browser's main thread; the 84,000 of the levels view took ~13 s.
 MAX_MARKS = 5000
+#: The most marks one map carries (:func:`ui.maps.map_deck`), fewer than a plotly figure's: deck.gl draws every disc
+#: and hover shape in the browser's WebGL, which without a GPU (software rendering, as in headless Chromium) costs
+#: ~0.3 ms a mark: a sanitized database's 5,000 discs took ~1.3 s more of the gallery's map than 10 did, 1,200 discs
+#: ~0.3 s (issue 66, benchmarks/results/browser_pages.txt).  The heaviest points are discs, the others the shade of
+#: their cells, as for every figure (:func:`thin_points`).
+MAX_MAP_MARKS = 2000
 #: The most hover shapes a map sends for a grid of noisy counts (each a block of cells with its summed count in
 #: the tooltip).  A hover shape is a transparent polygon that the browser still tessellates and draws: on the
 #: Explorer's map, 4,489 of them took ~2.3 s of headless Chromium's software WebGL and 1,000 ~1.2 s (issue 66,
