@@ -7,7 +7,9 @@ The first page anyone opens on a fresh server used to pay for importing dpcore a
 (scikit-learn, SciPy, numba, pandas, pydeck, plotly: ~1.5-2.5 s on 2 cores) and for loading numba's
 compiled kernels from their cache (~0.3 s).  This launcher does both before the server starts to listen,
 as an application server's preload does: the server answers 1.3-1.9 s later (measured on 2 cores), and no
-visitor waits for an import.  Everything else (data, fits, caches) is computed by the pages themselves, as before.
+visitor waits for an import.  What the preload built is then frozen out of the garbage collector's full passes,
+which Streamlit runs after every script run (:func:`_freeze_heap`).  Everything else (data, fits, caches) is
+computed by the pages themselves, as before.
 
 Any further arguments are ``streamlit run`` options (``--server.port 8502``, ``--server.headless true``).
 """
@@ -58,12 +60,28 @@ def preload() -> float:
     except ImportError:
         pass
     _no_repl_check()
+    _freeze_heap()
     return time.perf_counter() - t0
 
 
+def _freeze_heap() -> None:
+    """Leave what the preload built out of every later garbage collection (``gc.freeze``).
+
+    Streamlit runs a full collection after every script run (``runner.postScriptGC``) with the interpreter lock
+    held: over the ~290,000 objects of the imported libraries that is ~0.3 s of each page visit and each widget
+    move on 2 cores (issue 66; py-spy of the gallery's first visit), during which the server sends nothing.
+    Modules imported at start are never garbage, so moving them to the permanent generation loses nothing; what
+    the pages create later is collected as before.
+    """
+    import gc
+    gc.collect()
+    gc.freeze()
+
+
 def preload_gallery() -> float:
-    """Import what the public gallery imports (the release store, the release views, plotly, pydeck), nothing that
-    reads raw data; returns the seconds it took (~0.8 s of the gallery's first visit before, issue 66).
+    """Import what the public gallery imports (the release store, the release views, pandas, plotly, pydeck), nothing
+    that reads raw data; returns the seconds it took (~0.8 s of the gallery's first visit before, issue 66, and
+    pandas ~0.6 s more).
 
     Raises
     ------
@@ -74,6 +92,7 @@ def preload_gallery() -> float:
     from ui import gallery_guard
     t0 = time.perf_counter()
     gallery_guard.install()      # refused here too: the preload fails rather than carry one in
+    import pandas  # noqa: F401  - the gallery's tables (ui.gallery_view): ~0.6 s of its first visit before
     import plotly.graph_objects  # noqa: F401
     import pydeck  # noqa: F401
     from streamlit.runtime.pages_manager import PagesManager
@@ -88,6 +107,7 @@ def preload_gallery() -> float:
     PagesManager.uses_pages_directory = False
     if gallery_guard.loaded():
         raise RuntimeError(f"the gallery's preload imported {gallery_guard.loaded()}, which read raw data")
+    _freeze_heap()
     return time.perf_counter() - t0
 
 
