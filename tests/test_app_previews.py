@@ -121,7 +121,8 @@ def test_the_sanitized_database_preview_is_the_apps_one_preview_mechanism(monkey
     monkeypatch.setattr(releases, "_fit_private", spy)
     X = np.random.default_rng(0).uniform([-74.0, 40.7], [-73.9, 40.8], (2000, 2))
     ds = SimpleNamespace(name="one-preview-test", X=X, bounds=(np.array([-74.1, 40.6]), np.array([-73.8, 40.9])),
-                         public=True, columns=["longitude", "latitude"], units=None, geo=True, title="t")
+                         public=True, columns=["longitude", "latitude"], units=None, geo=True, title="t",
+                         n_clusters_hint=None)
     fit = sanitized.preview(ds, "fp", 0.7)
     syn = fit.synopsis_
     assert syn is not None and syn.kind == "points" and syn.size > 0

@@ -172,7 +172,7 @@ def algorithm_settings(algorithm: str) -> dict:
 
 def default_n_clusters(ds, max_value: int = 100) -> int:
     """The k a data set opens with: its literature k (``ds.n_clusters_hint``: S1 15, the taxi sample 5), else 5."""
-    return min(getattr(ds, "n_clusters_hint", None) or 5, max_value)
+    return min(ds.n_clusters_hint or 5, max_value)
 
 
 def n_clusters_input(ds, *, key: str = "k", max_value: int = 100) -> int:

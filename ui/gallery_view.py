@@ -126,7 +126,19 @@ def synopsis_centres(release: dict, n_clusters: int) -> np.ndarray:
     published = np.asarray(release["centroids"], dtype=float).reshape(-1, len(release["dataset"]["columns"]))
     if k == len(published):
         return published
-    return point_synopsis(release).kmeans(k, random_state=0)
+    return seeded_centres(point_synopsis(release), k)
+
+
+def seeded_centres(synopsis, n_clusters: int) -> np.ndarray:
+    """k-means with ``n_clusters`` on a point synopsis, its initialisation seeded (seed 0) so that every viewer of
+    every page sees the same centres for the same points and k (:func:`synopsis_centres`,
+    :func:`ui.sanitized.synopsis_centres`).  Post-processing of released points: a seed here reveals nothing.
+
+    Returns
+    -------
+    ndarray (n_clusters, d), data units.
+    """
+    return synopsis.kmeans(int(n_clusters), random_state=0)
 
 
 def centres_origin(release: dict, n_clusters: int) -> str:

@@ -396,7 +396,8 @@ def _digest(*parts) -> str:
 
 @st.cache_data(show_spinner="Running… k-means on the released points", max_entries=64)
 def _level_kmeans(_syn: PointSynopsis, key: str, n_clusters: int) -> np.ndarray:
-    return _syn.kmeans(n_clusters, random_state=0)
+    from .gallery_view import seeded_centres
+    return seeded_centres(_syn, n_clusters)
 
 
 @st.cache_data(show_spinner="Running… the cost error on the raw data", max_entries=64)
