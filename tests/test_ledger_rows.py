@@ -52,3 +52,23 @@ def test_short_or_unlike_runs_stay_one_row_a_step():
     rows = ledger_rows(ledger.to_records(), grouped=True)
     assert list(rows["step"])[-1] == "round 5–7: SMALL-BALL (3 steps of ε = 0.2)"
     assert rows["epsilon"].iloc[-1] == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize("algorithm, params", [("zcdp_lloyd", {"delta": 1e-6}), ("coreset", {"delta": 1e-8, "epsilon": 10.0})])
+def test_a_draw_and_its_release_show_one_ledger(blobs, algorithm, params):
+    """The pages' ledger of a fit and the gallery's of its release: the same steps, ε and δ, written by the one
+    formatter (two formatters had written 1e-06 on a page and 0.000001 in the gallery)."""
+    X, bounds, _ = blobs
+    est = dpcore.ALGORITHMS[algorithm](n_clusters=3, bounds=bounds, **{"epsilon": 2.0, **params}).fit(X)
+    page = ledger_frame(est.budget_, grouped=True)
+    gallery = ledger_table(build_release(est, algorithm=algorithm, dataset="blobs", columns=["x", "y"]))
+    for column in ("step", "ε", "δ", "mechanism", "sensitivity"):
+        assert list(page[column]) == list(gallery[column]), column
+    assert "share" in page and "share" not in gallery
+    assert not any("-" in cell for cell in list(page["ε"]) + list(page["δ"]))    # U+2212: no wrap at a hyphen
+    assert list(page.columns[:2]) == ["step", "ε"]
+
+
+def test_a_ledger_granted_nothing_has_an_empty_share():
+    ledger = BudgetLedger(0.0)
+    assert list(ledger_frame(ledger)["share"]) == []

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import dpcore
-from dpcore.formatting import fmt_epsilon, fmt_number
+from dpcore.formatting import fmt_delta, fmt_epsilon, fmt_number
 
 from .maps import CLUSTER_PALETTE, NOT_PRIVATE
 from .marks import MAX_MARKS, REST, thin_points
@@ -148,21 +148,41 @@ def ledger_rows(records, *, grouped: bool = False) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["step", "mechanism", "sensitivity", "epsilon", "delta", "steps"])
 
 
-def ledger_frame(ledger, *, grouped: bool = False) -> pd.DataFrame:
-    """The budget ledger as a table: step, mechanism, sensitivity, ε, δ, share of the ε granted.
+def ledger_table(records, *, grouped: bool = False, total: float | None = None) -> pd.DataFrame:
+    """The budget ledger as a table of words: step, ε, share of the grant (with ``total``), δ (when a step has
+    one), mechanism, sensitivity.  The one table every view of a ledger shows (the pages' ledger, the gallery's,
+    the sanitized database's panel), so one step reads the same everywhere.
 
-    ``grouped``: runs of like steps as one row (:func:`ledger_rows`).  Numbers are written to 3 significant digits
-    with a minus sign (U+2212), not a hyphen, in "1e−06": a table cell may wrap at a hyphen ("1e-" over "06").
+    Parameters
+    ----------
+    records : iterable of dict, a ledger's ``to_records()`` or a release's ``ledger`` (:func:`ledger_rows`)
+    grouped : bool, runs of like steps as one row (:func:`ledger_rows`)
+    total : float or None, the ε granted: adds the ``share`` column (each row's part of it; empty for 0)
+
+    ε and δ come from the one formatter (:func:`dpcore.formatting.fmt_epsilon`, :func:`~dpcore.formatting.fmt_delta`)
+    with a minus sign (U+2212) for a hyphen: a table cell may wrap at a hyphen ("1e-" over "6").  ε beside the
+    step's name: in a half-width column the mechanisms pushed it off-screen (issue 65).  Public: the entries are
+    fixed by the algorithm and its public inputs.
     """
-    df = ledger_rows(ledger.to_records(), grouped=grouped)
-    total = ledger.epsilon or 0.0
-    out = pd.DataFrame({"step": df["step"], "mechanism": df["mechanism"],
-                        "ε": df["epsilon"].map(lambda e: f"{e:.3g}".replace("-", "−")),
-                        "share": (df["epsilon"] / total).map(lambda s: f"{s:.0%}") if total else ""})
+    df = ledger_rows(records, grouped=grouped)
+    out = pd.DataFrame({"step": df["step"], "ε": df["epsilon"].map(lambda e: _minus(fmt_epsilon(e)))})
+    if total is not None:
+        out["share"] = (df["epsilon"] / total).map(lambda s: f"{s:.0%}") if total else ""
     if (df["delta"] > 0).any():
-        out["δ"] = df["delta"].map(lambda d: f"{d:.2g}".replace("-", "−"))
+        out["δ"] = df["delta"].map(lambda d: _minus(fmt_delta(d)))
+    out["mechanism"] = df["mechanism"]
     out["sensitivity"] = df["sensitivity"].map(lambda s: "" if s is None or pd.isna(s) else f"{s:.4g}")
     return out
+
+
+def _minus(text: str) -> str:
+    return text.replace("-", "\u2212")
+
+
+def ledger_frame(ledger, *, grouped: bool = False) -> pd.DataFrame:
+    """A :class:`~dpcore.privacy.accountant.BudgetLedger` as :func:`ledger_table`, with each row's share of the ε
+    it was granted."""
+    return ledger_table(ledger.to_records(), grouped=grouped, total=ledger.epsilon or 0.0)
 
 
 def label_grid_figure(*, edges, labels, columns, title: str | None = None, height: int = 480) -> go.Figure:
@@ -587,7 +607,7 @@ def reference_strip_figure(marks: dict, deployments, *, height: int = 400) -> go
     return fig
 
 
-__all__ = ["rest_heatmap", "scatter_figure", "ledger_frame", "ledger_rows", "GROUP_STEPS",
+__all__ = ["rest_heatmap", "scatter_figure", "ledger_frame", "ledger_table", "ledger_rows", "GROUP_STEPS",
            "label_grid_figure", "small_multiples_figure",
            "algorithm_colour", "utility_curve_figure", "accuracy_figure", "advice_figure", "privacy_bounds_figure",
            "center_images", "center_images_figure", "inertia_reference_figure", "reference_strip_figure", "log_ticks",

@@ -192,19 +192,10 @@ def _high_dimensional_view(release: dict):
 
 
 def ledger_table(release: dict) -> pd.DataFrame:
-    """The release's own budget ledger: one row per noisy step (runs of like steps in one row,
-    :func:`ui.charts.ledger_rows`), what it spent next to its name (the ε column was off-screen to the right of
-    the mechanisms in the gallery's half-width column, issue 65)."""
-    from dpcore.formatting import fmt_delta, fmt_epsilon
-
-    from .charts import ledger_rows
-    df = ledger_rows(release["ledger"], grouped=True)
-    out = pd.DataFrame({"step": df["step"], "ε": df["epsilon"].map(fmt_epsilon)})
-    if (df["delta"] > 0).any():
-        out["δ"] = df["delta"].map(fmt_delta)
-    out["mechanism"] = df["mechanism"]
-    out["sensitivity"] = df["sensitivity"].map(lambda s: "" if s is None or pd.isna(s) else f"{s:.4g}")
-    return out
+    """The release's own budget ledger (:func:`ui.charts.ledger_table`, runs of like steps in one row): the table
+    the pages show for a draw's ledger, without the share column (a release states its total beside it)."""
+    from .charts import ledger_table as table
+    return table(release["ledger"], grouped=True)
 
 
 def centres_table(release: dict, centres=None) -> pd.DataFrame:
