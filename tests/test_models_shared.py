@@ -102,7 +102,7 @@ def _setting(**kw):
     X = np.c_[centres[0][rng.integers(0, 3, 1500)] + rng.normal(0, 0.004, (1500, 1)),
               centres[1][rng.integers(0, 3, 1500)] + rng.normal(0, 0.004, (1500, 1))]
     s = M.ErrorSetting(data="data:test-geo:fp", algorithm="eugkm", n_clusters=3, params=(), lower=(-74.0, 40.68),
-                       upper=(-73.88, 40.82), geo=True, source="this public data", **kw)
+                       upper=(-73.88, 40.82), geo=True, **{"source": "this public data", **kw})
     return s, (lambda: (X, None))
 
 
@@ -125,6 +125,69 @@ def test_the_accuracy_answer_shows_the_same_band_as_the_expected_error():
         band = M.expected_error(setting, float(eps), points)
         assert tuple(answer.band[i]) == pytest.approx((band.low, band.median, band.high))
     assert answer.unit == "m" and answer.n_releases == M.EXPECTED_ERROR_RELEASES
+
+
+def test_sessions_asking_for_one_band_at_once_share_one_simulation():
+    """A class opening the Explorer together: the second session waits for the first's simulation, not a second."""
+    import threading
+    import time
+
+    from ui.models.expected_error import _LRU
+    cache, calls, out = _LRU(4), [], []
+
+    def make():
+        calls.append(1)
+        time.sleep(0.3)
+        return len(calls)
+    threads = [threading.Thread(target=lambda: out.append(cache.get("k", make))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [1] and out == [1, 1, 1, 1]
+
+    def fails():
+        calls.append(1)
+        time.sleep(0.2)
+        raise RuntimeError("stopped")
+    errors, values = [], []
+
+    def first():
+        try:
+            cache.get("j", fails)
+        except RuntimeError as exc:
+            errors.append(exc)
+    t = threading.Thread(target=first)
+    t.start()
+    time.sleep(0.05)
+    values.append(cache.get("j", lambda: "computed by the waiter"))   # the first stopped: the waiter computes
+    t.join()
+    assert len(errors) == 1 and values == ["computed by the waiter"]
+
+
+def test_a_band_on_public_data_is_kept_on_disk_and_one_on_raw_data_is_not(tmp_path, monkeypatch):
+    """A restarted server reads the public data's simulation back (issue 66: the Explorer's first visit simulated
+    50 releases); an owner's raw data are simulated again, never written."""
+    from ui.models import expected_error as E
+
+    def restarted():
+        E._ERRORS.clear()
+        E._POINTS.clear()
+
+    def never():
+        raise AssertionError("simulated again")
+    setting, points = _setting(public=True)
+    band = M.expected_error(setting, 0.7, points)
+    assert list((tmp_path / "previews").rglob("*.json"))
+    restarted()
+    assert M.expected_error(setting, 0.7, never) == band                      # read back, nothing simulated
+    monkeypatch.setenv("DPCORE_PREVIEW_CACHE", str(tmp_path / "other"))
+    raw, points = _setting(source="raw data")
+    M.expected_error(raw, 0.7, points)
+    restarted()
+    assert not list((tmp_path / "other").rglob("*.json"))
+    with pytest.raises(AssertionError, match="simulated again"):
+        M.expected_error(raw, 0.7, never)
 
 
 # -- names people read ----------------------------------------------------------------------------------------

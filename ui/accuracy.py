@@ -78,7 +78,7 @@ def error_setting(ds, fp: str, algorithm: str, k: int, params: dict):
     lower, upper = (tuple(np.broadcast_to(np.asarray(b, dtype=float), (d,)).tolist()) for b in ds.bounds)
     public = bool(getattr(ds, "public", False))
     setting = ErrorSetting(f"data:{ds.name}:{fp}", algorithm, int(k), tuple(sorted(p.items())), lower, upper, geo,
-                           "this public data" if public else "raw data")
+                           "this public data" if public else "raw data", public=public)
     return setting, (lambda: (ds.X, ds.units if unit else None))
 
 

@@ -6,7 +6,8 @@ shares one per setting with every session; this module also keeps it on disk, as
 would publish (:func:`dpcore.release.build_release`, written by a background thread), keyed by the setting
 (which names the data's content digest) and by the code that computed it (:func:`code_version`).  A restarted
 server shows the same preview instead of fitting it again: Figure 8's levels view fits eight previews, four of
-them PRIVATE-K-MEAN's at 1.2-1.7 s of CPU each.
+them PRIVATE-K-MEAN's at 1.2-1.7 s of CPU each.  The expected-error band's simulations on public data are kept
+here too (:mod:`ui.models.expected_error`: the Explorer's first visit simulated 50 releases, ~7 s of CPU).
 
 Only previews of public data may be stored here (the caller checks, :func:`ui.releases.public_preview`): their
 noise protects nothing, so a copy on disk shares nothing private.  No Streamlit here.
