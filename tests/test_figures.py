@@ -213,3 +213,29 @@ def test_a_fine_grid_of_counts_hovers_in_blocks_of_at_most_the_hover_cap_and_lea
     hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=[np.linspace(-74.1, -73.9, 46), np.linspace(40.7, 40.9, 46)],
                                cell_labels=labels))["synopsis-hover"]["data"]
     assert len(hover) == int((labels >= 0).sum()) > MAX_HOVER_CELLS
+
+
+def test_many_labelled_cells_hover_by_runs_of_one_cluster_and_cover_every_cell():
+    """Above the map's budget a WaveCluster grid's labels hovered nowhere (issue 66's cap); a row's run of one
+    cluster's cells now hovers as one rectangle, and every labelled cell lies in exactly one run of its label."""
+    from ui.maps import label_runs
+    from ui.marks import MAX_MAP_MARKS
+    n = 120
+    gx, gy = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    labels = np.full((n, n), -1)
+    for c, (cx, cy, r) in enumerate([(30, 30, 25), (80, 70, 30), (60, 105, 12)]):
+        labels[(gx - cx) ** 2 + (gy - cy) ** 2 <= r * r] = c
+    assert (labels >= 0).sum() > MAX_MAP_MARKS
+    x0, x1, y, c = label_runs(labels)
+    covered = np.full((n, n), -1)
+    for a, b, row, k in zip(x0, x1, y, c):
+        assert (covered[a:b, row] == -1).all()           # no cell in two runs
+        covered[a:b, row] = k
+    assert np.array_equal(covered, labels)               # every labelled cell, with its own cluster
+    edges = [np.linspace(-74.1, -73.9, n + 1), np.linspace(40.7, 40.9, n + 1)]
+    hover = _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, cell_labels=labels))["synopsis-hover"]["data"]
+    assert len(hover) == x0.size <= MAX_MAP_MARKS and {h["tip"] for h in hover} == {"cluster 0", "cluster 1", "cluster 2"}
+    first = hover[0]["polygon"]
+    assert first[1][0] - first[0][0] == pytest.approx((x1[0] - x0[0]) * 0.2 / n, abs=1e-5)   # a run's width
+    noise = np.random.default_rng(3).integers(-1, 3, (n, n))     # runs beyond the budget: no hover layer
+    assert "synopsis-hover" not in _layers(F.map_deck(bounds=BOX, synopsis_edges=edges, cell_labels=noise))

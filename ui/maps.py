@@ -149,7 +149,12 @@ def _fmt(v: float, decimals: int = 1) -> str:
 
 
 def _cell_polygons(ex, ey, ix, iy) -> list:
-    x0, x1, y0, y1 = (np.round(a, 6).tolist() for a in (ex[ix], ex[ix + 1], ey[iy], ey[iy + 1]))
+    return _rectangles(ex[ix], ex[ix + 1], ey[iy], ey[iy + 1])
+
+
+def _rectangles(x0, x1, y0, y1) -> list:
+    """Axis-parallel rectangles as deck.gl polygons (corners rounded to 6 decimals: ~0.1 m, a shorter JSON)."""
+    x0, x1, y0, y1 = (np.round(a, 6).tolist() for a in (x0, x1, y0, y1))
     return [[[a, c], [b, c], [b, d], [a, d]] for a, b, c, d in zip(x0, x1, y0, y1)]
 
 
@@ -178,7 +183,10 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
         A ``BitmapLayer`` (id ``synopsis``: one PNG, one pixel per cell, crisp edges) and a
         transparent pickable ``PolygonLayer`` (id ``synopsis-hover``) whose tooltip gives each
         cell's noisy count, or, above ``max_hover`` cells, the summed count of blocks of
-        f x f cells (the tooltip says so).  Everything drawn is computed from the release only.
+        f x f cells (the tooltip says so).  Cluster labels: each labelled cell's cluster (and value), or,
+        above ``max_hover`` labelled cells, one rectangle per run of a cluster's cells along a row
+        (:func:`label_runs`), or no hover layer when even the runs exceed it.  Everything drawn is computed
+        from the release only.
     """
     ex, ey = (np.asarray(e, dtype=float) for e in edges)
     counts = None if counts is None else np.asarray(counts, dtype=float)
@@ -201,17 +209,49 @@ def grid_layers(edges: list, counts: np.ndarray, *, labels: np.ndarray | None = 
         lab = np.asarray(labels)
         ix, iy = np.nonzero(lab >= 0)
         if ix.size > max_hover:
-            return layers
+            # Labels cannot be summed into blocks: above the budget a row's run of cells of one cluster hovers as
+            # one rectangle (its cluster; the cells' own values only when each cell hovers alone).
+            x0, x1, y, c = label_runs(lab)
+            if x0.size > max_hover:
+                return layers
+            runs = _rectangles(ex[x0], ex[x1], ey[y], ey[y + 1])
+            hover = [{"polygon": p, "tip": f"cluster {k}"} for p, k in zip(runs, c.tolist())]
+            return layers + [_hover_layer(hover)]
         hx, hy = ex, ey
         tips = [f"cluster {c}" for c in lab[ix, iy].tolist()]
         if counts is not None:
             tips = [f"{t}\nnoisy transformed value: {_fmt(v)}" for t, v in zip(tips, counts[ix, iy].tolist())]
     hover = [{"polygon": p, "tip": t} for p, t in zip(_cell_polygons(hx, hy, ix, iy), tips)]
-    layers.append(pdk.Layer("PolygonLayer", hover, id="synopsis-hover", get_polygon="polygon",
-                            get_fill_color=[0, 0, 0, 0], stroked=False, filled=True, pickable=True,
-                            auto_highlight=True, highlight_color=[0, 0, 0, 60]))
-    return layers
+    return layers + [_hover_layer(hover)]
 
+
+def _hover_layer(hover: list):
+    """The transparent pickable polygons whose tooltips a grid's cells (or blocks, or runs) show."""
+    return pdk.Layer("PolygonLayer", hover, id="synopsis-hover", get_polygon="polygon", get_fill_color=[0, 0, 0, 0],
+                     stroked=False, filled=True, pickable=True, auto_highlight=True, highlight_color=[0, 0, 0, 60])
+
+
+def label_runs(labels: np.ndarray) -> tuple:
+    """The runs of consecutive cells of one cluster along x, row by row of a 2-D label grid.
+
+    Parameters
+    ----------
+    labels : ndarray (nx, ny) of int, cluster id per cell (-1: none)
+
+    Returns
+    -------
+    (x0, x1, y, label) : ndarrays (runs,) of int; run ``r`` covers cells ``x0[r] <= x < x1[r]`` of row ``y[r]``,
+    all labelled ``label[r]`` >= 0.  Every labelled cell is in exactly one run.
+    """
+    L = np.asarray(labels).T                       # (ny, nx): a row of cells along x
+    pad = np.full((L.shape[0], 1), -2)
+    P = np.hstack([pad, L, pad])
+    # np.nonzero lists row by row, left to right: the i-th start and the i-th end belong to one run.
+    y, x0 = np.nonzero(P[:, 1:-1] != P[:, :-2])
+    _, last = np.nonzero(P[:, 1:-1] != P[:, 2:])
+    c = L[y, x0]
+    keep = c >= 0
+    return x0[keep], last[keep] + 1, y[keep], c[keep]
 
 def noisy_cluster_sizes(centers: np.ndarray, synopsis) -> np.ndarray | None:
     """Size of each private cluster as the release itself says it: the sum of the released noisy
