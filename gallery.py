@@ -33,6 +33,15 @@ def _store(url: str) -> ReleaseStore:
     return ReleaseStore(url, create=False)  # a reader: never creates a store
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _published(url: str, heads: tuple) -> list:
+    """The store's publications (:meth:`~dpcore.store.ReleaseStore.published`), read once per state of its hash
+    chains (``heads``: the keyed chain heads of a verified store change whenever a table's history does), for every
+    visitor: a sanitized database's body is 1.4 MB of JSON, ~0.1 s to parse, on every visit and reload before
+    (issue 66).  Shared, so read-only: the page never changes a release."""
+    return _store(url).published()
+
+
 @st.cache_data(show_spinner="Running… k-means on the published points", max_entries=64)
 def _synopsis_centres(url: str, release_id: int, k: int, _release: dict):
     """k-means on a publication's points (:func:`ui.gallery_view.synopsis_centres`), once per (store, release, k)
@@ -50,8 +59,10 @@ def gallery() -> None:
     url = default_store_url()
     try:
         store = _store(url)
+        report = store.verify()
         names = store.datasets()
-        published = store.published()
+        # A store whose record was altered is read afresh on every visit (its heads stop at the broken link).
+        published = _published(url, tuple(sorted(report.heads.items()))) if report else store.published()
     except StoreError as exc:
         st.info(f"No releases to show. {exc}")
         return
@@ -83,7 +94,6 @@ def gallery() -> None:
                "one person's rows) after all of them is the running total (basic sequential composition, Dwork & "
                "Roth 2014, Thm. 3.16).", help=help_for("sequential composition", "privacy unit"))
     st.dataframe(GM.history_rows(rows), hide_index=True, width="stretch")
-    report = store.verify()
     if report:
         st.caption(f"✓ Store integrity: {report.checked} records checked, every hash-chain link intact.")
     else:

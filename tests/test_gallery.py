@@ -113,6 +113,20 @@ def test_the_gallery_opens_on_the_newest_publication(store_url, releases):
     assert f"Release #{newest}: EUGkM" in [s.value for s in at.subheader]
 
 
+def test_a_publication_made_while_the_gallery_is_open_shows_on_the_next_visit(store_url, releases):
+    """The publications are read once per state of the store's hash chains (issue 66: 0.1 s of JSON a
+    publication, every visit): a new publication changes the heads, so the next run lists it."""
+    at = _run()
+    at.sidebar.selectbox[0].select("nyc taxi").run()
+    assert len(at.selectbox(key="release").options) == 1
+    with ReleaseStore(store_url) as store:
+        newer = store.record("nyc taxi", releases[0], who="ana")
+        store.publish(newer, who="ana")
+    at.run()
+    assert not at.exception
+    assert len(at.selectbox(key="release").options) == 2 and [m.value for m in at.metric][0] == "2"
+
+
 def test_gallery_draws_a_scatter_for_other_data(store_url):
     at = _run()
     at.sidebar.selectbox[0].select("blobs").run()
