@@ -132,3 +132,28 @@ def test_previews_of_private_data_are_never_kept(taxi, tmp_path):
     with pytest.raises(ValueError, match="only for public data"):
         releases.public_preview(ds, fp, "sanitize", {"epsilon": 1.0})
     assert not (tmp_path / "previews").exists() or not any((tmp_path / "previews").rglob("*.json"))
+
+
+def test_a_restarted_server_reads_the_k_means_reference_of_public_data_back(taxi, tmp_path, monkeypatch):
+    """The non-private reference of the taxi sample (k-means, ~1.5 s) is kept on disk: after a restart the pages get
+    the same centres and inertia without fitting; a reference of private data is never written."""
+    import dpcore
+    ds, fp = taxi
+    st.cache_data.clear()
+    first = releases.baseline(ds, fp, "kmeans", n_clusters=4, epsilon=None, random_state=0)
+    assert list((tmp_path / "previews").rglob("*.json"))
+    st.cache_data.clear()                                     # the server's memory gone, as after a restart
+    fit = dpcore.ALGORITHMS["kmeans"].fit
+
+    def no_fit(*a, **k):
+        raise AssertionError("fitted again")
+    monkeypatch.setattr(dpcore.ALGORITHMS["kmeans"], "fit", no_fit)
+    again = releases.baseline(ds, fp, "kmeans", n_clusters=4, epsilon=None, random_state=0)
+    np.testing.assert_array_equal(again.cluster_centers_, first.cluster_centers_)
+    assert again.inertia_ == first.inertia_ and again.n_iter_ == first.n_iter_ and again.n_clusters == 4
+    monkeypatch.setattr(dpcore.ALGORITHMS["kmeans"], "fit", fit)
+    monkeypatch.setenv("DPCORE_PREVIEW_CACHE", str(tmp_path / "private"))
+    ds.public = False
+    st.cache_data.clear()
+    releases.baseline(ds, fp, "kmeans", n_clusters=4, epsilon=None, random_state=0)
+    assert not list((tmp_path / "private").rglob("*.json"))

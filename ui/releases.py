@@ -416,15 +416,40 @@ def _baseline_fit(X, algorithm: str, params: tuple, bounds):
 
 
 @st.cache_data(show_spinner="Running… the non-private reference (k-means on the raw data)", max_entries=64)
-def _fit_baseline(_X: np.ndarray, data_key: str, algorithm: str, params: tuple, _bounds=None):
+def _fit_baseline(_X: np.ndarray, data_key: str, algorithm: str, params: tuple, _bounds=None, public: bool = False):
+    if public and algorithm == "kmeans":
+        return _kept_reference(_X, data_key, params, _bounds)
     return _baseline_fit(_X, algorithm, params, _bounds)
+
+
+def _kept_reference(X, data_key: str, params: tuple, bounds):
+    """The non-private k-means of public data read back from disk (:mod:`ui.preview_cache`), else fitted now and
+    kept, so that a restarted server does not fit it again (issue 66: ~1.5 s of the Explorer's first visit on the
+    taxi sample).  Kept: its centres, inertia and iterations, what the pages read of a reference (not its labels,
+    one per row).  Keyed by the data's digest, the parameters and the scikit-learn and numpy versions (the code
+    version names dpcore's).  Public data only: the reference of an owner's raw data stays in memory."""
+    import sklearn
+
+    from . import preview_cache
+    key = f"reference|kmeans|{data_key}|{params!r}|sklearn {sklearn.__version__}|numpy {np.__version__}"
+    est = dpcore.ALGORITHMS["kmeans"](**{k: v for k, v in params if k != "bounds"}, bounds=bounds)
+    entry = preview_cache.load(key)
+    if entry is not None:
+        est.cluster_centers_ = np.asarray(entry["cluster_centers"], dtype=float)
+        est.inertia_, est.n_iter_ = float(entry["inertia"]), int(entry["n_iter"])
+        return est
+    est.fit(X)
+    preview_cache.save(key, {"cluster_centers": est.cluster_centers_.tolist(), "inertia": float(est.inertia_),
+                             "n_iter": int(est.n_iter_)})
+    return est
 
 
 def baseline(ds, fingerprint: str, algorithm: str, **params):
     """A non-private reference fit (k-means, WaveCluster), cached on data, algorithm and parameters.
 
     Deterministic (k-means with a fixed seed), so caching it shares nothing
-    a rerun would not recompute; it is never a release.
+    a rerun would not recompute; it is never a release.  The k-means reference of public data is also kept on
+    disk (:func:`_kept_reference`): a restarted server reads it back.
     """
     if dpcore.ALGORITHMS[algorithm].private:
         raise ValueError(f"{algorithm} is private: use private_release, which records it before it is shown")
@@ -442,4 +467,5 @@ def baseline(ds, fingerprint: str, algorithm: str, **params):
         return _on_source(ds, "Non-private reference", (fingerprint, "baseline", algorithm, items),
                           lambda: _baseline_fit(ds.data_source, algorithm, items, ds.bounds))
     with friendly_errors(dpcore.ALGORITHMS[algorithm].display_name or algorithm):
-        return _fit_baseline(ds.X, f"{ds.name}:{fingerprint}", algorithm, items, _bounds=ds.bounds)
+        return _fit_baseline(ds.X, f"{ds.name}:{fingerprint}", algorithm, items, _bounds=ds.bounds,
+                             public=bool(getattr(ds, "public", False)))
