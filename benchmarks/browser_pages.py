@@ -21,7 +21,8 @@ Issue 66's table (``--only issue66``) times, from the click (or the address type
 painted: a browse on a freshly started server (the Explorer, then Private coresets, WaveCluster and Compare by
 the sidebar's links, then second visits), Figure 8's levels view ("Every level side by side" on the coreset
 page) on its first opening, in a second browser and after a restart of the server (the previews' disk cache,
-``ui.preview_cache``, in a fresh temporary folder), and the public gallery with one publication (a sanitized
+``ui.preview_cache``, in a fresh temporary folder), the Explorer's first visit after another restart (its
+expected-error simulations and k-means reference read back from that cache), and the public gallery with one publication (a sanitized
 database of the taxi sample drawn and published through ``dpcore.store.draw``, as a script does), first visit
 and reload.  Each row also gives the CPU seconds the Streamlit servers and Chromium used meanwhile (Linux:
 ``/proc``), which a shared machine's other work moves far less than the wall clock.  ``--trace DIR`` writes
@@ -295,7 +296,8 @@ def issue66_rows(browser, env: dict, tmp: Path, timeout_s: float, trace_dir: Pat
     A fresh server (``python -m ui.serve``) and a browse through it as a person makes one: the Explorer first,
     then Private coresets, WaveCluster and Compare by the sidebar's links, then back (second visits); Figure 8's
     levels view opened on the coreset page, then in a second browser (a fresh context: the server's caches warm,
-    the browser's empty), then again after a restart of the server (the previews' disk cache warm).  The public
+    the browser's empty), then again after a restart of the server (the previews' disk cache warm); the Explorer's
+    first visit on another restarted server (its simulations and reference read back from disk).  The public
     gallery on its own server, first visit and reload, with one publication in the store.
     """
     from browser_util import streamlit_server
@@ -328,6 +330,12 @@ def issue66_rows(browser, env: dict, tmp: Path, timeout_s: float, trace_dir: Pat
         page, _ = _open(browser, None, f"{url}/Private_coresets", CORESETS, timeout_s)
         rows.append(("levels view, after a server restart (disk cache)",
                      _open_levels(browser, page, timeout_s, tr("levels_after_restart")), 10.0))
+        page.context.close()
+    # The Explorer on a restarted server: the expected error's simulations and the k-means reference of the public
+    # taxi sample are read back from the disk cache (the first visit above computed them).
+    with streamlit_server("app.py", env=env, log_path=tmp / "browse.log") as url:
+        page, step = _open(browser, None, f"{url}/", EXPLORER, timeout_s, tr("explorer_after_restart"))
+        rows.append(("Explorer, first visit after a server restart (disk cache)", step, 5.0))
         page.context.close()
     publish_one(env["DPCORE_STORE"])
     with streamlit_server("gallery.py", env=env, log_path=tmp / "gallery.log") as url:
