@@ -112,6 +112,12 @@ def _lloyd_candidates(cands: np.ndarray, n_groups: int, rng: np.random.Generator
     if cands.shape[1] < 8:
         return _lloyd_candidates_kernel(np.ascontiguousarray(cands, dtype=np.float64),
                                         np.array(centres, dtype=np.float64), int(n_iter))
+    return _lloyd_candidates_numpy(cands, centres, n_iter)
+
+
+def _lloyd_candidates_numpy(cands: np.ndarray, centres: np.ndarray, n_iter: int):
+    """The loop of :func:`_lloyd_candidates` in numpy (from 8 dimensions on; the compiled kernel's specification)."""
+    g = centres.shape[0]
 
     def nearest(c):
         # Few public candidates and groups: one broadcast beats assign()'s chunked loop, ties to the first group.
