@@ -194,7 +194,7 @@ def _high_dimensional_view(release: dict):
 def ledger_table(release: dict) -> pd.DataFrame:
     """The release's own budget ledger (:func:`ui.charts.ledger_table`, runs of like steps in one row): the table
     the pages show for a draw's ledger, without the share column (a release states its total beside it)."""
-    from .charts import ledger_table as table
+    from .ledger_tables import ledger_table as table
     return table(release["ledger"], grouped=True)
 
 
