@@ -30,6 +30,37 @@ def test_an_entry_comes_back_for_its_key_only(tmp_path):
     assert PC.load("k1") is None
 
 
+def test_kept_computes_once_then_reads_back_and_recomputes_what_it_cannot_read(tmp_path):
+    """The one "read back, else compute and keep": a second call reads; an entry its decoder refuses or cannot
+    read is a miss (computed again), and an entry that cannot be encoded is only not kept."""
+    calls = []
+
+    def make():
+        calls.append(1)
+        return [1.0, 2.0]
+
+    def decode(entry):
+        return entry["values"] if len(entry["values"]) == 2 else None
+
+    def encode(values):
+        return {"values": values}
+
+    assert PC.kept("v", make, encode=encode, decode=decode) == [1.0, 2.0] and len(calls) == 1
+    assert PC.kept("v", make, encode=encode, decode=decode) == [1.0, 2.0] and len(calls) == 1    # read back
+    PC.save("v", {"values": [1.0]})                             # the decoder refuses it: computed again
+    assert PC.kept("v", make, encode=encode, decode=decode) == [1.0, 2.0] and len(calls) == 2
+    PC.save("v", {"other": 1})                                   # a KeyError in the decoder: a miss, not an error
+    assert PC.kept("v", make, encode=encode, decode=decode) == [1.0, 2.0] and len(calls) == 3
+    assert PC.kept("v", make, encode=encode, decode=decode) == [1.0, 2.0] and len(calls) == 3
+
+    def unencodable(values):
+        raise ValueError("no")
+
+    assert PC.kept("w", make, encode=unencodable, decode=decode, background=True) == [1.0, 2.0]
+    PC.flush()
+    assert PC.load("w") is None and len(calls) == 4
+
+
 def test_another_code_version_does_not_read_it(monkeypatch):
     PC.save("k", {"release": {"x": 1}})
     monkeypatch.setattr(PC, "code_version", lambda: "0.0.0-other")

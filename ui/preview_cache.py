@@ -29,7 +29,9 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 #: The environment variable naming the cache folder (tests and benchmarks point it at a temporary folder).
 ENV = "DPCORE_PREVIEW_CACHE"
@@ -43,6 +45,7 @@ KEPT_ON_DISK = ("coreset", "sanitize")
 PRUNE_AFTER_DAYS = 7
 
 _log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def cache_dir() -> Path:
@@ -114,8 +117,51 @@ def save(key: str, entry: dict, *, path: Path | None = None) -> None:
         _log.warning("dpcore: preview not kept on disk (%s): %s", path.parent, exc)
 
 
+def kept(key: str, make: Callable[[], T], *, encode: Callable[[T], dict], decode: Callable[[dict], T | None],
+         background: bool = False) -> T:
+    """What is kept on disk for ``key``, read back, else ``make()`` now, kept for the next server.
+
+    The one "read back, else compute and keep" of this module's users (a preview, the expected-error simulations,
+    the non-private reference of public data): a restarted server reads instead of computing.
+
+    Parameters
+    ----------
+    key : str, names the figure and everything it was computed from (the data's content digest, the settings)
+    make : callable () -> value, the computation
+    encode : callable (value) -> dict, the JSON-able entry kept for it
+    decode : callable (dict) -> value or None, the entry read back; None: unusable (a miss, computed again)
+    background : encode and write on a background thread (:func:`flush` waits for it), when encoding is itself
+        work the caller need not wait for
+
+    Returns
+    -------
+    The value read back (``decode``'s), else ``make()``'s, the same object the caller computed.  Nothing raises
+    for the cache: an entry that cannot be encoded or written is computed again by the next server (logged).
+    """
+    entry = load(key)
+    if entry is not None:
+        try:
+            value = decode(entry)
+        except (KeyError, TypeError, ValueError) as exc:     # an entry this code cannot read: a miss, never an error
+            _log.warning("dpcore: unreadable entry on disk, computed again: %s", exc)
+            value = None
+        if value is not None:
+            return value
+    value = make()
+    # The file is named now, in the caller's environment (the cache folder may be another by the time it is written).
+    path = _path(key)
+    if not background:
+        _keep(key, path, encode, value)
+        return value
+    writer = threading.Thread(target=_keep, args=(key, path, encode, value), daemon=True, name="dpcore-preview-cache")
+    with _lock:
+        _writers.append(writer)
+    writer.start()
+    return value
+
+
 def kept_fit(key: str, fit, *, algorithm: str, dataset: str, columns, kind: str = "points"):
-    """The preview of ``key`` read back from disk, else ``fit()`` now, kept for the next server.
+    """The preview of ``key`` read back from disk, else ``fit()`` now, kept for the next server (:func:`kept`).
 
     Parameters
     ----------
@@ -131,21 +177,19 @@ def kept_fit(key: str, fit, *, algorithm: str, dataset: str, columns, kind: str 
     sanitized database's release runs k-means and lists ~20,000 points, ~1 s the page need not wait for.  The
     same values either way, and the attributes a page reads of a preview are on both.
     """
-    entry = load(key)
-    if entry is not None:
-        return _released(entry, key)
-    est = fit()
-    # The file is named now, in the caller's environment (the cache folder may be another by the time it is written).
-    writer = threading.Thread(target=_keep, args=(key, _path(key), est, algorithm, dataset, columns, kind),
-                              daemon=True, name="dpcore-preview-cache")
-    with _lock:
-        _writers.append(writer)
-    writer.start()
-    return est
+    import dataclasses
+
+    def encode(est) -> dict:
+        from dpcore.release import build_release
+        regime = getattr(est, "regime_", None)
+        return {"release": build_release(est, algorithm=algorithm, dataset=dataset, columns=columns, kind=kind),
+                "regime": None if regime is None else dataclasses.asdict(regime)}
+
+    return kept(key, fit, encode=encode, decode=lambda entry: _released(entry, key), background=True)
 
 
 def flush(timeout: float | None = None) -> None:
-    """Wait until the previews fitted so far are written (tests; a server about to stop)."""
+    """Wait until the entries computed so far are written (tests; a server about to stop)."""
     with _lock:
         writers, _writers[:] = list(_writers), []
     for w in writers:
@@ -156,16 +200,13 @@ _lock = threading.Lock()
 _writers: list[threading.Thread] = []
 
 
-def _keep(key: str, path: Path, est, algorithm: str, dataset: str, columns, kind: str) -> None:
-    import dataclasses
-
-    from dpcore.release import build_release
+def _keep(key: str, path: Path, encode: Callable, value) -> None:
     try:
-        regime = getattr(est, "regime_", None)
-        save(key, {"release": build_release(est, algorithm=algorithm, dataset=dataset, columns=columns, kind=kind),
-                   "regime": None if regime is None else dataclasses.asdict(regime)}, path=path)
-    except Exception as exc:      # a preview that cannot be kept is fitted again by the next server: nothing more
-        _log.warning("dpcore: preview not kept on disk: %s", exc)
+        entry = encode(value)
+    except Exception as exc:      # an entry that cannot be encoded is computed again by the next server: nothing more
+        _log.warning("dpcore: not kept on disk: %s", exc)
+        return
+    save(key, entry, path=path)
 
 
 def _released(entry: dict, key: str):
@@ -200,4 +241,4 @@ def _prune(current: Path) -> None:
 
 
 __all__ = ["ENV", "FORMAT", "KEPT_ON_DISK", "PRUNE_AFTER_DAYS", "cache_dir", "code_version", "files_digest",
-           "flush", "kept_fit", "load", "save"]
+           "flush", "kept", "kept_fit", "load", "save"]

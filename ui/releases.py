@@ -433,15 +433,15 @@ def _kept_reference(X, data_key: str, params: tuple, bounds):
     from . import preview_cache
     key = f"reference|kmeans|{data_key}|{params!r}|sklearn {sklearn.__version__}|numpy {np.__version__}"
     est = dpcore.ALGORITHMS["kmeans"](**{k: v for k, v in params if k != "bounds"}, bounds=bounds)
-    entry = preview_cache.load(key)
-    if entry is not None:
+
+    def decode(entry):
         est.cluster_centers_ = np.asarray(entry["cluster_centers"], dtype=float)
         est.inertia_, est.n_iter_ = float(entry["inertia"]), int(entry["n_iter"])
         return est
-    est.fit(X)
-    preview_cache.save(key, {"cluster_centers": est.cluster_centers_.tolist(), "inertia": float(est.inertia_),
-                             "n_iter": int(est.n_iter_)})
-    return est
+
+    return preview_cache.kept(key, lambda: est.fit(X), decode=decode, encode=lambda fitted: {
+        "cluster_centers": fitted.cluster_centers_.tolist(), "inertia": float(fitted.inertia_),
+        "n_iter": int(fitted.n_iter_)})
 
 
 def baseline(ds, fingerprint: str, algorithm: str, **params):

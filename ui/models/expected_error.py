@@ -216,12 +216,10 @@ def _kept(setting: ErrorSetting, epsilon: float, make: Callable) -> np.ndarray:
     nothing, and the errors are a summary of simulations, never a release."""
     from .. import preview_cache
     key = f"expected-error|{EXPECTED_ERROR_RELEASES}|{setting!r}|{float(epsilon)!r}"
-    entry = preview_cache.load(key)
-    if entry is not None and len(entry.get("errors", ())) == EXPECTED_ERROR_RELEASES:
-        return np.asarray(entry["errors"], dtype=float)
-    errors = make()
-    preview_cache.save(key, {"errors": [float(e) for e in errors]})
-    return errors
+    return preview_cache.kept(
+        key, make, encode=lambda errors: {"errors": [float(e) for e in errors]},
+        decode=lambda entry: (np.asarray(entry["errors"], dtype=float)
+                              if len(entry.get("errors", ())) == EXPECTED_ERROR_RELEASES else None))
 
 
 def expected_error(setting: ErrorSetting, epsilon: float, points: Callable) -> Band:
