@@ -195,32 +195,33 @@ def compare_part():
             "centre-releasing algorithm (measured cost ratios to non-private k-means), and Su et al.'s formulas "
             "(2016, §6: Eqs. 7, 12, 13 and Inequality 15) beside it. Its figures are functions of the exact N: "
             "not private (the sidebar's advisor uses a public size)."])
-        with facts:
-            if dpcore.ALGORITHMS[algorithm].family != "centroids":
-                st.caption("The advisor covers the algorithms that release k-means centres: "
-                           + ", ".join(c.display_name for c in dpcore.ALGORITHMS.values()
-                                       if c.private and c.family == "centroids") + ".")
-            else:
-                # Person level: every sensitivity is L times one row's, so the advice is at ε / L (issue 23).
-                adv = E.advise(n, d, k, eps, max_contributions=W.unit_params(ds).get("max_contributions") or 1)
-                st.metric(f"Predicted best at ε = {fmt_epsilon(eps)}", short_name(adv.best))
-                st.caption(adv.reason)
-                st.dataframe(ranking_frame(adv).drop(columns="key"), hide_index=True)
-                for key, reg in adv.regime.items():
-                    if not reg.ok:   # the same public-input check the estimator runs before it spends
-                        st.caption(f"{dpcore.ALGORITHMS[key].display_name} is outside its paper's regime here: {reg.reason}")
-                pred = E.advice_frame(n, d, k, sorted(set(grid) | {eps}) if grid else [eps])
-                st.plotly_chart(F.advice_figure(pred, chosen_epsilon=eps, height=380), width="stretch", key="advice_fig")
-                table = pred[["epsilon", "predicted_best"]].copy()
-                table["predicted_best"] = table["predicted_best"].map(E.advice_name)
-                if curves and len({c.algorithm for c in curves}) >= 2:
-                    meas = E.measured_best(curves)
-                    table = table.merge(meas, on="epsilon", how="left")
-                    table["measured_best"] = table["measured_best"].map(
-                        lambda a: dpcore.ALGORITHMS[a].display_name if isinstance(a, str) else "–")
-                elif curves:
-                    st.caption("Add a second algorithm to the curve to check the prediction against measurement.")
-                st.dataframe(table, hide_index=True)
+        if facts.open:     # the advisor's figure and tables are built only once its panel is opened
+            with facts:
+                if dpcore.ALGORITHMS[algorithm].family != "centroids":
+                    st.caption("The advisor covers the algorithms that release k-means centres: "
+                               + ", ".join(c.display_name for c in dpcore.ALGORITHMS.values()
+                                           if c.private and c.family == "centroids") + ".")
+                else:
+                    # Person level: every sensitivity is L times one row's, so the advice is at ε / L (issue 23).
+                    adv = E.advise(n, d, k, eps, max_contributions=W.unit_params(ds).get("max_contributions") or 1)
+                    st.metric(f"Predicted best at ε = {fmt_epsilon(eps)}", short_name(adv.best))
+                    st.caption(adv.reason)
+                    st.dataframe(ranking_frame(adv).drop(columns="key"), hide_index=True)
+                    for key, reg in adv.regime.items():
+                        if not reg.ok:   # the same public-input check the estimator runs before it spends
+                            st.caption(f"{dpcore.ALGORITHMS[key].display_name} is outside its paper's regime here: {reg.reason}")
+                    pred = E.advice_frame(n, d, k, sorted(set(grid) | {eps}) if grid else [eps])
+                    st.plotly_chart(F.advice_figure(pred, chosen_epsilon=eps, height=380), width="stretch", key="advice_fig")
+                    table = pred[["epsilon", "predicted_best"]].copy()
+                    table["predicted_best"] = table["predicted_best"].map(E.advice_name)
+                    if curves and len({c.algorithm for c in curves}) >= 2:
+                        meas = E.measured_best(curves)
+                        table = table.merge(meas, on="epsilon", how="left")
+                        table["measured_best"] = table["measured_best"].map(
+                            lambda a: dpcore.ALGORITHMS[a].display_name if isinstance(a, str) else "–")
+                    elif curves:
+                        st.caption("Add a second algorithm to the curve to check the prediction against measurement.")
+                    st.dataframe(table, hide_index=True)
 
 
 compare_part()

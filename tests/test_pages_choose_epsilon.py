@@ -15,6 +15,7 @@ from dpcore.formatting import fmt_delta, fmt_epsilon, fmt_odds, fmt_share
 from dpcore.store import ReleaseStore
 from ui.models import explain as XM
 from ui.models.shared import Totals, draw_cost
+from ui.not_private import RAW_FACTS_KEY
 
 # On data that is not public a page asks before it draws (issue 24); these tests press "Draw".
 pytestmark = pytest.mark.usefixtures("auto_draw")
@@ -176,6 +177,7 @@ def test_compare_reuses_the_explorers_draw_at_the_chosen_epsilon():
 def test_compare_curve_with_band_and_advisor():
     at = page("6_Compare.py", algorithm="dplloyd", k="15", curve="1")
     at.multiselect(key="curve_eps").set_value([0.1, 2.0])
+    at.session_state[RAW_FACTS_KEY] = True       # the advisor is in the raw-facts panel: opened
     run(at)
     assert at.toggle(key="curve").value
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
@@ -201,6 +203,8 @@ def test_compare_curve_with_band_and_advisor():
     curve2 = next(f for f in figs2 if f["layout"]["xaxis"].get("type") == "log"
                   and any("median" in (t.get("name") or "") for t in f["data"]))
     np.testing.assert_array_equal(arr(next(t for t in curve2["data"] if "median" in t["name"])["y"]), y)
+    # Its raw-facts panel is closed: the advisor is neither computed nor drawn (issue 66), the panel is there.
+    assert not any(m.label.startswith("Predicted best") for m in second.metric) and len(figs2) == len(figs) - 1
     # Stop: switches the curve off and says so (the button is gone once the curve is done, so press it
     # through its callback's effect on the next run, as a click during the computation would).
     at.session_state["curve"] = False

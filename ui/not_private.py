@@ -65,6 +65,8 @@ def csv_bytes(df) -> bytes:
 
 # -- raw facts: the one place non-private facts about the data are shown ----------------------------
 RAW_FACTS = "Raw data facts: for the data owner only, not private"
+#: The panel's widget key: its open state is tracked, so that its figures are built only once it is opened.
+RAW_FACTS_KEY = "raw_facts_open"
 
 
 def raw_facts(ds, *, fit=None, lines=(), where=None):
@@ -80,7 +82,7 @@ def raw_facts(ds, *, fit=None, lines=(), where=None):
     where = where or st
     if not sees_raw(ds):
         return None            # an analyst on private data: no exact fact reaches her screen
-    box = where.expander(RAW_FACTS, expanded=False)
+    box = where.expander(RAW_FACTS, expanded=False, key=RAW_FACTS_KEY, on_change="rerun")
     d = ds.X.shape[1]
     if is_large(ds):
         src = ds.data_source
@@ -115,7 +117,7 @@ def raw_facts(ds, *, fit=None, lines=(), where=None):
                      f"most {rows.max():,} (not private: choosing L from these figures makes L depend on "
                      "every person, which no guarantee covers; use “Choose L privately” beside the L box)")
     box.markdown("\n".join(f"- {f}" for f in [*facts, *lines]))
-    if units is not None and len(units):
+    if units is not None and len(units) and box.open:
         import plotly.graph_objects as go
         fig = go.Figure(go.Bar(x=per, y=how_many, marker_color="#777"))
         fig.update_layout(height=220, margin=dict(l=10, r=10, t=30, b=10), xaxis_type="log", yaxis_type="log",
