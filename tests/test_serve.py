@@ -44,3 +44,36 @@ def test_what_the_preload_built_is_left_out_of_the_full_collections_streamlit_ru
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[0] == "True True"
+
+
+def test_the_warm_up_prepares_exactly_what_the_explorers_first_screen_reads(tmp_path, monkeypatch):
+    """Issue 66: ``python -m ui.serve`` computes the Explorer's first screen on the embedded public data into the
+    disk cache before it listens (a fresh install's first visit simulated 50 releases and fitted k-means).  After
+    it, with the server's memory gone (a restart), the Explorer at its defaults simulates and fits nothing: the
+    warm-up's settings are the page's, and a drift of either fails here.  A second warm-up only reads."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    import dpcore
+    import dpcore.evaluation.accuracy as accuracy
+    from ui import serve
+    from ui.models import expected_error as E
+    assert str(tmp_path) in str(__import__("ui.preview_cache", fromlist=["cache_dir"]).cache_dir())
+    serve.warm_first_screen()
+    kept = sorted((tmp_path / "previews").rglob("*.json"))
+    assert len(kept) == 2                                       # the band's simulations and the reference
+
+    def computed(*a, **k):
+        raise AssertionError("computed again, not read from the warm-up's cache")
+    monkeypatch.setattr(accuracy, "simulate_errors", computed)
+    monkeypatch.setattr(dpcore.ALGORITHMS["kmeans"], "fit", computed)
+    E._ERRORS.clear()
+    E._POINTS.clear()
+    st.cache_data.clear()
+    serve.warm_first_screen()                                   # a restart: reads both, computes nothing
+    assert sorted((tmp_path / "previews").rglob("*.json")) == kept
+    at = AppTest.from_file(str(REPO / "pages" / "1_Explorer.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("NICV" in m.label for m in at.metric)            # the reference's figures
+    assert any("expected" in c.value.lower() for c in at.caption)    # the band's sentence

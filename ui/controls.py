@@ -27,6 +27,12 @@ EPSILON_VALUES = [lv.epsilon for lv in PRIVACY_LEVELS]
 DELTA_VALUES = [1e-10, 1e-8, 1e-6, 1e-5]
 
 
+#: The algorithm a page opens with (the Explorer, Compare and the centroid pages): EUGkM, Su et al.'s pick for
+#: the two-column data the app opens on.  ``ui.serve.warm_first_screen`` prepares the Explorer's first screen for it.
+DEFAULT_ALGORITHM = "eugkm"
+#: The privacy level the ε slider opens with (a page may open on another, e.g. the coreset page's 2).
+DEFAULT_EPSILON = 1.0
+
 # -- inputs -------------------------------------------------------------------
 def epsilon_label(eps: float) -> str:
     return f"ε = {fmt_epsilon(eps)} · {level_for(eps).name}"
@@ -64,7 +70,7 @@ def working_set(ds, *, algorithm: str | None = None, k: int | None = None, epsil
                       sees_raw=sees_raw(ds))
 
 
-def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", default: float = 1.0,
+def epsilon_slider(label: str = "Privacy level (ε)", *, key: str = "epsilon", default: float = DEFAULT_EPSILON,
                    sidebar: bool = True, ds=None) -> float:
     """Log-scale ε slider that shows named privacy levels; syncs with ``?epsilon=``.
 
@@ -117,7 +123,7 @@ def teach_toggle(ds) -> bool:
                                  "and says in a sentence what the noise did."))
 
 
-def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", default: str = "eugkm",
+def algorithm_picker(*, family: str = "centroids", key: str = "algorithm", default: str = DEFAULT_ALGORITHM,
                      sidebar: bool = True, scalable_only: bool = False, ds=None) -> str:
     """Choose a private algorithm of one family; shows its one-line summary and paper.
 
@@ -250,7 +256,7 @@ def input_choice(ds, *, key: str = "input"):
 
 
 
-def analysis_controls(*, default_algorithm: str = "eugkm", allow_large: bool = False):
+def analysis_controls(*, default_algorithm: str = DEFAULT_ALGORITHM, allow_large: bool = False):
     """The sidebar of a page that may also analyse a publication (the Explorer, Compare): the data set, the input,
     then what that input reads.
 
@@ -275,7 +281,7 @@ def analysis_controls(*, default_algorithm: str = "eugkm", allow_large: bool = F
     return ds, fp, algorithm, n_clusters_input(ds), None
 
 
-def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algorithm: str = "eugkm",
+def release_controls(*, epsilon_label: str = "Privacy level (ε)", default_algorithm: str = DEFAULT_ALGORITHM,
                      allow_large: bool = False, epsilon: bool = True):
     """The sidebar every centroid page shares: dataset, algorithm, k, ε (all in the URL).
 

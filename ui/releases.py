@@ -444,6 +444,26 @@ def _kept_reference(X, data_key: str, params: tuple, bounds):
         "n_iter": int(fitted.n_iter_)})
 
 
+def _reference_items(ds, params: dict) -> tuple:
+    """A reference's cache key: its parameters, sorted, and the data's public bounds."""
+    bounds_key = None if ds.bounds is None else tuple(tuple(np.ravel(b).astype(float)) for b in ds.bounds)
+    return tuple(sorted(params.items())) + (("bounds", bounds_key),)
+
+
+def keep_public_reference(ds, fingerprint: str, **params) -> None:
+    """Keep on disk the k-means reference :func:`baseline` reads for public data ``ds`` with ``params`` (computed
+    unless already kept): what ``ui.serve`` prepares before the first visitor.  Outside any Streamlit cache.
+
+    Raises
+    ------
+    ValueError
+        ``ds`` is not public: only public data's references may be written to disk.
+    """
+    if not getattr(ds, "public", False):
+        raise ValueError("only the reference of public data is kept on disk")
+    _kept_reference(ds.X, f"{ds.name}:{fingerprint}", _reference_items(ds, params), ds.bounds)
+
+
 def baseline(ds, fingerprint: str, algorithm: str, **params):
     """A non-private reference fit (k-means, WaveCluster), cached on data, algorithm and parameters.
 
@@ -453,7 +473,6 @@ def baseline(ds, fingerprint: str, algorithm: str, **params):
     """
     if dpcore.ALGORITHMS[algorithm].private:
         raise ValueError(f"{algorithm} is private: use private_release, which records it before it is shown")
-    bounds_key = None if ds.bounds is None else tuple(tuple(np.ravel(b).astype(float)) for b in ds.bounds)
     k, n = params.get("n_clusters"), exact_rows(ds)
     if k is not None and 1 <= n < k:
         # k-means with k above the number of rows puts a centre on every row and leaves the other clusters
@@ -462,7 +481,7 @@ def baseline(ds, fingerprint: str, algorithm: str, **params):
         est = copy.copy(baseline(ds, fingerprint, algorithm, **dict(params, n_clusters=n)))
         est.cluster_centers_ = est.cluster_centers_[np.arange(k) % n]
         return est
-    items = tuple(sorted(params.items())) + (("bounds", bounds_key),)
+    items = _reference_items(ds, params)
     if is_large(ds):
         return _on_source(ds, "Non-private reference", (fingerprint, "baseline", algorithm, items),
                           lambda: _baseline_fit(ds.data_source, algorithm, items, ds.bounds))

@@ -8,8 +8,9 @@ The first page anyone opens on a fresh server used to pay for importing dpcore a
 compiled kernels from their cache (~0.3 s).  This launcher does both before the server starts to listen,
 as an application server's preload does: the server answers 1.3-1.9 s later (measured on 2 cores), and no
 visitor waits for an import.  What the preload built is then frozen out of the garbage collector's full passes,
-which Streamlit runs after every script run (:func:`_freeze_heap`).  Everything else (data, fits, caches) is
-computed by the pages themselves, as before.
+which Streamlit runs after every script run (:func:`_freeze_heap`).  Then the Explorer's first screen on the
+embedded public data is prepared in the disk cache, once per install (:func:`warm_first_screen`).  Everything
+else (data, fits, caches) is computed by the pages themselves, as before.
 
 Any further arguments are ``streamlit run`` options (``--server.port 8502``, ``--server.headless true``).
 """
@@ -37,7 +38,8 @@ def _no_repl_check() -> None:
 def preload() -> float:
     """Import what every page imports and load numba's compiler context; returns the seconds it took.
 
-    Nothing is computed from any data and nothing is cached but Python modules and compiled code.
+    Nothing is computed from any data and nothing is cached but Python modules, compiled code and the advisor's
+    calibration tables (package data).
     """
     t0 = time.perf_counter()
     import numpy as np
@@ -55,12 +57,60 @@ def preload() -> float:
     weighted_lloyd(np.zeros((2, 2)), np.ones(2), np.zeros((1, 2)))
     _kmeanspp_kernel(np.zeros((2, 2)), np.ones(2), np.full(1, 0.5))    # a fixed uniform: no generator, no data
     radius_profile(_CellSet(np.zeros((1, 2), dtype=np.int64), np.ones(1, dtype=np.int64), 2), np.array([0]), 1)
+    # The advisor's calibration tables (package data, public), read by every fit's check of its regime: ~0.2 s of
+    # the first visit otherwise, more while that visit's other threads hold the interpreter.
+    from dpcore.advisor import model as advisor_model
+    advisor_model.calibrated_keys()
+    advisor_model._tables()
     try:     # Streamlit's emoji catalogue, read when a page sets its emoji icon (0.16 s); internal, so optional
         import streamlit.emojis  # noqa: F401
     except ImportError:
         pass
     _no_repl_check()
     _freeze_heap()
+    return time.perf_counter() - t0
+
+
+def warm_first_screen() -> float:
+    """Prepare what the Explorer's first screen computes on the embedded public data, unless a server did before;
+    returns the seconds it took.
+
+    The first screen (the taxi sample, EUGkM, its literature k, ε = 1) shows the expected-error band of 50
+    simulated releases and the non-private k-means reference (~3.5 s of CPU on 2 cores, most of a fresh install's
+    first visit, issue 66).  On public data both are kept on disk (:mod:`ui.preview_cache`); this computes them
+    into that cache before the server listens, so the first visitor of a fresh install reads them as every visitor
+    of a restarted server does.  Once per install and code version: afterwards it reads the two entries back.
+
+    Nothing private is computed or written: the data are public (the disk cache refuses anything else), the
+    simulations' noise is fresh and never stored or shown, and nothing is drawn or spent.  A failure (no data,
+    a read-only cache) costs only the speed-up: it is printed, and the server starts as before.
+    """
+    import logging
+    t0 = time.perf_counter()
+    # Streamlit's cache decorators check their options against the runtime's cache storage when a module defining
+    # them is imported, and warn "No runtime found" before the server runs: harmless here (a cached function finds
+    # its storage when it is called, once the runtime exists; nothing below calls one), so not shown.
+    cache_log = logging.getLogger("streamlit.runtime.caching.cache_data_api")
+    level = cache_log.level
+    cache_log.setLevel(logging.ERROR)
+    try:
+        from dpcore import datasets
+        from ui.accuracy import error_setting
+        from ui.controls import DEFAULT_ALGORITHM, DEFAULT_EPSILON, default_n_clusters
+        from ui.data_picker import _fingerprint
+        from ui.models.expected_error import expected_error
+        from ui.releases import keep_public_reference
+        cache_log.setLevel(level)
+        ds = datasets.load(datasets.TAXI_SAMPLE_NAME)
+        if getattr(ds, "public", False) and getattr(ds, "units", None) is None:
+            fp, k = _fingerprint(ds), default_n_clusters(ds)
+            setting, points = error_setting(ds, fp, DEFAULT_ALGORITHM, k, {})
+            expected_error(setting, DEFAULT_EPSILON, points)
+            keep_public_reference(ds, fp, n_clusters=k, epsilon=None, random_state=0)   # as the Explorer asks
+    except Exception as exc:    # the speed-up only: the pages compute what is missing, as without it
+        print(f"dpcore: the first screen was not prepared ({type(exc).__name__}: {exc})", flush=True)
+    finally:
+        cache_log.setLevel(level)
     return time.perf_counter() - t0
 
 
@@ -124,6 +174,8 @@ def main(argv: list[str] | None = None) -> None:
     took = preload_gallery() if gallery else preload()
     script = GALLERY if gallery else APP
     print(f"dpcore: library preloaded in {took:.1f} s; starting {script.name}", flush=True)
+    if not gallery:
+        print(f"dpcore: first screen prepared in {warm_first_screen():.1f} s", flush=True)
     from streamlit.web import cli
     sys.argv = ["streamlit", "run", str(script), *args]
     cli.main()
