@@ -125,8 +125,7 @@ def compare_part():
     row_opts = [None, 5_000, 20_000, 50_000]
     max_rows = c4.selectbox("Rows used", row_opts, index=2,
                             key="curve_rows", format_func=lambda r: "all rows" if r is None else f"a sample of ≤ {r:,}",
-                            help="A uniform sample makes the curve faster. With fewer rows the same ε gives noisier "
-                                 "results, so a curve on a sample is pessimistic for the full data.")
+                            help=CM.ROWS_HELP)
 
     on = st.toggle("Compute the curve", value=W.url_default("curve", 0, int) == 1 and not large, key="curve",
                    disabled=large, help=f"{n_seeds} releases at each ε for each algorithm, each with fresh unpredictable "

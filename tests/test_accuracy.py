@@ -47,6 +47,28 @@ def test_the_answer_is_the_smallest_epsilon_that_meets_the_target_in_90_percent_
         epsilon_for_accuracy("eugkm", 1, bounds=BOUNDS, n_clusters=5)
 
 
+def test_a_simulation_on_a_sample_gives_the_error_of_a_release_on_all_rows(shared_data):
+    """The bands, the ε-for-accuracy answers and Compare's answer simulate on a sample of at most 20,000 rows; at
+    ε itself a release on the sample is far noisier than the real draw on all N rows (the Explorer's band on the
+    taxi sample said 141-1,526 m at ε = 1 where draws sit 50-128 m from the non-private centres).  At ε·N/n
+    (Su et al. 2016, §6: the error depends on N and ε through Nε) its errors are those of a draw on all rows."""
+    from dpcore import datasets
+    from dpcore.evaluation.accuracy import sample_rows, simulate_errors, simulated_epsilon
+    assert simulated_epsilon(1.0, 181_446, 20_000) == pytest.approx(9.0723)
+    assert simulated_epsilon(0.5, 900, 20_000) == 0.5 == simulated_epsilon(0.5, 900, 900)
+    import dpcore
+    ds = datasets.load(datasets.TAXI_SAMPLE_NAME)              # 181,446 rows, public
+    X, bounds = np.asarray(ds.X, float), tuple(np.asarray(b, float) for b in ds.bounds)
+    ref = dpcore.ALGORITHMS["kmeans"](n_clusters=5, random_state=0, bounds=ds.bounds).fit(X).cluster_centers_
+    kw = dict(bounds=bounds, n_clusters=5, reference=ref, geo=True, n_releases=24)
+    full = np.median(simulate_errors("eugkm", 1.0, X=X, random_state=1, **kw))
+    Xs, _ = sample_rows(X)
+    scaled = np.median(simulate_errors("eugkm", 1.0, X=Xs, n_rows=len(X), random_state=2, **kw))
+    unscaled = np.median(simulate_errors("eugkm", 1.0, X=Xs, random_state=2, **kw))
+    assert abs(np.log(scaled / full)) < np.log(1.5), (full, scaled)      # within 1.5x of all rows' error
+    assert unscaled > 2 * full, (full, unscaled)                          # what the bands said before
+
+
 def test_compare_answers_with_an_epsilon_and_a_button_that_makes_it_every_pages_epsilon():
     at = AppTest.from_file(str(PAGES / "6_Compare.py"), default_timeout=300)
     at.query_params["dataset"] = "s1_like"

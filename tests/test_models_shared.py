@@ -103,7 +103,7 @@ def _setting(**kw):
               centres[1][rng.integers(0, 3, 1500)] + rng.normal(0, 0.004, (1500, 1))]
     s = M.ErrorSetting(data="data:test-geo:fp", algorithm="eugkm", n_clusters=3, params=(), lower=(-74.0, 40.68),
                        upper=(-73.88, 40.82), geo=True, **{"source": "this public data", **kw})
-    return s, (lambda: (X, None))
+    return s, (lambda: (X, None, None))        # no reference given: k-means of all rows, as the pages draw
 
 
 def test_the_band_is_simulated_once_with_enough_releases_and_reads_in_metres():

@@ -399,8 +399,9 @@ def test_the_apps_accuracy_answer_on_raw_data_takes_the_upload_s_person_column(u
     from ui import accuracy
     setting, points = accuracy.error_setting(upload_like, "fp-spy", "dplloyd", K, {})
     assert dict(setting.params)["max_contributions"] == DEFAULT_MAX_CONTRIBUTIONS
-    X, ids = points()
+    X, ids, reference = points()
     assert X is upload_like.X and np.array_equal(np.asarray(ids), np.asarray(upload_like.units))
+    assert reference.shape == (K, X.shape[1])         # the map's k-means reference, on all rows
 
 
 def test_the_apps_curve_on_raw_data_is_simulated_on_the_upload_s_person_column(upload_like, monkeypatch):

@@ -66,9 +66,11 @@ def error_setting(ds, fp: str, algorithm: str, k: int, params: dict):
 
     Returns
     -------
-    (ErrorSetting, callable () -> (X, privacy_id or None))
+    (ErrorSetting, callable () -> (X, privacy_id or None, reference centres))
+        The reference is the one the pages draw beside a release (:func:`ui.releases.reference_centres`).
     """
     from .data_picker import unit_params
+    from .releases import reference_centres
     geo, _ = _unit(ds)
     unit = unit_params(ds, algorithm)
     cls = releasable(algorithm)
@@ -79,7 +81,7 @@ def error_setting(ds, fp: str, algorithm: str, k: int, params: dict):
     public = bool(getattr(ds, "public", False))
     setting = ErrorSetting(f"data:{ds.name}:{fp}", algorithm, int(k), tuple(sorted(p.items())), lower, upper, geo,
                            "this public data" if public else "raw data", public=public)
-    return setting, (lambda: (ds.X, ds.units if unit else None))
+    return setting, (lambda: (ds.X, ds.units if unit else None, reference_centres(ds, fp, k)))
 
 
 def recorded(fit) -> bool:

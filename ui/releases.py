@@ -450,18 +450,25 @@ def _reference_items(ds, params: dict) -> tuple:
     return tuple(sorted(params.items())) + (("bounds", bounds_key),)
 
 
-def keep_public_reference(ds, fingerprint: str, **params) -> None:
-    """Keep on disk the k-means reference :func:`baseline` reads for public data ``ds`` with ``params`` (computed
-    unless already kept): what ``ui.serve`` prepares before the first visitor.  Outside any Streamlit cache.
+#: The parameters of the k-means reference the pages draw (blue rings) and measure errors from, beside k.
+REFERENCE_PARAMS = {"epsilon": None, "random_state": 0}
 
-    Raises
-    ------
-    ValueError
-        ``ds`` is not public: only public data's references may be written to disk.
+
+def reference_centres(ds, fingerprint: str, n_clusters: int) -> np.ndarray:
+    """The non-private k-means centres the pages draw beside a release (:func:`baseline` with
+    :data:`REFERENCE_PARAMS`), which the expected-error simulations measure their errors from: one reference.
+
+    Public data's is read from (or kept on) disk outside Streamlit's caches (``ui.serve`` calls this before the
+    server runs); any other's is :func:`baseline`'s.  Not private: the raw data's, for those who see raw figures.
+
+    Returns
+    -------
+    ndarray (n_clusters, d), data units
     """
-    if not getattr(ds, "public", False):
-        raise ValueError("only the reference of public data is kept on disk")
-    _kept_reference(ds.X, f"{ds.name}:{fingerprint}", _reference_items(ds, params), ds.bounds)
+    params = {"n_clusters": int(n_clusters), **REFERENCE_PARAMS}
+    if getattr(ds, "public", False) and not is_large(ds) and exact_rows(ds) >= int(n_clusters):
+        return _kept_reference(ds.X, f"{ds.name}:{fingerprint}", _reference_items(ds, params), ds.bounds).cluster_centers_
+    return baseline(ds, fingerprint, "kmeans", **params).cluster_centers_
 
 
 def baseline(ds, fingerprint: str, algorithm: str, **params):

@@ -46,6 +46,7 @@ from ..exceptions import InfeasibleBudgetError, PrivacyLeakWarning
 from ..metrics import nicv
 from ..utils.nearest import inertia
 from ..utils.threads import ordered_map
+from .accuracy import simulated_epsilon
 
 #: The default epsilon grid of the curves: three named levels a decade apart (cheap enough for the
 #: taxi data in well under a minute on a 20,000-row sample; add points in the app as needed).
@@ -126,6 +127,13 @@ def fit_reference(X, bounds, algorithm: str, *, n_clusters: int | None = None, p
         return Reference(measure, est, float(value), 1.0 if measure == "NICV ratio" else 0.0)
     est = cls(epsilon=None, bounds=bounds, **kw).fit(X)
     return Reference(measure, est, 0.0, 0.0)
+
+
+def _reference_rows(X, Xs, measure: str):
+    """The rows a curve's reference is fitted on: all of them for the centre error (the private centres are
+    compared with k-means of all the rows, the reference a page draws beside a release; k-means of a sample is
+    another, tens of metres away on the taxi sample), else the rows the measure is computed on (``Xs``)."""
+    return np.asarray(X, dtype=float) if measure == CENTRE_ERROR else Xs
 
 
 def _normalised(X, C, bounds):
@@ -224,7 +232,8 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
                           sample_seed: int = 0, reference: Reference | None = None,
                           progress: Progress | None = None, random_state: int | None = None,
                           on_epsilon=None, max_contributions: int | None = None, privacy_id=None, _done: int = 0,
-                          _total: int | None = None, measure: str | None = None, geo: bool = False) -> UtilityCurve:
+                          _total: int | None = None, measure: str | None = None, geo: bool = False,
+                          n_rows: int | None = None) -> UtilityCurve:
     """Utility against epsilon of one algorithm over ``n_seeds`` seeded releases per epsilon.
 
     Parameters
@@ -240,9 +249,11 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     params : dict or None
         Further estimator parameters (e.g. ``theta``, ``num_grid``, ``delta``).
     max_rows : int or None
-        Compute on a uniform subsample of this many rows (faster; with fewer
-        rows the same epsilon gives noisier results, so the curve is then
-        pessimistic for the full data).
+        Compute on a uniform subsample of this many rows (faster).  Each release on the subsample runs at
+        epsilon times the rows of ``X`` over the subsample's
+        (:func:`~dpcore.evaluation.accuracy.simulated_epsilon`: the error depends on N and epsilon through
+        N·epsilon, Su et al. 2016, §6), so that its noise weighs as in a release on all of ``X``; the curve's
+        x axis stays the release's epsilon.
     sample_seed : int
     reference : Reference or None
         Reuse a reference fitted on the same (subsampled) rows.
@@ -274,6 +285,9 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
         private centres sit from the non-private ones (``geo``: in metres, longitude/latitude data).
     geo : bool, default False
 
+    n_rows : int or None
+        The rows ``X`` stands for when it is itself a uniform sample of them (:func:`compare_curves` passes its
+        data's); None: the rows of ``X``.
     Returns
     -------
     UtilityCurve
@@ -300,10 +314,12 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     params = dict(params or {})
     if privacy_id is not None and max_contributions is None:
         raise ValueError("privacy_id needs max_contributions (L): the rows each person may contribute")
+    n_rows = len(X) if n_rows is None else int(n_rows)
     Xs, ids = _subsample_rows(X, privacy_id, max_rows, sample_seed)
     cls = ALGORITHMS[algorithm]
     if reference is None:
-        reference = fit_reference(Xs, bounds, algorithm, n_clusters=n_clusters, params=params, measure=measure, geo=geo)
+        reference = fit_reference(_reference_rows(X, Xs, measure or measure_for(algorithm)), bounds, algorithm,
+                                  n_clusters=n_clusters, params=params, measure=measure, geo=geo)
     kw = dict(params)
     if cls.family != "grid clusters":
         kw["n_clusters"] = n_clusters
@@ -330,7 +346,8 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
         for i, e in enumerate(eps):
             def release(s, e=e):
                 seed = None if random_state is None else int(random_state) + s
-                est = cls(epsilon=float(e), bounds=bounds, random_state=seed, **kw).fit(Xs, **fit_kw)
+                est = cls(epsilon=simulated_epsilon(e, n_rows, Xs.shape[0]), bounds=bounds, random_state=seed,
+                          **kw).fit(Xs, **fit_kw)
                 return utility(est, Xs, bounds, reference)
 
             # The seeds of one ε side by side on the cores (their fits release the GIL), read in order.
@@ -386,7 +403,8 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
     for j, a in enumerate(algorithms):
         bkey = (baseline_key(a), measure or measure_for(a))
         if bkey not in refs:
-            refs[bkey] = fit_reference(Xs, bounds, a, n_clusters=n_clusters, params=params, measure=measure, geo=geo)
+            refs[bkey] = fit_reference(_reference_rows(X, Xs, bkey[1]), bounds, a, n_clusters=n_clusters,
+                                       params=params, measure=measure, geo=geo)
         def partial(c, done=tuple(out)):
             on_partial([*done, c])
 
@@ -394,7 +412,7 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
                                   params=params, reference=refs[bkey], progress=progress, random_state=random_state,
                                   on_epsilon=None if on_partial is None else partial,
                                   max_contributions=max_contributions, privacy_id=ids,
-                                  _done=j * len(list(epsilons)) * int(n_seeds), _total=total)
+                                  _done=j * len(list(epsilons)) * int(n_seeds), _total=total, n_rows=len(X))
         out.append(c)
         if not c.complete:
             break

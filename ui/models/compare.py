@@ -192,6 +192,12 @@ def curve_measure(algorithm: str, geo: bool) -> tuple[str, str | None]:
     return own, None
 
 
+#: The help of Compare's "Rows used": what a sample changes (speed, a little spread) and what it does not.
+ROWS_HELP = ("A uniform sample makes the curve faster. Each release on it is simulated with its noise weighing as "
+             "much as on all the rows (ε × all rows ÷ sampled rows; Su et al. 2016, §6), so the curve predicts a "
+             "release on all of them; a smaller sample only widens the band a little.")
+
+
 def curve_caption(measure: str, n_seeds: int, rows_used: str, *, lookalike_words: str | None, person_rows: int | None,
                   ) -> str:
     """The sentence under the privacy-utility curve: what was measured, on what, and who may read it."""

@@ -175,13 +175,20 @@ _POINTS = _LRU(16)
 
 
 def _points(setting: ErrorSetting, points: Callable) -> tuple:
-    """The rows simulated on (a seeded sample of at most 20,000) and the non-private centres on them, per data."""
+    """The rows simulated on (a seeded sample of at most 20,000), the non-private centres the errors are measured
+    from (``points``'s: the reference the pages draw, k-means on all rows; else computed so) and the number of
+    rows the sample stands for (a release on it runs at ε times all rows over the sample's), per data.
+
+    ``points`` : callable () -> (X, privacy_id or None, reference centres or None), X all the rows."""
     from dpcore.evaluation.accuracy import reference_centres, sample_rows
 
     def make():
-        X, ids = points()
+        X, ids, reference = points()
+        if reference is None:
+            reference = reference_centres(X, setting.n_clusters, (np.asarray(setting.lower), np.asarray(setting.upper)))
+        n_rows = X.shape[0]      # the sample's releases run at ε·n_rows/len(sample): noise weighs as on all rows
         X, ids = sample_rows(X, ids)
-        return X, ids, reference_centres(X, setting.n_clusters)
+        return X, ids, np.asarray(reference, dtype=float), n_rows
     return _POINTS.get((setting.data, setting.n_clusters, setting.lower, setting.upper, setting.params), make)
 
 
@@ -192,7 +199,7 @@ def simulated_errors(setting: ErrorSetting, epsilon: float, points: Callable) ->
     ----------
     setting : ErrorSetting
     epsilon : float
-    points : callable () -> (X, privacy_id or None)
+    points : callable () -> (X, privacy_id or None, reference centres or None), all the rows (:func:`_points`)
         The rows to simulate on; called only when the cache does not hold them.
 
     Returns
@@ -202,11 +209,11 @@ def simulated_errors(setting: ErrorSetting, epsilon: float, points: Callable) ->
     from dpcore.evaluation.accuracy import simulate_errors
 
     def make():
-        X, ids, reference = _points(setting, points)
+        X, ids, reference, n_rows = _points(setting, points)
         return simulate_errors(setting.algorithm, float(epsilon), X=X, bounds=(np.asarray(setting.lower),
                                np.asarray(setting.upper)), n_clusters=setting.n_clusters, reference=reference,
                                geo=setting.geo, params=dict(setting.params), n_releases=EXPECTED_ERROR_RELEASES,
-                               privacy_id=ids)
+                               privacy_id=ids, n_rows=n_rows)
     return _ERRORS.get((setting, float(epsilon)), (lambda: _kept(setting, epsilon, make)) if setting.public else make)
 
 
@@ -215,7 +222,9 @@ def _kept(setting: ErrorSetting, epsilon: float, make: Callable) -> np.ndarray:
     and code version), else ``make()`` now, kept for the next server.  Public data only: its noise protects
     nothing, and the errors are a summary of simulations, never a release."""
     from .. import preview_cache
-    key = f"expected-error|{EXPECTED_ERROR_RELEASES}|{setting!r}|{float(epsilon)!r}"
+    # "n-scaled": the sample's releases run at ε·N/n (dpcore.evaluation.accuracy.simulated_epsilon); entries
+    # of the simulations before it (at ε on the sample, several times too pessimistic) are not read back.
+    key = f"expected-error|n-scaled|{EXPECTED_ERROR_RELEASES}|{setting!r}|{float(epsilon)!r}"
     return preview_cache.kept(
         key, make, encode=lambda errors: {"errors": [float(e) for e in errors]},
         decode=lambda entry: (np.asarray(entry["errors"], dtype=float)
