@@ -467,7 +467,8 @@ def reference_centres(ds, fingerprint: str, n_clusters: int) -> np.ndarray:
     """
     params = {"n_clusters": int(n_clusters), **REFERENCE_PARAMS}
     if getattr(ds, "public", False) and not is_large(ds) and exact_rows(ds) >= int(n_clusters):
-        return _kept_reference(ds.X, f"{ds.name}:{fingerprint}", _reference_items(ds, params), ds.bounds).cluster_centers_
+        kept = _kept_reference(ds.X, f"{ds.name}:{fingerprint}", _reference_items(ds, params), ds.bounds)
+        return kept.cluster_centers_
     return baseline(ds, fingerprint, "kmeans", **params).cluster_centers_
 
 
