@@ -103,7 +103,7 @@ def release_part():
         draw_view(None)   # on a large source the release is shown while the reference's passes run
     if sees_raw:
         with side:        # (their progress bars appear where the utility figures will be)
-            base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+            base = W.kmeans_reference(ds, fp, k)
         draw_view(base.cluster_centers_)
     if teach:
         truth = np.histogramdd(ds.X, bins=syn.edges)[0] if syn is not None else None   # public data: exact counts

@@ -78,8 +78,7 @@ def coreset_part():
         regime = getattr(est, "regime_", None)
         if regime is not None and not regime.ok:
             st.warning(f"Outside the paper's regime for these inputs: {regime.reason}")
-        base_centers = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None,
-                                  random_state=0).cluster_centers_ if sees_raw else None
+        base_centers = W.kmeans_reference(ds, fp, k).cluster_centers_ if sees_raw else None
         syn = est.synopsis_
         bounds = (est.bounds_.lower, est.bounds_.upper)
 

@@ -76,7 +76,7 @@ def compare_part():
             keys = [f.key for p, f in zip(model.panels, fits) if p.kind == CM.DRAWN]
             W.show_button(model.again, key="redraw_panels", on_click=W.redraw_panels, args=(keys,))
     if drawn:
-        base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0) if sees_raw else None
+        base = W.kmeans_reference(ds, fp, k) if sees_raw else None
         titles = {p.epsilon: p.title for p in model.panels}
         panels, rows = [], []
         for e, est in drawn:

@@ -72,7 +72,7 @@ def release_part():
         st.caption("Exactly what this release publishes, nothing computed on the raw data: the private centres"
                    + (" and the noisy synopsis" if fit.synopsis_ is not None else "") + ".")
         if teach and W.sees_raw(ds):   # compares with the non-private centres: public data only, not published
-            base = W.baseline(ds, fp, "kmeans", n_clusters=k, epsilon=None, random_state=0)
+            base = W.kmeans_reference(ds, fp, k)
             st.info(noise_effect(fit, base.cluster_centers_, geo=bool(ds.geo) and len(ds.columns) == 2) + " (Teaching only: not part of the release.)", icon="🎓")
         st.markdown("**Private centres**")
         st.dataframe(pd.DataFrame(rel["centroids"], columns=ds.columns), width="stretch")

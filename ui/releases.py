@@ -469,7 +469,19 @@ def reference_centres(ds, fingerprint: str, n_clusters: int) -> np.ndarray:
     if getattr(ds, "public", False) and not is_large(ds) and exact_rows(ds) >= int(n_clusters):
         kept = _kept_reference(ds.X, f"{ds.name}:{fingerprint}", _reference_items(ds, params), ds.bounds)
         return kept.cluster_centers_
-    return baseline(ds, fingerprint, "kmeans", **params).cluster_centers_
+    return kmeans_reference(ds, fingerprint, n_clusters).cluster_centers_
+
+
+def kmeans_reference(ds, fingerprint: str, n_clusters: int):
+    """The non-private k-means every page draws beside a release (blue rings): :func:`baseline` with
+    :data:`REFERENCE_PARAMS` (10 starts, ``random_state=0``), the reference the expected errors are measured from
+    (:func:`reference_centres`).  Not private.
+
+    Returns
+    -------
+    fitted ``dpcore`` KMeans (``cluster_centers_``, ``inertia_``, ``n_iter_``)
+    """
+    return baseline(ds, fingerprint, "kmeans", n_clusters=int(n_clusters), **REFERENCE_PARAMS)
 
 
 def baseline(ds, fingerprint: str, algorithm: str, **params):
