@@ -69,6 +69,23 @@ def test_a_simulation_on_a_sample_gives_the_error_of_a_release_on_all_rows(share
     assert unscaled > 2 * full, (full, unscaled)                          # what the bands said before
 
 
+def test_a_sample_simulates_no_release_that_all_rows_would_refuse():
+    """A refusal need not follow Nε: PRIVATE-K-MEAN at ε = 1 on the taxi sample's 181,446 rows needs more than t_min
+    points before its first round and refuses, while a 20,000-row sample at ε·N/n = 9.07 would run; PrivGene refuses
+    the distance terms of all rows.  The simulation then gives no figure (NaN), as the draw gives none."""
+    from dpcore import datasets
+    from dpcore.evaluation.accuracy import refused_on_all_rows, sample_rows, simulate_errors
+    ds = datasets.load(datasets.TAXI_SAMPLE_NAME)
+    X, bounds = np.asarray(ds.X, float), tuple(np.asarray(b, float) for b in ds.bounds)
+    Xs, _ = sample_rows(X)
+    kw = dict(bounds=bounds, n_clusters=5, reference=X[:5], geo=True, n_releases=3, n_rows=len(X))
+    assert refused_on_all_rows("coreset", 1.0, n_rows=len(X), d=2, n_clusters=5, params={"delta": 1e-8})
+    assert refused_on_all_rows("pgkm", 1.0, n_rows=len(X), d=2, n_clusters=5) is not None
+    assert refused_on_all_rows("eugkm", 1.0, n_rows=len(X), d=2, n_clusters=5) is None
+    assert np.isnan(simulate_errors("coreset", 1.0, X=Xs, params={"delta": 1e-8}, **kw)).all()
+    assert np.isfinite(simulate_errors("eugkm", 1.0, X=Xs, **kw)).all()
+
+
 def test_compare_answers_with_an_epsilon_and_a_button_that_makes_it_every_pages_epsilon():
     at = AppTest.from_file(str(PAGES / "6_Compare.py"), default_timeout=300)
     at.query_params["dataset"] = "s1_like"

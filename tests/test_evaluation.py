@@ -222,3 +222,14 @@ def test_a_curve_on_a_sample_predicts_releases_on_all_rows():
     assert sampled.n_rows == 20_000
     assert abs(math.log(s / f)) < math.log(1.5), (f, s)
     assert a > 2 * f, (f, a)
+
+
+def test_a_curve_on_a_sample_marks_an_epsilon_all_rows_would_refuse():
+    """PRIVATE-K-MEAN at ε = 1 refuses the taxi sample's 181,446 rows (fewer than its t_min): a curve on a
+    20,000-row sample (at ε·N/n, where it would run) reports the refusal at that ε instead of a point."""
+    from dpcore import datasets
+    ds = datasets.load(datasets.TAXI_SAMPLE_NAME)
+    X, bounds = np.asarray(ds.X, float), tuple(np.asarray(b, float) for b in ds.bounds)
+    (curve,) = E.compare_curves(X, bounds, ["coreset"], epsilons=[1.0], n_seeds=2, n_clusters=5,
+                                params={"delta": 1e-8}, max_rows=20_000, measure=E.CENTRE_ERROR, geo=True)
+    assert 1.0 in curve.failures and "t_min" in curve.failures[1.0] and np.isnan(curve.values).all()

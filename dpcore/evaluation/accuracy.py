@@ -347,6 +347,36 @@ def simulated_epsilon(epsilon: float, n_rows: int, n_simulated: int) -> float:
     return float(epsilon) * n_rows / n_simulated if n_rows > n_simulated else float(epsilon)
 
 
+def refused_on_all_rows(algorithm: str, epsilon: float, *, n_rows: int, d: int, n_clusters: int,
+                        params: dict | None = None):
+    """The refusal a release of ``algorithm`` at ``epsilon`` on all ``n_rows`` rows would meet, or None.
+
+    A simulation on a sample at :func:`simulated_epsilon` keeps Nε, but a refusal need not follow Nε: PRIVATE-K-MEAN
+    needs more than t_min points before its first round at ε itself, PrivGene refuses a number of distance terms
+    that grows with N (on the taxi sample at ε = 1 both refuse all rows while the sample at ε·N/n runs).  This asks
+    the class's own rule (:meth:`~dpcore.algorithms.base.DPClusterer.regime`) at the real inputs, as a fit does
+    after its noisy size; a refusal about utility only (``utility_only``, which calibration may overrule in a fit)
+    is not counted.
+
+    Returns
+    -------
+    :class:`~dpcore.algorithms.regime.Regime` or None
+
+    Notes
+    -----
+    **Not a release**: public inputs and the simulation's own; no noise, no cost.
+    """
+    from ..algorithms.registry import ALGORITHMS
+    params = dict(params or {})
+    L = params.get("max_contributions") or 1        # a fit's rule sees ε per row: ε / L at person level
+    rule = {key: v for key, v in params.items()
+            if key not in ("delta", "max_contributions", "contribution_bounding", "n_clusters", "epsilon", "bounds")}
+    verdict = ALGORITHMS[algorithm].regime(n=max(float(n_rows), 1.0), d=int(d), k=int(n_clusters),
+                                           epsilon=float(epsilon) / float(L), delta=float(params.get("delta", 0.0)),
+                                           **rule)
+    return verdict if verdict.status == "refuse" and not verdict.utility_only else None
+
+
 def reference_centres(X: np.ndarray, n_clusters: int, bounds=None) -> np.ndarray:
     """The non-private k-means centres simulated releases are compared with: the app's non-private reference
     (:class:`dpcore.algorithms.nonprivate.KMeans`, k-means++ with 10 starts, ``random_state=0``, in ``bounds``).
@@ -403,7 +433,8 @@ def simulate_errors(algorithm: str, epsilon: float, *, X, bounds, n_clusters: in
     Returns
     -------
     ndarray (n_releases,)
-        :func:`centre_error` of each release against ``reference`` (metres when ``geo``, else data units); NaN
+        :func:`centre_error` of each release against ``reference`` (metres when ``geo``, else data units); all NaN
+        when a release on all ``n_rows`` rows would be refused (:func:`refused_on_all_rows`); NaN
         from the first release the algorithm refused (:class:`~dpcore.exceptions.InfeasibleBudgetError`) on.
 
     Notes
@@ -414,8 +445,11 @@ def simulate_errors(algorithm: str, epsilon: float, *, X, bounds, n_clusters: in
     from ..algorithms.registry import ALGORITHMS
     cls = ALGORITHMS[algorithm]
     fit_kw = {} if privacy_id is None else {"privacy_id": privacy_id}
-    epsilon = simulated_epsilon(epsilon, len(X) if n_rows is None else n_rows, len(X))
     out = np.full(int(n_releases), np.nan)
+    if n_rows is not None and n_rows > len(X) and refused_on_all_rows(
+            algorithm, epsilon, n_rows=n_rows, d=np.shape(X)[1], n_clusters=n_clusters, params=params) is not None:
+        return out                   # a release on all the rows would be refused: no figure, as for one refused here
+    epsilon = simulated_epsilon(epsilon, len(X) if n_rows is None else n_rows, len(X))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")        # regime and seeded-simulation warnings: these are simulations
         warnings.simplefilter("ignore", PrivacyLeakWarning)

@@ -46,7 +46,7 @@ from ..exceptions import InfeasibleBudgetError, PrivacyLeakWarning
 from ..metrics import nicv
 from ..utils.nearest import inertia
 from ..utils.threads import ordered_map
-from .accuracy import simulated_epsilon
+from .accuracy import refused_on_all_rows, simulated_epsilon
 
 #: The default epsilon grid of the curves: three named levels a decade apart (cheap enough for the
 #: taxi data in well under a minute on a 20,000-row sample; add points in the app as needed).
@@ -344,6 +344,13 @@ def privacy_utility_curve(X, bounds, algorithm: str, *, epsilons=DEFAULT_EPSILON
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         for i, e in enumerate(eps):
+            refused = (refused_on_all_rows(algorithm, e, n_rows=n_rows, d=Xs.shape[1], n_clusters=n_clusters or 1,
+                                           params=kw) if n_rows > Xs.shape[0] else None)
+            if refused is not None:      # a release on all the rows would be refused at this ε
+                failures[float(e)] = refused.reason
+                done += n_seeds
+                continue
+
             def release(s, e=e):
                 seed = None if random_state is None else int(random_state) + s
                 est = cls(epsilon=simulated_epsilon(e, n_rows, Xs.shape[0]), bounds=bounds, random_state=seed,
