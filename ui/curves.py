@@ -42,14 +42,14 @@ def _curve_cache() -> dict:
 
 
 def _compute(X, algorithms: tuple, epsilons: tuple, n_seeds: int, n_clusters, params: tuple, max_rows, measure,
-             geo, bounds, progress, on_partial=None, max_contributions=None, privacy_id=None):
+             geo, bounds, progress, on_partial=None, max_contributions=None, privacy_id=None, kmeans=None):
     from dpcore.evaluation import compare_curves
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpcore.PrivacyLeakWarning)
         return compare_curves(X, bounds, list(algorithms), epsilons=list(epsilons), n_seeds=n_seeds,
                               n_clusters=n_clusters, params=dict(params), max_rows=max_rows, progress=progress,
                               random_state=None, on_partial=on_partial, max_contributions=max_contributions,
-                              privacy_id=privacy_id, measure=measure, geo=geo)
+                              privacy_id=privacy_id, measure=measure, geo=geo, kmeans=kmeans)
 
 
 def curve_lookalike(ds):
@@ -140,8 +140,16 @@ def utility_curves(ds, fingerprint: str, algorithms, *, epsilons, n_seeds: int, 
         if hit is not None:
             cache["items"].move_to_end(key)
             return hit, True
+    # On the data itself, a centre-error curve measures from the page's own k-means of all rows (cached, or on
+    # disk for public data), not a second fit of it.
+    from dpcore.evaluation import CENTRE_ERROR
+
+    from .releases import kmeans_reference
+    kmeans = (kmeans_reference(ds, fingerprint, n_clusters) if lookalike is None and measure == CENTRE_ERROR
+              and n_clusters else None)
     with friendly_errors("The privacy–utility curve"):
-        curves = _compute(X, *args, ds.bounds, progress, on_partial, max_contributions=L, privacy_id=ids)
+        curves = _compute(X, *args, ds.bounds, progress, on_partial, max_contributions=L, privacy_id=ids,
+                          kmeans=kmeans)
     if not curves or not curves[-1].complete or len(curves) < len(algorithms):
         return curves, False          # cancelled: a partial result is never kept
     with cache["lock"]:

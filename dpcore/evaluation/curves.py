@@ -384,10 +384,14 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
                    sample_seed: int = 0, progress: Progress | None = None,
                    random_state: int | None = None, on_partial=None,
                    max_contributions: int | None = None, privacy_id=None, measure: str | None = None,
-                   geo: bool = False) -> list[UtilityCurve]:
+                   geo: bool = False, kmeans=None) -> list[UtilityCurve]:
     """:func:`privacy_utility_curve` for several algorithms, sharing the reference and one progress bar.
 
     ``measure`` and ``geo``: as :func:`privacy_utility_curve` (one measure for every algorithm).
+
+    ``kmeans``: a fitted non-private k-means of all of ``X`` the caller already has (``cluster_centers_``; the app's
+    page reference, the same fit :func:`fit_reference` would make): a centre-error curve measures from it instead
+    of fitting it again.
 
     ``max_contributions``: person-level simulations, as :func:`privacy_utility_curve`.
     ``privacy_id`` (array-like (n,) or None): the real person of every row of X, with
@@ -409,6 +413,8 @@ def compare_curves(X, bounds, algorithms, *, epsilons=DEFAULT_EPSILONS, n_seeds:
     out: list[UtilityCurve] = []
     for j, a in enumerate(algorithms):
         bkey = (baseline_key(a), measure or measure_for(a))
+        if bkey not in refs and kmeans is not None and bkey == ("kmeans", CENTRE_ERROR):
+            refs[bkey] = Reference(CENTRE_ERROR, kmeans, 0.0, 0.0, bool(geo))
         if bkey not in refs:
             refs[bkey] = fit_reference(_reference_rows(X, Xs, bkey[1]), bounds, a, n_clusters=n_clusters,
                                        params=params, measure=measure, geo=geo)
